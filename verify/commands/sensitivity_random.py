@@ -1,0 +1,5 @@
+"""Placeholder: subcommands registered here are not implemented yet."""
+
+
+def register(sub):
+    pass
