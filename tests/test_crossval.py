@@ -1,0 +1,158 @@
+"""End-to-end cross-validation: a correct implementation agrees, a wrong one is caught and shrunk."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from verify.crossval import (
+    ProfileConventions,
+    XorConventions,
+    crossval_file,
+    crossval_profile_function,
+    crossval_xor,
+    load_callable,
+    read_table,
+)
+from verify.errors import InputError
+
+IMPL = Path(__file__).resolve().parents[1] / "docs" / "examples" / "xor_impl.py"
+
+
+def cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_correct_gradient_agrees():
+    res = crossval_xor(load_callable(f"{IMPL}:population_grad"), kind="grad", max_examples=40)
+    assert res.ok and res.examples == 40
+
+
+def test_correct_loss_agrees():
+    res = crossval_xor(load_callable(f"{IMPL}:population_loss"), kind="loss", max_examples=40)
+    assert res.ok
+
+
+def test_dropped_term_is_caught_and_shrunk():
+    res = crossval_xor(load_callable(f"{IMPL}:population_grad_dropped_term"), kind="grad", max_examples=200)
+    assert not res.ok
+    mm = res.mismatch
+    # shrinking reaches the smallest model: two positions, a one-dimensional embedding
+    assert (mm.inputs["d"], mm.inputs["m"]) == (2, 1)
+    assert len(mm.expected) == 2 and len(mm.received) == 2
+    assert mm.expected != mm.received
+
+
+def test_half_mse_convention_is_adapted():
+    half = lambda *a: tuple(0.5 * np.asarray(g) for g in load_callable(f"{IMPL}:population_grad")(*a))  # noqa: E731
+    assert not crossval_xor(half, kind="grad", max_examples=30).ok
+    assert crossval_xor(half, kind="grad", conventions=XorConventions(loss_scale=0.5), max_examples=30).ok
+
+
+def test_cli_wrong_implementation_exit_1_with_counterexample():
+    r = cli("crossval", "xor-grad", f"{IMPL}:population_grad_dropped_term", "--examples", "100")
+    assert r.returncode == 1, r.stderr
+    assert "MISMATCH" in r.stdout and "d=2, m=1" in r.stdout
+    assert "expected =" in r.stdout and "received =" in r.stdout
+
+
+def test_cli_correct_implementation_exit_0():
+    r = cli("crossval", "xor-grad", f"{IMPL}:population_grad", "--examples", "30")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "agrees" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        ("no_such_module_xyz:f", "cannot import module 'no_such_module_xyz'"),
+        (f"{IMPL}:nope", "has no attribute 'nope'"),
+        (f"{IMPL}:population_grad_raises", "raised RuntimeError: not implemented"),
+        ("missing.py:f", "module file 'missing.py' does not exist"),
+        ("justtext", "expected MODULE:FUNCTION"),
+    ],
+)
+def test_cli_bad_targets_one_line_exit_2(target, message):
+    r = cli("crossval", "xor-grad", target, "--examples", "5")
+    assert r.returncode == 2
+    assert message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def _instances(tmp_path, wrong=False):
+    from verify import reference
+
+    rng = np.random.default_rng(0)
+    inst = []
+    for d, m in [(3, 2), (5, 3)]:
+        V = rng.normal(size=(d, m))
+        V /= np.linalg.norm(V, axis=1, keepdims=True)
+        th = rng.normal(size=m)
+        g, gt = reference.population_grad(V.tolist(), th.tolist(), (-th).tolist(), (0, 2))
+        loss = float(reference.population_loss(V.tolist(), th.tolist(), (-th).tolist(), (0, 2)))
+        inst.append({"V": V.tolist(), "theta": th.tolist(), "theta_tilde": (-th).tolist(), "support": [0, 2],
+                     "loss": loss + (1e-3 if wrong else 0.0), "grad_theta": [float(x) for x in g],
+                     "grad_theta_tilde": [float(x) for x in gt]})
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps({"instances": inst}))
+    return path
+
+
+def test_file_of_claims(tmp_path):
+    assert crossval_file(_instances(tmp_path)).ok
+    res = crossval_file(_instances(tmp_path, wrong=True))
+    assert not res.ok
+    assert [r["ok"] for r in res.rows if r["quantity"] == "loss"] == [False, False]
+
+
+def test_file_npz_roundtrip(tmp_path):
+    data = json.loads(_instances(tmp_path).read_text())["instances"][:1]
+    npz = tmp_path / "c.npz"
+    np.savez(npz, V=np.array([data[0]["V"]]), theta=np.array([data[0]["theta"]]),
+             theta_tilde=np.array([data[0]["theta_tilde"]]), support=np.array([[1, 3]]), index_base=1,
+             loss=np.array([data[0]["loss"]]))
+    assert crossval_file(npz).ok
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "not valid JSON"),
+        ('{"instances": 3}', "expected an object with a list 'instances'"),
+        ('{"instances": [{"V": [[1.0]], "theta": [1.0], "theta_tilde": [1.0], "support": [0, 1]}]}', "nothing claimed"),
+        ('{"instances": [{"theta": [1.0]}]}', "missing field 'V'"),
+    ],
+)
+def test_malformed_files(tmp_path, content, message):
+    p = tmp_path / "bad.json"
+    p.write_text(content)
+    with pytest.raises(InputError, match=message):
+        crossval_file(p)
+    r = cli("crossval", "xor-file", str(p))
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_profile_implementations():
+    norm = load_callable(f"{IMPL}:profile_as_normalised")
+    assert crossval_profile_function(norm, ProfileConventions(returns="normalised"), max_N=6, max_examples=40).ok
+    # the same function read with the wrong convention (as(f), not as(f)/N) is caught
+    assert not crossval_profile_function(norm, ProfileConventions(returns="average"), max_N=6, max_examples=40).ok
+    bad = crossval_profile_function(load_callable(f"{IMPL}:profile_off_by_one"), max_N=6, max_examples=60)
+    assert not bad.ok and len(bad.mismatch.inputs["table"]) == 2  # shrunk to N = 1
+
+
+def test_profile_table_file(tmp_path):
+    p = tmp_path / "maj3.txt"
+    p.write_text("0 0 0 1 0 1 1 1")  # strict MAJORITY, N = 3
+    table, claimed = read_table(p)
+    assert table.tolist() == [0, 0, 0, 1, 0, 1, 1, 1] and claimed is None
+    r = cli("crossval", "profile", str(p), "--claimed", "2,0,6,0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = cli("crossval", "profile", str(p), "--claimed", "2,6,0,0")
+    assert r.returncode == 1 and "MISMATCH" in r.stdout
+    p.write_text("0 1 1")
+    r = cli("crossval", "profile", str(p))
+    assert r.returncode == 2 and "not a power of two" in r.stderr

@@ -1,0 +1,102 @@
+"""The skeleton: tolerance table, claims registry, atomic writes, CLI error contract."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+from verify import CLAIMS, InputError, assert_close, get_claim, is_close, tolerance
+from verify.io import atomic_savefig, atomic_write_json, atomic_write_text
+
+
+def test_tolerance_table_is_keyed_by_dtype():
+    assert tolerance(torch.float64).rtol == 1e-10
+    assert tolerance("float32").rtol == 1e-5
+    assert tolerance(torch.float64, device="cuda:0").rtol == 1e-5
+    with pytest.raises(InputError, match="no tolerance for dtype 'int8'"):
+        tolerance("int8")
+
+
+def test_is_close_uses_relative_and_scaled_absolute_terms():
+    assert is_close(1.0 + 5e-11, 1.0)
+    assert not is_close(1.0 + 5e-10, 1.0)
+    assert is_close(1e-13, 0.0)  # atol 1e-12 x scale 1
+    assert not is_close(1e-11, 0.0)
+    assert is_close(1e-11, 0.0, scale=100.0)
+    with pytest.raises(AssertionError, match=r"loss: got 2.0, expected 1.0"):
+        assert_close(2.0, 1.0, what="loss")
+
+
+def test_claims_registry_has_all_sixteen_ids():
+    assert list(CLAIMS) == [f"SX-{i}" for i in range(1, 9)] + [f"SG-{i}" for i in range(1, 9)]
+    assert get_claim("SG-6").theorem_file == "theorems/test_SG6_random_init_sensitivity.py"
+    with pytest.raises(InputError, match="unknown claim id 'SX-9'"):
+        get_claim("SX-9")
+
+
+def test_atomic_write_leaves_nothing_on_error(tmp_path):
+    target = tmp_path / "out" / "report.json"
+    atomic_write_json(target, {"a": 1})
+    assert target.read_text() == '{\n  "a": 1\n}\n'
+
+    class Boom:
+        def tolist(self):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_json(target, {"a": Boom()})
+    assert target.read_text() == '{\n  "a": 1\n}\n'  # old content intact
+    assert sorted(p.name for p in target.parent.iterdir()) == ["report.json"]  # no temporary left
+
+
+def test_atomic_savefig(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    for name in ("f.png", "f.pdf"):
+        atomic_savefig(fig, tmp_path / name)
+    plt.close(fig)
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "f.pdf").read_bytes()[:4] == b"%PDF"
+    atomic_write_text(tmp_path / "t.txt", "x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.pdf", "f.png", "t.txt"]
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["check", "--claim", "SX-99"], "unknown claim id(s) SX-99"),
+        (["check", "--jobs", "0"], "--jobs 0: expected at least 1"),
+        (["check", "--profile", "huge"], "invalid choice: 'huge'"),
+        (["nosuchcommand"], "invalid choice: 'nosuchcommand'"),
+    ],
+)
+def test_cli_bad_input_is_one_line_exit_2(args, message):
+    r = _cli(*args)
+    assert r.returncode == 2
+    assert message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_check_interrupted_writes_no_report(tmp_path):
+    out = tmp_path / "report.json"
+    proc = subprocess.Popen([sys.executable, "-m", "verify.cli", "check", "--json", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert os.listdir(tmp_path) == []
