@@ -2,3 +2,28 @@
 
 Depends on nothing in the suite but :mod:`verify.errors` (the shared exception type).
 """
+
+# Boolean functions and exact sensitivity profiles (issue 5)
+from .boolean import FUNCTIONS, all_strings, hamming_weights, truth_table  # noqa: E402
+from .sensitivity import (  # noqa: E402
+    average_sensitivity, fourier_average_sensitivity, min_sensitivity, profile, sensitivity,
+    walsh_hadamard,
+)
+
+# paper-B transformer (issue 6)
+from .transformer import (  # noqa: E402
+    SCHEMES, BooleanTransformer, TransformerConfig, boolean_table, evaluate_all,
+    initialize_, margin_recognition, max_influence, model_profile, random_model,
+)
+
+# training on Boolean targets (SG-8); the entry point is numeric.train.train (the module
+# name is kept free so that `import numeric.train` keeps meaning the module)
+from .train import TrainResult, baseline_accuracy, target_mean_sensitivity, wilson_interval  # noqa: E402
+
+# two-head model for the sparse XOR (issue 3)
+from .attention import ATTENTIONS, attention_jvp, attention_map, attention_vjp, attention_weights  # noqa: E402
+from .xor import (  # noqa: E402
+    check_embeddings, default_lr, empirical_grad, empirical_loss, one_step, population_grad,
+    population_loss, sample_data, sample_embeddings, sample_init,
+)
+from .xor_metrics import limit_step_attention, step_metrics  # noqa: E402

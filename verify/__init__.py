@@ -7,9 +7,11 @@ import it lazily when they run.
 
 from .claims import CLAIMS, Claim, get_claim
 from .errors import InputError
+from .reference import population_grad, population_loss  # mpmath only; sympy loads lazily
 from .tolerances import TOLERANCES, Tolerance, assert_close, is_close, tolerance
 
 __all__ = [
     "CLAIMS", "Claim", "get_claim", "InputError",
     "TOLERANCES", "Tolerance", "assert_close", "is_close", "tolerance",
+    "population_loss", "population_grad",
 ]

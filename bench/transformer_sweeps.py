@@ -1,0 +1,244 @@
+"""Full runs for paper B's random-transformer claims (SG-4, SG-5, SG-6), as formalised in boolverify.
+
+    nice -n 10 python -m bench.transformer_sweeps [sg6] [sg4] [sg5] [figures] [--quick]
+
+Writes ``docs/data/sg{4,5,6}_*.json`` (atomically, after each part) and the figures
+``docs/figures/sg{4,5,6}_*.{png,pdf}``; ``figures`` redraws them from the saved data.
+One CPU thread. The settings below are the documented full-run settings.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from numeric.transformer import SCHEMES, TransformerConfig, evaluate_all, margin_recognition, max_influence, random_model
+from numeric.transformer_eval import random_profiles
+from verify.commands.sensitivity_random import summarize_profiles
+from verify.io import atomic_savefig, atomic_write_json
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "docs" / "data"
+FIG = ROOT / "docs" / "figures"
+
+# SG-6: eps = 0, exact profiles over all 2^N strings
+SG6 = dict(D=16, L=2, H=2, eps=0.0, Ns=(4, 6, 8, 10, 12, 14, 16),
+           models={4: 200, 6: 200, 8: 200, 10: 100, 12: 100, 14: 40, 16: 16}, seed=1000)
+SG6_D32 = dict(D=32, L=2, H=2, eps=0.0, N=12, models=100, seed=2000)
+# SG-4: eps > 0, uniform box, max single-bit influence at eos
+SG4 = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(8, 16, 32, 64, 128, 256, 512, 1024), models=12,
+           samples=2, positions=16, seed=3000)
+# SG-5: eps > 0, uniform box, margin-xi recognition over all 2^N strings
+SG5 = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(1, 2, 3, 4, 5, 6, 8, 10, 12), models=200,
+           xis=(0.01, 0.03, 0.1), seed=4000)
+
+
+def _log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def run_sg6(quick=False):
+    out = {"settings": {k: (v if not isinstance(v, dict) else {str(a): b for a, b in v.items()})
+                        for k, v in SG6.items()}, "results": {}, "note": "as formalised in boolverify"}
+    cfg = TransformerConfig(D=SG6["D"], L=SG6["L"], H=SG6["H"], eps=SG6["eps"])
+    for scheme in SCHEMES:
+        out["results"][scheme] = {}
+        for N in SG6["Ns"]:
+            m = SG6["models"][N] if not quick else 4
+            t = time.perf_counter()
+            K = random_profiles(cfg, scheme, N, m, seed=SG6["seed"])
+            s = summarize_profiles(K, N)
+            s["seconds"] = time.perf_counter() - t
+            s["min_K0"] = int(K[:, 0].min())
+            out["results"][scheme][str(N)] = s
+            _log(f"sg6 {scheme} N={N} models={m}: frac K0>=1 {s['frac_K0_ge_1']:.3f}, "
+                 f"mean K0/2^N {s['mean_K0_frac']:.3f} ({s['seconds']:.0f}s)")
+            atomic_write_json(DATA / "sg6_random_profiles.json", out)
+    cfg32 = TransformerConfig(D=32, L=2, H=2, eps=0.0)
+    out["D32"] = {"settings": SG6_D32, "results": {}}
+    for scheme in SCHEMES:
+        m = SG6_D32["models"] if not quick else 4
+        K = random_profiles(cfg32, scheme, SG6_D32["N"], m, seed=SG6_D32["seed"])
+        s = summarize_profiles(K, SG6_D32["N"])
+        s["min_K0"] = int(K[:, 0].min())
+        out["D32"]["results"][scheme] = s
+        _log(f"sg6 D=32 {scheme}: frac K0>=1 {s['frac_K0_ge_1']:.3f}, mean K0/2^N {s['mean_K0_frac']:.3f}")
+        atomic_write_json(DATA / "sg6_random_profiles.json", out)
+    return out
+
+
+def influence_sweep(cfg_kw, Ns, models, samples, positions, seed, B=1.0):
+    """Per-model max single-bit influence for each N; returns (Ns, array models x len(Ns))."""
+    cfg = TransformerConfig(N_max=max(Ns), **cfg_kw)
+    vals = np.zeros((models, len(Ns)))
+    for j in range(models):
+        model = random_model(cfg, "uniform", seed + j, B=B)
+        for i, N in enumerate(Ns):
+            vals[j, i] = max_influence(model, N, samples=samples, positions=positions,
+                                       generator=torch.Generator().manual_seed(seed + 7919 * j + N))
+    return vals
+
+
+def slope_of_mean_log(Ns, vals):
+    """Least-squares slope of mean_j log(influence_j(N)) against log N."""
+    return float(np.polyfit(np.log(Ns), np.log(vals).mean(0), 1)[0])
+
+
+def run_sg4(quick=False):
+    s = dict(SG4)
+    Ns = s["Ns"] if not quick else (8, 16, 32, 64)
+    t = time.perf_counter()
+    vals = influence_sweep(dict(D=s["D"], L=s["L"], H=s["H"], eps=s["eps"]), Ns,
+                           s["models"] if not quick else 3, s["samples"], s["positions"], s["seed"], B=s["B"])
+    per_model = [float(np.polyfit(np.log(Ns), np.log(vals[j]), 1)[0]) for j in range(vals.shape[0])]
+    out = {"settings": s, "Ns": list(Ns), "influence": vals.tolist(),
+           "slope_mean_log": slope_of_mean_log(Ns, vals),
+           "slope_per_model": per_model,
+           "slope_of_max": float(np.polyfit(np.log(Ns), np.log(vals.max(0)), 1)[0]),
+           "seconds": time.perf_counter() - t, "note": "as formalised in boolverify"}
+    _log(f"sg4 slope of mean log-influence {out['slope_mean_log']:.3f}; per model "
+         f"{min(per_model):.2f}..{max(per_model):.2f} ({out['seconds']:.0f}s)")
+    atomic_write_json(DATA / "sg4_influence.json", out)
+    return out
+
+
+def margin_sweep(cfg_kw, Ns, models, xis, seed, B=1.0):
+    """Counts of models recognising a non-constant (resp. any) function with margin xi."""
+    cfg = TransformerConfig(N_max=max(64, max(Ns)), **cfg_kw)
+    res = {str(xi): {"nonconstant": [], "recognises": []} for xi in xis}
+    for N in Ns:
+        cnt = {xi: [0, 0] for xi in xis}
+        for j in range(models):
+            T = evaluate_all(random_model(cfg, "uniform", seed + j, B=B), N)
+            for xi in xis:
+                r = margin_recognition(T, xi)
+                cnt[xi][0] += r["nonconstant"]
+                cnt[xi][1] += r["recognises"]
+        for xi in xis:
+            res[str(xi)]["nonconstant"].append(cnt[xi][0])
+            res[str(xi)]["recognises"].append(cnt[xi][1])
+    return res
+
+
+def run_sg5(quick=False):
+    s = dict(SG5)
+    Ns = s["Ns"] if not quick else (1, 2, 4)
+    t = time.perf_counter()
+    res = margin_sweep(dict(D=s["D"], L=s["L"], H=s["H"], eps=s["eps"]), Ns,
+                       s["models"] if not quick else 10, s["xis"], s["seed"], B=s["B"])
+    out = {"settings": s, "Ns": list(Ns), "counts": res, "seconds": time.perf_counter() - t,
+           "note": "as formalised in boolverify"}
+    _log(f"sg5 {res} ({out['seconds']:.0f}s)")
+    atomic_write_json(DATA / "sg5_margin.json", out)
+    return out
+
+
+def _save(fig, stem):
+    import matplotlib.pyplot as plt
+
+    for ext in ("png", "pdf"):
+        atomic_savefig(fig, FIG / f"{stem}.{ext}", dpi=150)
+    plt.close(fig)
+
+
+def figures():
+    import json
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    p6 = DATA / "sg6_random_profiles.json"
+    if p6.exists():
+        d = json.loads(p6.read_text())
+        st = d["settings"]
+        N = 12 if "12" in d["results"][SCHEMES[0]] else int(max(d["results"][SCHEMES[0]], key=int))
+        fig, axes = plt.subplots(1, 5, figsize=(15, 3.2), sharey=True)
+        k = np.arange(N + 1)
+        for ax, scheme in zip(axes, SCHEMES):
+            s = d["results"][scheme][str(N)]
+            ax.bar(k, np.maximum(s["mean_profile_frac"], 1e-7), color="C0")
+            ax.set_title(f"{scheme}\nP(K0>=1)={s['frac_K0_ge_1']:.2f}", fontsize=9)
+            ax.set_yscale("log")
+            ax.set_xlabel("k")
+        axes[-1].bar(k, [math.comb(N, i) / 2**N for i in k], color="C1")
+        axes[-1].set_title("random function\nP(K0>=1)~0.63", fontsize=9)
+        axes[-1].set_xlabel("k")
+        axes[0].set_ylabel("mean K_k / 2^N")
+        fig.suptitle(f"Profiles at N={N}, eps=0, D={st['D']}, L={st['L']}, H={st['H']} "
+                     "(as formalised in boolverify)", fontsize=10)
+        fig.tight_layout()
+        _save(fig, "sg6_profiles_per_init")
+
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for scheme in SCHEMES:
+            Ns = sorted(int(n) for n in d["results"][scheme])
+            ax.plot(Ns, [d["results"][scheme][str(n)]["mean_K0_frac"] for n in Ns], "o-", label=scheme)
+        Ns = sorted(int(n) for n in d["results"][SCHEMES[0]])
+        ax.plot(Ns, [2.0**-n for n in Ns], "k--", label="random function (2^-N)")
+        ax.set_yscale("log")
+        ax.set_xlabel("N")
+        ax.set_ylabel("mean K_0 / 2^N")
+        ax.set_title("Zero-sensitivity strings, eps = 0 (as formalised in boolverify)", fontsize=9)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        _save(fig, "sg6_K0_fraction_vs_N")
+
+    p4 = DATA / "sg4_influence.json"
+    if p4.exists():
+        d = json.loads(p4.read_text())
+        Ns = np.array(d["Ns"])
+        v = np.array(d["influence"])
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for row in v:
+            ax.plot(Ns, row, color="0.75", lw=0.8)
+        gm = np.exp(np.log(v).mean(0))
+        ax.plot(Ns, gm, "o-", color="C0", label=f"geometric mean over {v.shape[0]} models")
+        ax.plot(Ns, gm[0] * (Ns / Ns[0]) ** -1.0, "k--", label="slope -1")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("N")
+        ax.set_ylabel("max single-bit influence at eos")
+        ax.set_title(f"eps={d['settings']['eps']:g}, uniform box B={d['settings']['B']:g}: "
+                     f"slope {d['slope_mean_log']:.2f} (as formalised in boolverify)", fontsize=9)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        _save(fig, "sg4_influence_vs_N")
+
+    p5 = DATA / "sg5_margin.json"
+    if p5.exists():
+        d = json.loads(p5.read_text())
+        m = d["settings"]["models"]
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for xi, c in d["counts"].items():
+            ax.plot(d["Ns"], np.array(c["nonconstant"]) / m, "o-", label=f"non-constant, xi={xi}")
+            ax.plot(d["Ns"], np.array(c["recognises"]) / m, "s:", alpha=0.6, label=f"any function, xi={xi}")
+        ax.set_xlabel("N")
+        ax.set_ylabel(f"fraction of {m} random models")
+        ax.set_title("Margin-xi recognition, eps > 0 (as formalised in boolverify)", fontsize=9)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        _save(fig, "sg5_margin_vs_N")
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    quick = "--quick" in argv
+    parts = [a for a in argv if not a.startswith("--")] or ["sg6", "sg4", "sg5", "figures"]
+    torch.set_num_threads(1)
+    for part in parts:
+        if part == "figures":
+            figures()
+        else:
+            {"sg6": run_sg6, "sg4": run_sg4, "sg5": run_sg5}[part](quick=quick)
+    _log("done")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+"""Benchmark of the two-head engine (SPEC §5): ``python -m bench.xor [--threads N] [--quick]``.
+
+All numbers are measured in one run and reported as ratios (medians of repeats):
+
+1. ``d = 10^6, m = 64``, float64, CPU: time of ``population_grad`` (both heads) over the time
+   of the two mat-vecs ``V theta`` and ``V^T w`` that any method must do (the memory floor:
+   ``V`` is 512 MB, so the floor is two passes over it). Goal <= 3.
+2. The speed-up over autograd through the expanded closed form (same ``d, m``).
+3. The speed-up over a Monte-Carlo gradient with ``n = d`` samples at ``d = 10^4``.
+4. A batched run of 256 seeds at ``d = 10^4`` (each seed its own ``V`` and init): seeds/s.
+
+Not a test: nothing here asserts on wall-clock time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import platform
+import statistics
+import time
+
+import torch
+
+
+def _median_time(fn, repeats, warmup=1):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), times
+
+
+def run(threads=1, quick=False, repeats=7):
+    from numeric.attention import attention_weights
+    from numeric.xor import (empirical_grad, population_grad, sample_data, sample_embeddings,
+                             sample_init)
+    from numeric.xor_forms import closed_form_loss
+
+    torch.set_num_threads(threads)
+    gen = torch.Generator().manual_seed(0)
+    res = {"threads": threads, "date": datetime.date.today().isoformat(),
+           "machine": f"{platform.machine()}, {torch.get_num_threads()} torch thread(s), "
+                      f"torch {torch.__version__}"}
+
+    # 1-2: population gradient at the memory floor
+    d, m = (10 ** 5, 64) if quick else (10 ** 6, 64)
+    V = sample_embeddings(d, m, generator=gen)
+    th, tt = sample_init(m, generator=gen)
+    support = (3, 17)
+    w = torch.randn(d, dtype=torch.float64, generator=gen)
+
+    def floor():
+        torch.mv(V, th)
+        torch.mv(V.T, w)
+
+    def grad():
+        population_grad(V, th, tt, support)
+
+    def autograd():
+        a = th.detach().clone().requires_grad_()
+        b = tt.detach().clone().requires_grad_()
+        loss = closed_form_loss(attention_weights(V, a), attention_weights(V, b), support)
+        loss.backward()
+
+    # interleave the measurements so that load from other processes hits all of them alike
+    t_floor, t_grad, t_auto = [], [], []
+    for fn in (floor, grad, autograd):
+        fn()
+    for _ in range(repeats):
+        for fn, acc in ((floor, t_floor), (grad, t_grad), (autograd, t_auto)):
+            t0 = time.perf_counter()
+            fn()
+            acc.append(time.perf_counter() - t0)
+    res.update(d=d, m=m, t_floor=statistics.median(t_floor), t_grad=statistics.median(t_grad),
+               t_autograd=statistics.median(t_auto))
+    res["ratio_grad_over_floor"] = res["t_grad"] / res["t_floor"]
+    res["speedup_over_autograd"] = res["t_autograd"] / res["t_grad"]
+    del V, w
+
+    # 3: Monte-Carlo gradient with n = d samples
+    d2 = 10 ** 4 if not quick else 2000
+    V2 = sample_embeddings(d2, m, generator=gen)
+    X, y = sample_data(d2, d2, support, generator=gen)
+    res["d_mc"] = d2
+    res["t_grad_mc_d"], _ = _median_time(lambda: population_grad(V2, th, tt, support), repeats)
+    res["t_mc"], _ = _median_time(lambda: empirical_grad(V2, th, tt, X, y), max(3, repeats // 2))
+    res["speedup_over_mc"] = res["t_mc"] / res["t_grad_mc_d"]
+    del X, y, V2
+
+    # 4: 256 seeds in one batched call
+    seeds = 256 if not quick else 32
+    Vb = sample_embeddings(d2, m, batch_shape=(seeds,), generator=gen)
+    thb, ttb = sample_init(m, batch_shape=(seeds,), generator=gen)
+    t_b, _ = _median_time(lambda: population_grad(Vb, thb, ttb, support), max(3, repeats // 2))
+    res.update(seeds=seeds, t_batched=t_b, seeds_per_s=seeds / t_b)
+    return res
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    p.add_argument("--quick", action="store_true", help="small sizes (smoke run)")
+    p.add_argument("--repeats", type=int, default=7)
+    args = p.parse_args(argv)
+    r = run(args.threads, args.quick, args.repeats)
+    print(f"bench.xor  {r['date']}  {r['machine']}")
+    print(f"population_grad, d={r['d']}, m={r['m']}, float64 CPU (medians of {args.repeats}):")
+    print(f"  two mat-vecs V@theta, V^T@w : {r['t_floor'] * 1e3:9.1f} ms")
+    print(f"  population_grad (both heads): {r['t_grad'] * 1e3:9.1f} ms   "
+          f"ratio {r['ratio_grad_over_floor']:.2f} (goal <= 3)")
+    print(f"  autograd through closed form: {r['t_autograd'] * 1e3:9.1f} ms   "
+          f"speed-up {r['speedup_over_autograd']:.2f}x")
+    print(f"Monte-Carlo gradient, n = d = {r['d_mc']}: {r['t_mc'] * 1e3:.1f} ms vs "
+          f"population_grad {r['t_grad_mc_d'] * 1e3:.2f} ms   speed-up {r['speedup_over_mc']:.0f}x")
+    print(f"batched: {r['seeds']} seeds, d = {r['d_mc']}, m = {r['m']}: {r['t_batched'] * 1e3:.0f} ms"
+          f" per call, {r['seeds_per_s']:.0f} seeds/s")
+    return r
+
+
+if __name__ == "__main__":
+    main()

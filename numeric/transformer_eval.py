@@ -1,0 +1,217 @@
+r"""Evaluation of a :class:`~numeric.transformer.BooleanTransformer` over all :math:`2^N`
+strings (as formalised in boolverify): real outputs, Boolean table, margin-:math:`\xi`
+recognition, sensitivity profile, blowup, single-bit influence.
+
+Cost model. The profile needs :math:`f(x)` and :math:`f(x \oplus e_n)` for every :math:`x`
+and :math:`n`. Every flip :math:`x \oplus e_n` is itself one of the :math:`2^N` strings, so
+one batched forward pass per string (:math:`2^N` model evaluations) and then table lookups
+give the whole profile, against :math:`(N+1)\,2^N` evaluations when each flip is evaluated
+separately: a factor :math:`N+1` fewer (SPEC §5).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from verify.errors import InputError
+
+from .transformer import BooleanTransformer
+
+#: Largest N whose 2^N strings are enumerated (2^24 ~ 1.7e7 forward passes).
+ENUM_LIMIT = 24
+
+
+def _check_model(model):
+    if not isinstance(model, BooleanTransformer):
+        raise InputError(f"model must be a BooleanTransformer, got {type(model).__name__}")
+
+
+def _check_N(model, N, limit=ENUM_LIMIT):
+    if isinstance(N, bool) or not isinstance(N, int):
+        raise InputError(f"N = {N!r} must be an integer")
+    if N < 1:
+        raise InputError(f"N = {N} must be >= 1")
+    if N > limit:
+        raise InputError(f"N = {N} is over the enumeration limit {limit} (2^N strings are evaluated)")
+    if N > model.config.N_max:
+        raise InputError(f"N = {N} exceeds the model's N_max = {model.config.N_max}")
+
+
+def _check_chunk(chunk):
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+        raise InputError(f"chunk = {chunk!r} must be an integer >= 1")
+
+
+def strings(idx: torch.Tensor, N: int) -> torch.Tensor:
+    r"""Bit matrix of the string indices ``idx``: bit :math:`n` of :math:`x = \sum_n b_n 2^n`."""
+    return (idx.unsqueeze(-1) >> torch.arange(N, device=idx.device)) & 1
+
+
+@torch.no_grad()
+def _evaluate(model, N, chunk, blowup):
+    dev = model.tok.device
+    total = 1 << N
+    T = torch.empty(total, dtype=torch.float64, device=dev)
+    beta = torch.empty(total, dtype=torch.float64, device=dev) if blowup else None
+    for start in range(0, total, chunk):
+        idx = torch.arange(start, min(start + chunk, total), device=dev)
+        x = strings(idx, N)
+        Tc, zs = model._run(x, full=blowup, record=blowup, labels=idx)
+        T[start : start + len(idx)] = Tc
+        if blowup:
+            beta[start : start + len(idx)] = torch.stack([(1 + z).amax(-1) for z in zs], -1).prod(-1)
+    return T, beta
+
+
+def evaluate_all(model: BooleanTransformer, N: int, *, chunk: int = 4096) -> torch.Tensor:
+    r""":math:`T(x)` for all :math:`x \in \{0,1\}^N` in string-index order, by batched
+    forward passes of ``chunk`` strings.
+
+    Returns:
+        float64 tensor of shape ``(2**N,)`` on the model's device.
+    """
+    _check_model(model)
+    _check_N(model, N)
+    _check_chunk(chunk)
+    return _evaluate(model, N, chunk, blowup=False)[0]
+
+
+def evaluate_all_blowup(model: BooleanTransformer, N: int, *, chunk: int = 4096):
+    r"""``(T, beta)`` for all :math:`2^N` strings: outputs and blowup :math:`\beta^L(x)`."""
+    _check_model(model)
+    _check_N(model, N)
+    _check_chunk(chunk)
+    return _evaluate(model, N, chunk, blowup=True)
+
+
+def boolean_table(model: BooleanTransformer, N: int, *, chunk: int = 4096) -> torch.Tensor:
+    r"""Truth table :math:`f(x) = 1[T(x) > 0]`, int64 0/1 of shape ``(2**N,)``."""
+    return (evaluate_all(model, N, chunk=chunk) > 0).to(torch.int64)
+
+
+def table_profile(table: torch.Tensor) -> torch.Tensor:
+    r"""Profile :math:`K_k = \#\{x : s(x, f) = k\}` of a 0/1 table, via
+    :func:`numeric.sensitivity.profile` (flips are table lookups, no model evaluation)."""
+    from .sensitivity import profile
+
+    return profile(table)
+
+
+def model_profile(model: BooleanTransformer, N: int, *, chunk: int = 4096) -> torch.Tensor:
+    r"""Sensitivity profile :math:`(K_0, \dots, K_N)` of :math:`f = 1[T > 0]` from one
+    forward pass per string (:math:`2^N` evaluations, not :math:`(N+1)2^N`)."""
+    return table_profile(boolean_table(model, N, chunk=chunk).cpu())
+
+
+def _check_xi(xi):
+    try:
+        f = float(xi)
+    except (TypeError, ValueError):
+        raise InputError(f"xi = {xi!r} must be a number > 0") from None
+    if not f > 0 or f == float("inf"):
+        raise InputError(f"xi = {xi!r} must be finite and > 0")
+    return f
+
+
+def margin_recognition(T: torch.Tensor, xi: float) -> dict:
+    r"""Margin-:math:`\xi` reading of outputs ``T`` over all strings.
+
+    A string is accepted if :math:`T \ge \xi`, rejected if :math:`T \le -\xi`. The model
+    recognises a function with margin :math:`\xi` iff every string is accepted or
+    rejected; that function is ``accepted``.
+
+    Returns:
+        dict with ``recognises`` (bool), ``table`` (0/1 accepted, or ``None``),
+        ``constant`` (bool: recognises a constant function), ``nonconstant`` (bool:
+        recognises a non-constant one), ``undecided`` (number of strings with
+        :math:`|T| < \xi`).
+    """
+    xi = _check_xi(xi)
+    if not isinstance(T, torch.Tensor) or T.dim() != 1 or T.numel() == 0:
+        raise InputError("T must be a non-empty 1-d tensor of outputs")
+    if not torch.isfinite(T).all():
+        raise InputError("T contains NaN or inf")
+    acc = T >= xi
+    rej = T <= -xi
+    undecided = int((~(acc | rej)).sum())
+    rec = undecided == 0
+    n_acc = int(acc.sum())
+    constant = rec and (n_acc == 0 or n_acc == T.numel())
+    return {
+        "recognises": rec,
+        "table": acc.to(torch.int64) if rec else None,
+        "constant": constant,
+        "nonconstant": rec and not constant,
+        "undecided": undecided,
+    }
+
+
+@torch.no_grad()
+def max_influence(model: BooleanTransformer, N: int, *, samples: int = 4, positions: int | None = None,
+                  generator=None, chunk: int = 64) -> float:
+    r"""Largest single-bit influence :math:`\max_{x, n} |T(x) - T(x \oplus e_n)|` over
+    ``samples`` uniformly random strings :math:`x` and, per string, all :math:`N` positions
+    (``positions=None``) or ``positions`` distinct uniformly random ones.
+
+    Used for SG-4 where :math:`2^N` strings are out of reach: a lower estimate of the
+    maximum over all :math:`x, n`. Each sample costs :math:`k+1` forward passes of length
+    :math:`N+1` (:math:`k` the number of positions), evaluated ``chunk`` at a time.
+
+    Returns:
+        float, the maximum over the sampled strings and positions.
+    """
+    _check_model(model)
+    if isinstance(N, bool) or not isinstance(N, int) or N < 1 or N > model.config.N_max:
+        raise InputError(f"N = {N!r} must be an integer in [1, N_max = {model.config.N_max}]")
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise InputError(f"samples = {samples!r} must be an integer >= 1")
+    if positions is not None and (isinstance(positions, bool) or not isinstance(positions, int) or positions < 1):
+        raise InputError(f"positions = {positions!r} must be None (all) or an integer >= 1")
+    _check_chunk(chunk)
+    dev = model.tok.device
+    gen = generator if generator is not None else torch.Generator()
+    best = 0.0
+    for _ in range(samples):
+        x = torch.randint(0, 2, (N,), generator=gen)
+        if positions is None or positions >= N:
+            pos = torch.arange(N)
+        else:
+            pos = torch.randperm(N, generator=gen)[:positions]
+        flips = x.unsqueeze(0).repeat(len(pos), 1)
+        flips[torch.arange(len(pos)), pos] ^= 1
+        batch = torch.cat([x.unsqueeze(0), flips], 0).to(dev)  # x, then x ⊕ e_n
+        T = torch.cat([model(batch[s : s + chunk]) for s in range(0, len(batch), chunk)])
+        best = max(best, float((T[1:] - T[0]).abs().max()))
+    return best
+
+
+def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, chunk: int = 4096,
+                    device=None, progress=None, **init_kw) -> torch.Tensor:
+    r"""Exact profiles of ``models`` random transformers (seeds ``seed, seed+1, ...``).
+
+    Args:
+        config: :class:`~numeric.transformer.TransformerConfig` (``N <= N_max``).
+        scheme: init scheme; ``init_kw`` (``B``, ``sigma``) go to
+            :func:`~numeric.transformer.initialize_`.
+        progress: optional callable ``progress(i)`` after model ``i``.
+
+    Returns:
+        int64 tensor ``(models, N+1)``; row ``i`` is :math:`(K_0, \dots, K_N)` of model ``i``.
+    """
+    from .transformer import random_model
+
+    if isinstance(models, bool) or not isinstance(models, int) or models < 1:
+        raise InputError(f"models = {models!r} must be an integer >= 1")
+    out = torch.empty(models, N + 1, dtype=torch.int64) if isinstance(N, int) and N >= 0 else None
+    for i in range(models):
+        model = random_model(config, scheme, seed + i, device=device, **init_kw)
+        out[i] = model_profile(model, N, chunk=chunk)
+        if progress is not None:
+            progress(i)
+    return out
+
+
+__all__ = [
+    "random_profiles", "ENUM_LIMIT", "strings", "evaluate_all", "evaluate_all_blowup", "boolean_table",
+    "table_profile", "model_profile", "margin_recognition", "max_influence",
+]

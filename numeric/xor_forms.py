@@ -1,0 +1,216 @@
+r"""Population loss and gradient of the two-head model in weight space (SPEC §2), in torch.
+
+Everything here acts on the attention weights of the two heads, stacked as one tensor
+``Gam`` of shape ``(*batch, 2, d)`` (head 1 :math:`\gamma`, head 2 :math:`\tilde\gamma`), so
+that one GEMM serves both heads. :mod:`numeric.xor` adds the maps :math:`\theta \mapsto \gamma`.
+
+Three arrangements of the same quantity
+---------------------------------------
+1. **Expanded closed form** (SX-1), valid for any weight vectors:
+
+   .. math::
+
+       L = \|\gamma\|^2\|\tilde\gamma\|^2 + 2(\gamma\cdot\tilde\gamma)^2
+           - 2\sum_i\gamma_i^2\tilde\gamma_i^2 - 2(\gamma_a\tilde\gamma_b + \gamma_b\tilde\gamma_a) + 1 .
+
+   It subtracts numbers near 1 when :math:`L` is small and loses :math:`\log_{10}(1/L)` digits:
+   :func:`closed_form_loss` (kept as the differentiable reference for autograd and for
+   showing the loss of accuracy).
+
+2. **Residual polynomial.** With :math:`\gamma = e_a + u`, :math:`\tilde\gamma = e_b + \tilde u`,
+   :math:`f - y = -x_a(\tilde u\cdot x) - x_b(u\cdot x) - (u\cdot x)(\tilde u\cdot x)` and,
+   from the Rademacher moments (:math:`E[x_a x_b x_i x_j] = [\{i,j\}=\{a,b\}]`,
+   :math:`E[x_a x_i x_j x_k] = 1` iff the indices pair up),
+
+   .. math::
+
+       L = \|u\|^2 + \|\tilde u\|^2 + 2(u_a\tilde u_b + u_b\tilde u_a)
+           + 2u_a\|\tilde u\|^2 + 4\tilde u_a(u\cdot\tilde u) - 4u_a\tilde u_a^2
+           + 2\tilde u_b\|u\|^2 + 4u_b(u\cdot\tilde u) - 4\tilde u_b u_b^2
+           + \|u\|^2\|\tilde u\|^2 + 2(u\cdot\tilde u)^2 - 2\sum_i u_i^2\tilde u_i^2,
+
+   a polynomial without constant term (:func:`residual_polynomial`; checked against
+   enumeration of :math:`\{\pm1\}^d` and sympy in the tests).
+
+3. **Sum of squares (what the engine evaluates).** :math:`f - y` is a multilinear polynomial
+   of degree 2 in :math:`x`; by Parseval :math:`L` is the sum of its squared Fourier
+   coefficients. With :math:`R = \{1..d\}\setminus\{a,b\}` and
+   :math:`t = 1 - \gamma_a\tilde\gamma_b - \gamma_b\tilde\gamma_a`,
+
+   .. math::
+
+       L = (\gamma\cdot\tilde\gamma)^2 + t^2
+           + \sum_{j\in R}\big[(\gamma_a\tilde\gamma_j + \gamma_j\tilde\gamma_a)^2
+                              + (\gamma_b\tilde\gamma_j + \gamma_j\tilde\gamma_b)^2\big]
+           + \sum_{i<j\in R}(\gamma_i\tilde\gamma_j + \gamma_j\tilde\gamma_i)^2 .
+
+   Every coefficient vanishes at the solution, so this is the residual polynomial (2) grouped
+   into squares. The only subtraction near a solution is inside :math:`t`, evaluated from the
+   complements :math:`c_p = 1 - \gamma_p` of the closer assignment:
+   :math:`1 - \gamma_a\tilde\gamma_b = c_a + \gamma_a\tilde c_b` (resp. with :math:`a \leftrightarrow b`).
+   For softmax :math:`c_p = \sum_{j\ne p}\gamma_j` is a sum of positive terms, every term above
+   is non-negative, and the last sum (computed as
+   :math:`\|\gamma_R\|^2\|\tilde\gamma_R\|^2 + (\gamma_R\cdot\tilde\gamma_R)^2 - 2\sum_R\gamma_i^2\tilde\gamma_i^2`)
+   loses at most :math:`2\epsilon L`; so the relative error is a few ulps over the whole range,
+   with no switch to the expanded form needed.
+
+Gradient in weight space (SX-2): :math:`g_i = 2\gamma_i\|\tilde\gamma\|^2
++ 4(\gamma\cdot\tilde\gamma)\tilde\gamma_i - 4\gamma_i\tilde\gamma_i^2
+- 2(\delta_{ia}\tilde\gamma_b + \delta_{ib}\tilde\gamma_a)`, and the two entries that cancel
+near a solution are evaluated from the same squares:
+:math:`g_a = 2(\gamma\cdot\tilde\gamma)\tilde\gamma_a + 2\gamma_a\|\tilde\gamma_R\|^2
++ 2\tilde\gamma_a(\gamma_R\cdot\tilde\gamma_R) - 2t\tilde\gamma_b` (and :math:`a\leftrightarrow b`,
+:math:`\gamma\leftrightarrow\tilde\gamma`).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .attention import _map
+
+
+def closed_form_loss(gamma: torch.Tensor, gamma_tilde: torch.Tensor, support) -> torch.Tensor:
+    r"""Expanded closed form (SX-1) for arbitrary weights, differentiable by autograd.
+
+    .. math::
+
+        L = \|\gamma\|^2\|\tilde\gamma\|^2 + 2(\gamma\cdot\tilde\gamma)^2
+            - 2\sum_i\gamma_i^2\tilde\gamma_i^2 - 2(\gamma_a\tilde\gamma_b + \gamma_b\tilde\gamma_a) + 1
+
+    Args:
+        gamma, gamma_tilde: weights ``(*batch, d)``. support: ``(a, b)``, already validated.
+
+    Returns:
+        ``(*batch)``. Loses :math:`\log_{10}(1/L)` digits near a solution; use
+        :func:`numeric.xor.population_loss` for accurate values.
+    """
+    a, b = support
+    n1 = (gamma * gamma).sum(-1)
+    n2 = (gamma_tilde * gamma_tilde).sum(-1)
+    p = (gamma * gamma_tilde).sum(-1)
+    q = (gamma * gamma * gamma_tilde * gamma_tilde).sum(-1)
+    cross = gamma[..., a] * gamma_tilde[..., b] + gamma[..., b] * gamma_tilde[..., a]
+    return n1 * n2 + 2 * p * p - 2 * q - 2 * cross + 1
+
+
+def closed_form_weight_grad(gamma: torch.Tensor, gamma_tilde: torch.Tensor, support):
+    r"""Textbook :math:`(g, \tilde g) = (\partial L/\partial\gamma, \partial L/\partial\tilde\gamma)`.
+
+    :math:`g_i = 2\gamma_i\|\tilde\gamma\|^2 + 4(\gamma\cdot\tilde\gamma)\tilde\gamma_i
+    - 4\gamma_i\tilde\gamma_i^2 - 2(\delta_{ia}\tilde\gamma_b + \delta_{ib}\tilde\gamma_a)`,
+    symmetric for :math:`\tilde g`. Cancels near a solution (kept for comparisons).
+    """
+    a, b = support
+    n1 = (gamma * gamma).sum(-1, keepdim=True)
+    n2 = (gamma_tilde * gamma_tilde).sum(-1, keepdim=True)
+    p = (gamma * gamma_tilde).sum(-1, keepdim=True)
+    g = 2 * gamma * n2 + 4 * p * gamma_tilde - 4 * gamma * gamma_tilde ** 2
+    gt = 2 * gamma_tilde * n1 + 4 * p * gamma - 4 * gamma_tilde * gamma ** 2
+    g = g.clone()
+    gt = gt.clone()
+    g[..., a] -= 2 * gamma_tilde[..., b]
+    g[..., b] -= 2 * gamma_tilde[..., a]
+    gt[..., a] -= 2 * gamma[..., b]
+    gt[..., b] -= 2 * gamma[..., a]
+    return g, gt
+
+
+def residual_polynomial(u: torch.Tensor, u_tilde: torch.Tensor, support) -> torch.Tensor:
+    r"""The residual form of :math:`L` as a polynomial in :math:`u = \gamma - e_a`,
+    :math:`\tilde u = \tilde\gamma - e_b` (module docstring, item 2), monomial by monomial.
+
+    Args:
+        u, u_tilde: residuals ``(*batch, d)``. support: ``(a, b)``; the residuals are taken
+            around :math:`e_a` (head 1) and :math:`e_b` (head 2).
+
+    Returns:
+        ``(*batch)``.
+    """
+    a, b = support
+    nu = (u * u).sum(-1)
+    nut = (u_tilde * u_tilde).sum(-1)
+    p = (u * u_tilde).sum(-1)
+    s = (u * u * u_tilde * u_tilde).sum(-1)
+    ua, ub, uta, utb = u[..., a], u[..., b], u_tilde[..., a], u_tilde[..., b]
+    return (nu + nut + 2 * (ua * utb + ub * uta)
+            + 2 * ua * nut + 4 * uta * p - 4 * ua * uta ** 2
+            + 2 * utb * nu + 4 * ub * p - 4 * utb * ub ** 2
+            + nu * nut + 2 * p * p - 2 * s)
+
+
+class _State:
+    """Weights of both heads and the sums over R = complement of {a, b} (module docstring)."""
+
+    __slots__ = ("Gam", "GamR", "ga", "gb", "ca", "cb", "N", "P", "Q", "c0", "t", "a", "b")
+
+    def __init__(self, Z, a, b, attention):
+        self.a, self.b = a, b
+        Gam = _map(Z, attention)                      # (*batch, 2, d)
+        GamR = Gam.clone()
+        GamR[..., a] = 0
+        GamR[..., b] = 0
+        ga, gb = Gam[..., a], Gam[..., b]             # (*batch, 2): (head 1, head 2)
+        if attention == "softmax":
+            # 1 - gamma_p as a sum of positive terms: no cancellation when gamma_p ~ 1
+            SR = GamR.sum(-1)
+            ca, cb = SR + gb, SR + ga
+        else:
+            ca, cb = 1 - ga, 1 - gb
+        prod = GamR[..., 0, :] * GamR[..., 1, :]
+        self.N = (GamR * GamR).sum(-1)                # ||gamma_R||^2 per head
+        self.P = prod.sum(-1)                         # gamma_R . gamma~_R
+        self.Q = (prod * prod).sum(-1)                # sum_R gamma_i^2 gamma~_i^2
+        self.Gam, self.GamR, self.ga, self.gb, self.ca, self.cb = Gam, GamR, ga, gb, ca, cb
+        g1a, g2a, g1b, g2b = ga[..., 0], ga[..., 1], gb[..., 0], gb[..., 1]
+        self.c0 = self.P + g1a * g2a + g1b * g2b      # gamma . gamma~
+        pab, pba = g1a * g2b, g1b * g2a
+        # t = 1 - pab - pba from the complements of the closer assignment
+        t_ab = ca[..., 0] + g1a * cb[..., 1] - pba    # head 1 ~ e_a, head 2 ~ e_b
+        t_ba = cb[..., 0] + g1b * ca[..., 1] - pab    # swapped
+        self.t = torch.where(pab >= pba, t_ab, t_ba)
+
+    def loss(self):
+        N1, N2 = self.N[..., 0], self.N[..., 1]
+        g1a, g2a = self.ga[..., 0], self.ga[..., 1]
+        g1b, g2b = self.gb[..., 0], self.gb[..., 1]
+        P = self.P
+        Aa = g1a * g1a * N2 + g2a * g2a * N1 + 2 * g1a * g2a * P
+        Ab = g1b * g1b * N2 + g2b * g2b * N1 + 2 * g1b * g2b * P
+        SRR = N1 * N2 + P * P - 2 * self.Q
+        return self.c0 * self.c0 + self.t * self.t + Aa + Ab + SRR
+
+    def weight_grad(self):
+        """``G`` of shape (*batch, 2, d): dL/dgamma (head 1) and dL/dgamma~ (head 2)."""
+        Gam, ga, gb, N = self.Gam, self.ga, self.gb, self.N
+        c0, t, P = self.c0[..., None], self.t[..., None], self.P[..., None]
+        full = N + ga * ga + gb * gb                  # ||gamma||^2 per head
+        other = Gam.flip(-2)
+        prod = Gam[..., 0:1, :] * Gam[..., 1:2, :]
+        G = 4 * (c0[..., None] - prod) * other + 2 * full.flip(-1)[..., None] * Gam
+        ga_o, gb_o, N_o = ga.flip(-1), gb.flip(-1), N.flip(-1)
+        Ga = 2 * c0 * ga_o + 2 * ga * N_o + 2 * ga_o * P - 2 * t * gb_o
+        Gb = 2 * c0 * gb_o + 2 * gb * N_o + 2 * gb_o * P - 2 * t * ga_o
+        G[..., self.a] = Ga
+        G[..., self.b] = Gb
+        return G, Ga, Gb
+
+    def logit_cotangent(self, Z, attention):
+        r"""``W = J^T G`` (z-space cotangent) for both heads, accurate near a solution."""
+        G, Ga, Gb = self.weight_grad()
+        d = Z.shape[-1]
+        if attention == "linear":
+            return G / d
+        if attention == "erf":
+            return (2.0 / torch.pi ** 0.5 / d) * torch.exp(-Z * Z) * G
+        Gam, ga, gb = self.Gam, self.ga, self.gb
+        dotR = (self.GamR * G).sum(-1)                # sum_R gamma_j g_j
+        dot = dotR + ga * Ga + gb * Gb
+        W = Gam * (G - dot[..., None])
+        # g_p - gamma.g = c_p g_p - sum_{j != p} gamma_j g_j: exact when gamma_p ~ 1
+        W[..., self.a] = ga * (self.ca * Ga - dotR - gb * Gb)
+        W[..., self.b] = gb * (self.cb * Gb - dotR - ga * Ga)
+        return W
+
+
+__all__ = ["closed_form_loss", "closed_form_weight_grad", "residual_polynomial"]

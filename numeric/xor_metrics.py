@@ -1,0 +1,180 @@
+r"""What one step did: attention on the support, specialisation, sup-loss bound, exact sup,
+and the :math:`\eta \to \infty` limit of the step (SPEC §2, as formalised in boolverify).
+
+All functions take the model arguments of :mod:`numeric.xor` and return tensors over the
+batch shape.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import torch
+
+from verify.errors import InputError
+
+from .xor import _check_model, _head_logits, population_grad
+from .xor_forms import _State
+
+MAX_EXACT_SUP_D = 20
+_CHUNK_ELEMS = 1 << 22      # entries of one (inputs x batch) block in the exact sup
+
+
+def limit_step_attention(V, theta, theta_tilde, support, attention="softmax"):
+    r"""Attention after one step in the limit :math:`\eta \to \infty`.
+
+    The post-step logits are :math:`V\theta - \eta V\nabla_\theta L`; as :math:`\eta\to\infty`
+    only the direction :math:`s = -V\nabla_\theta L` matters:
+
+    - softmax: all weight on :math:`\arg\max_i s_i` (exact ties split evenly);
+    - erf: :math:`\gamma_i \to \mathrm{sign}(s_i)/d`;
+    - linear: no limit (the weights grow without bound): :class:`InputError`.
+
+    Args: as :func:`numeric.xor.population_loss`.
+
+    Returns:
+        ``(gamma_1, gamma_tilde_1)``, each ``(*batch, d)``.
+    """
+    if attention == "linear":
+        raise InputError("attention='linear' has no eta -> infinity limit (the weights V theta / d "
+                         "grow without bound); use 'softmax' or 'erf', or a finite lr")
+    g, gt = population_grad(V, theta, theta_tilde, support, attention)
+    out = []
+    for grad in (g, gt):
+        s = -torch.matmul(grad.unsqueeze(-2), V.mT).squeeze(-2)     # (*batch, d)
+        if attention == "softmax":
+            top = s == s.amax(-1, keepdim=True)
+            w = top.to(s.dtype)
+            out.append(w / w.sum(-1, keepdim=True))
+        else:
+            out.append(torch.sign(s) / s.shape[-1])
+    return out[0], out[1]
+
+
+def _check_eps(eps):
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not math.isfinite(eps) \
+            or not 0 < eps < 0.5:
+        raise InputError(f"eps must be a number in (0, 0.5); got {eps!r}")
+    return float(eps)
+
+
+def _inputs(start, stop, d, dtype, device):
+    """Rows ``x`` in ``{±1}^d`` with ``x_0 = +1``, bits 1..d-1 from the integers start..stop-1."""
+    k = torch.arange(start, stop, device=device, dtype=torch.int64)
+    shifts = torch.arange(d - 1, device=device, dtype=torch.int64)
+    bits = (k[:, None] >> shifts) & 1
+    X = torch.ones(stop - start, d, dtype=dtype, device=device)
+    X[:, 1:] = 1 - 2 * bits.to(dtype)
+    return X
+
+
+def sup_over_inputs(U, Ut, p, q):
+    r""":math:`\max_{x\in\{\pm1\}^d} |f(x) - y(x)|` from the residuals, by enumeration.
+
+    With :math:`\gamma = e_p + u`, :math:`\tilde\gamma = e_q + \tilde u` (``{p, q} = {a, b}``),
+    :math:`f - y = -x_p(\tilde u\cdot x) - x_q(u\cdot x) - (u\cdot x)(\tilde u\cdot x)`: no
+    cancellation near a solution. :math:`f - y` is even in :math:`x`, so only :math:`x_0 = +1`
+    is enumerated (:math:`2^{d-1}` inputs, in chunks).
+
+    Args:
+        U, Ut: residuals, shape ``(B, d)``; p, q: long tensors ``(B,)`` (anchor indices).
+
+    Returns:
+        ``(B,)``.
+    """
+    B, d = U.shape
+    total = 1 << (d - 1)
+    chunk = max(1, min(total, _CHUNK_ELEMS // max(1, B)))
+    best = torch.zeros(B, dtype=U.dtype, device=U.device)
+    for start in range(0, total, chunk):
+        X = _inputs(start, min(total, start + chunk), d, U.dtype, U.device)
+        s, st = X @ U.T, X @ Ut.T                                    # (C, B)
+        xp, xq = X[:, p], X[:, q]                                    # (C, B)
+        r = -(xp * st) - xq * s - s * st
+        best = torch.maximum(best, r.abs().amax(0))
+    return best
+
+
+def step_metrics(V, theta, theta_tilde, support, eps=0.01, attention="softmax", exact_sup=None):
+    r"""Specialisation of the two heads at :math:`(\theta, \tilde\theta)` (e.g. after a step).
+
+    Assignment ``+1`` pairs head 1 with ``a`` and head 2 with ``b``; ``-1`` the swap. For it,
+    :math:`\epsilon_1 = 1 - \gamma_p`, :math:`\epsilon_2 = 1 - \tilde\gamma_q` (softmax: computed
+    as :math:`\sum_{j\ne p}\gamma_j`, exact for tiny values); for linear/erf the share
+    :math:`\gamma_p/\|\gamma\|_1` replaces :math:`\gamma_p`. The assignment with the smaller
+    :math:`(1 + 2\epsilon_1)(1 + 2\epsilon_2)` is reported.
+
+    Returns a dict of tensors over the batch:
+
+    - ``attn_a_head1, attn_b_head1, attn_a_head2, attn_b_head2``: :math:`\gamma_a, \gamma_b,
+      \tilde\gamma_a, \tilde\gamma_b`;
+    - ``eps1, eps2``; ``assignment`` (+1 / -1, int64); ``success``:
+      :math:`\max(\epsilon_1, \epsilon_2) \le \epsilon`;
+    - ``loss``: :func:`numeric.xor.population_loss`;
+    - ``sup_bound``: :math:`2\epsilon_2 + 2\epsilon_1 + 4\epsilon_1\epsilon_2 \ge \sup_x|f - y|`
+      (softmax; for linear/erf the general bound
+      :math:`|1 - \gamma_p\tilde\gamma_q| + |\gamma_p| r_2 + |\tilde\gamma_q| r_1 + r_1 r_2`,
+      :math:`r_1 = \sum_{j\ne p}|\gamma_j|`, :math:`r_2 = \sum_{j\ne q}|\tilde\gamma_j|`);
+    - ``sup_exact``: :math:`\max_x |f(x) - y(x)|` over all :math:`2^d` inputs, present when
+      ``d <= 20`` and ``exact_sup`` is not False (``exact_sup=True`` with ``d > 20`` raises).
+
+    Args:
+        eps: threshold in (0, 0.5). exact_sup: None (auto), True or False. Others: as
+        :func:`numeric.xor.population_loss`.
+    """
+    eps = _check_eps(eps)
+    if exact_sup not in (None, True, False):
+        raise InputError(f"exact_sup must be None, True or False; got {exact_sup!r}")
+    a, b, batch = _check_model(V, theta, theta_tilde, support, attention)
+    d = V.shape[-2]
+    if exact_sup is True and d > MAX_EXACT_SUP_D:
+        raise InputError(f"exact_sup=True needs d <= {MAX_EXACT_SUP_D} (2^d inputs); got d = {d}")
+    Z = _head_logits(V, theta, theta_tilde, batch)
+    st = _State(Z, a, b, attention)
+    Gam, ga, gb = st.Gam, st.ga, st.gb
+    if attention == "softmax":
+        ca, cb = st.ca, st.cb                      # 1 - gamma_a, 1 - gamma_b per head
+    else:
+        l1 = Gam.abs().sum(-1)
+        ca, cb = 1 - ga / l1, 1 - gb / l1
+    plus = (1 + 2 * ca[..., 0]) * (1 + 2 * cb[..., 1])      # head1 <-> a, head2 <-> b
+    minus = (1 + 2 * cb[..., 0]) * (1 + 2 * ca[..., 1])
+    swap = minus < plus
+    eps1 = torch.where(swap, cb[..., 0], ca[..., 0])
+    eps2 = torch.where(swap, ca[..., 1], cb[..., 1])
+    if attention == "softmax":
+        sup_bound = 2 * eps2 + 2 * eps1 + 4 * eps1 * eps2
+    else:
+        gp = torch.where(swap, gb[..., 0], ga[..., 0])
+        gq = torch.where(swap, ga[..., 1], gb[..., 1])
+        l1 = Gam.abs().sum(-1)
+        r1, r2 = l1[..., 0] - gp.abs(), l1[..., 1] - gq.abs()
+        sup_bound = (1 - gp * gq).abs() + gp.abs() * r2 + gq.abs() * r1 + r1 * r2
+    out = {
+        "attn_a_head1": ga[..., 0], "attn_b_head1": gb[..., 0],
+        "attn_a_head2": ga[..., 1], "attn_b_head2": gb[..., 1],
+        "eps1": eps1, "eps2": eps2,
+        "success": (eps1 <= eps) & (eps2 <= eps),
+        "assignment": torch.where(swap, -1, 1).to(torch.int64),
+        "loss": st.loss(),
+        "sup_bound": sup_bound,
+    }
+    if exact_sup is not False and d <= MAX_EXACT_SUP_D:
+        p = torch.where(swap, b, a).reshape(-1)
+        q = torch.where(swap, a, b).reshape(-1)
+        U = Gam[..., 0, :].reshape(-1, d).clone()
+        Ut = Gam[..., 1, :].reshape(-1, d).clone()
+        rows = torch.arange(U.shape[0], device=U.device)
+        if attention == "softmax":
+            # u_p = gamma_p - 1 = -(sum_{j != p} gamma_j): exact near a solution
+            U[rows, p] = -torch.where(swap, st.cb[..., 0], st.ca[..., 0]).reshape(-1)
+            Ut[rows, q] = -torch.where(swap, st.ca[..., 1], st.cb[..., 1]).reshape(-1)
+        else:
+            U[rows, p] -= 1
+            Ut[rows, q] -= 1
+        out["sup_exact"] = sup_over_inputs(U, Ut, p, q).reshape(batch)
+    return out
+
+
+__all__ = ["MAX_EXACT_SUP_D", "limit_step_attention", "step_metrics", "sup_over_inputs"]

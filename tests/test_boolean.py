@@ -1,0 +1,149 @@
+"""Unit tests of numeric.boolean: truth tables, string index convention, bad input."""
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+from numeric.boolean import (
+    DEFAULT_MAX_N, FUNCTIONS, HARD_MAX_N, all_strings, check_N, hamming_weights, truth_table,
+)
+from verify.errors import InputError
+
+
+def _bits(x, N):
+    return [(x >> n) & 1 for n in range(N)]
+
+
+def test_all_strings_index_convention():
+    X = all_strings(3)
+    assert X.shape == (8, 3) and X.dtype == torch.uint8
+    # row x has bit n of x in column n (position 0 least significant)
+    assert X.tolist() == [_bits(x, 3) for x in range(8)]
+    assert X[6].tolist() == [0, 1, 1]
+    assert all_strings(0).shape == (1, 0)
+
+
+def test_hamming_weights_literal():
+    assert hamming_weights(3).tolist() == [0, 1, 1, 2, 1, 2, 2, 3]
+
+
+# literal truth tables for N = 3 (index x = b0 + 2 b1 + 4 b2)
+LITERAL = {
+    ("parity", ()): [0, 1, 1, 0, 1, 0, 0, 1],
+    ("majority", ()): [0, 0, 0, 1, 0, 1, 1, 1],
+    ("first", ()): [0, 1, 0, 1, 0, 1, 0, 1],
+    ("dictator", (("i", 2),)): [0, 0, 0, 0, 1, 1, 1, 1],
+    ("sparse_parity", (("S", (1, 2)),)): [0, 0, 1, 1, 1, 1, 0, 0],
+    ("constant", (("value", 1),)): [1] * 8,
+}
+
+
+@pytest.mark.parametrize("key", list(LITERAL))
+def test_literal_tables(key):
+    name, params = key
+    t = truth_table(name, 3, **dict(params))
+    assert t.dtype == torch.uint8 and t.shape == (8,)
+    assert t.tolist() == LITERAL[key]
+
+
+def test_majority_is_strict_for_even_N():
+    t = truth_table("majority", 4)
+    w = hamming_weights(4)
+    assert t.tolist() == [int(v > 2) for v in w.tolist()]
+    assert int(t.sum()) == 5  # C(4,3) + C(4,4): ties |x| = 2 map to 0
+
+
+@pytest.mark.parametrize("N", [1, 2, 5, 8])
+def test_tables_match_a_definition_by_enumeration(N):
+    S = list(range(0, N, 2))
+    for x, bits in enumerate(itertools.product([0, 1], repeat=N)):
+        bits = bits[::-1]  # itertools lists position 0 as most significant
+        assert x == sum(b << n for n, b in enumerate(bits))
+    X = [_bits(x, N) for x in range(1 << N)]
+    ref = {
+        "parity": [sum(b) % 2 for b in X],
+        "majority": [int(2 * sum(b) > N) for b in X],
+        "first": [b[0] for b in X],
+        "sparse_parity": [sum(b[i] for i in S) % 2 for b in X],
+        "sparse_majority": [int(2 * sum(b[i] for i in S) > len(S)) for b in X],
+    }
+    for name, vals in ref.items():
+        params = {"S": S} if name.startswith("sparse") else {}
+        assert truth_table(name, N, **params).tolist() == vals, name
+    assert truth_table("dictator", N, i=N - 1).tolist() == [b[N - 1] for b in X]
+
+
+def test_random_is_seeded_and_balanced():
+    a = truth_table("random", 12, seed=7)
+    b = truth_table("random", 12, seed=7)
+    c = truth_table("random", 12, seed=8)
+    assert torch.equal(a, b) and not torch.equal(a, c)
+    assert set(a.unique().tolist()) == {0, 1}
+    # 4096 fair bits: the mean is within 5 standard deviations (0.0078) of 1/2
+    assert abs(a.float().mean().item() - 0.5) < 5 * 0.5 / 64
+
+
+def test_large_N_needs_override():
+    assert check_N(DEFAULT_MAX_N) == DEFAULT_MAX_N
+    with pytest.raises(InputError, match="memory limit"):
+        truth_table("parity", DEFAULT_MAX_N + 1)
+    with pytest.raises(InputError, match="memory limit"):
+        check_N(DEFAULT_MAX_N + 1)
+    assert check_N(DEFAULT_MAX_N + 1, allow_large=True) == DEFAULT_MAX_N + 1
+    assert check_N(26, max_N=26) == 26
+    with pytest.raises(InputError, match="max_N"):
+        check_N(3, max_N=HARD_MAX_N + 1)
+    with pytest.raises(InputError, match="memory limit"):
+        check_N(HARD_MAX_N + 1, allow_large=True)
+    assert truth_table("first", 10, max_N=10).shape == (1024,)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, match",
+    [
+        (("xor", 4), {}, "unknown function 'xor'"),
+        ((3, 4), {}, "unknown function"),
+        (("parity", -1), {}, "N = -1"),
+        (("parity", 2.5), {}, "expected an integer"),
+        (("parity", True), {}, "expected an integer"),
+        (("parity", 0), {}, "N >= 1"),
+        (("parity", 4), {"i": 1}, "unexpected parameter"),
+        (("dictator", 4), {}, "missing parameter i"),
+        (("dictator", 4), {"i": 4}, "out of range"),
+        (("dictator", 4), {"i": -1}, "out of range"),
+        (("sparse_parity", 4), {}, "missing parameter S"),
+        (("sparse_parity", 4), {"S": [0, 0]}, "distinct"),
+        (("sparse_parity", 4), {"S": []}, "at least one"),
+        (("sparse_parity", 4), {"S": "01"}, "collection"),
+        (("sparse_majority", 4), {"S": [0, 9]}, "out of range"),
+        (("constant", 4), {"value": 2}, "expected 0 or 1"),
+        (("random", 4), {}, "missing parameter seed"),
+        (("random", 4), {"seed": -3}, "seed"),
+        (("random", 4), {"seed": 1.5}, "seed"),
+    ],
+)
+def test_bad_input(args, kwargs, match):
+    with pytest.raises(InputError, match=match):
+        truth_table(*args, **kwargs)
+
+
+def test_names_case_insensitive_and_numpy_ints():
+    assert FUNCTIONS[0] == "parity"
+    assert torch.equal(truth_table("PARITY", 3), truth_table("parity", 3))
+    assert torch.equal(truth_table("dictator", 3, i=np.int64(1)), truth_table("dictator", 3, i=1))
+    assert truth_table("parity", np.int32(3)).shape == (8,)
+
+
+def test_bad_device():
+    with pytest.raises(InputError, match="device"):
+        truth_table("parity", 3, device="nonsense")
+
+
+@pytest.mark.gpu
+def test_cuda_tables_equal_cpu():
+    for name, params in [("majority", {}), ("sparse_parity", {"S": [1, 3]}), ("random", {"seed": 3})]:
+        a = truth_table(name, 10, **params)
+        b = truth_table(name, 10, device="cuda", **params)
+        assert b.device.type == "cuda" and torch.equal(a, b.cpu())

@@ -1,0 +1,106 @@
+"""verify.fits and verify.linear_bound: Wilson intervals, thresholds, log-log fits, bounds."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from verify.errors import InputError
+from verify.fits import compare_fits, fit_polylog, fit_power, polylog_predict, threshold, wilson_interval
+from verify.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, quadratic_form_loss
+
+
+def test_wilson_known_values():
+    # Reference values of the Wilson score interval (z = 1.96): 20/20 -> [0.8389, 1].
+    lo, hi = wilson_interval(20, 20)
+    assert abs(lo - 0.83887) < 1e-4 and hi == 1.0
+    lo, hi = wilson_interval(50, 100)
+    assert abs(lo - 0.40383) < 1e-4 and abs(hi - 0.59617) < 1e-4
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and abs(hi - 0.27753) < 1e-4
+
+
+@given(st.integers(1, 500), st.data())
+def test_wilson_contains_estimate(n, data):
+    s = data.draw(st.integers(0, n))
+    lo, hi = wilson_interval(s, n)
+    assert 0.0 <= lo <= s / n <= hi <= 1.0
+    assert hi - lo < 1.0 if n >= 4 else True
+
+
+@pytest.mark.parametrize("args", [(3, 2), (-1, 5), (1, 0), (1.5, 3)])
+def test_wilson_bad_input(args):
+    with pytest.raises(InputError):
+        wilson_interval(*args)
+
+
+def test_threshold_requires_all_larger():
+    assert threshold([8, 16, 32, 64], [0.5, 0.96, 0.9, 0.97]) == 64
+    assert threshold([8, 16, 32, 64], [0.5, 0.96, 0.97, 0.99]) == 16
+    assert threshold([8, 16], [0.5, 0.6]) is None
+    with pytest.raises(InputError):
+        threshold([16, 8], [0.5, 0.6])
+    with pytest.raises(InputError):
+        threshold([8, 16], [0.5])
+    with pytest.raises(InputError):
+        threshold([8, 16], [0.5, 1.5])
+
+
+def test_fits_recover_exact_laws():
+    d = np.array([1e2, 1e3, 1e4, 1e5, 1e6])
+    y = 1.7 * np.log(d) ** 2.3
+    pl = fit_polylog(d, y)
+    assert abs(pl.exponent - 2.3) < 1e-10 and abs(pl.coef - 1.7) < 1e-9 and pl.rss < 1e-20
+    assert abs(polylog_predict(pl.as_dict(), 1e7) - 1.7 * math.log(1e7) ** 2.3) < 1e-8
+    pw = fit_power(d, 3.0 * d**0.4)
+    assert abs(pw.exponent - 0.4) < 1e-10 and abs(pw.coef - 3.0) < 1e-9
+    assert compare_fits(d, y)["winner"] == "polylog"
+    assert compare_fits(d, 3.0 * d**0.4)["winner"] == "power"
+
+
+@pytest.mark.parametrize("d,y", [([10], [1]), ([10, 100], [1, 0]), ([10, float("nan")], [1, 2]),
+                                 ([1, 10], [1, 2])])
+def test_fit_bad_input(d, y):
+    with pytest.raises(InputError):
+        fit_polylog(d, y)
+
+
+def test_quadratic_form_matches_closed_form():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        g, gt = rng.standard_normal(7), rng.standard_normal(7)
+        a, b = 2, 5
+        L = ((g @ g) * (gt @ gt) + 2 * (g @ gt) ** 2 - 2 * np.sum(g**2 * gt**2)
+             - 2 * (g[a] * gt[b] + g[b] * gt[a]) + 1)
+        assert abs(quadratic_form_loss(g, gt, (a, b)) - L) <= 1e-10 * abs(L) + 1e-12 * (1 + abs(L))
+
+
+def test_linear_bound_is_a_lower_bound():
+    # No pair (gamma, gamma~) in span(V) x span(V) may go below the relaxation's minimum.
+    rng = np.random.default_rng(0)
+    d, m = 12, 3
+    V = rng.standard_normal((d, m))
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    bound = linear_attention_loss_bound(V, (0, 1))["bound"]
+    assert 0.0 < bound < 1.0
+    for _ in range(3000):
+        s = 10 ** rng.uniform(-2, 1)
+        L = quadratic_form_loss(V @ rng.standard_normal(m) * s, V @ rng.standard_normal(m) * s, (0, 1))
+        assert L >= bound - 1e-12
+    # With m = d - 1 the relaxation can get closer to 0 than with m = 3.
+    V2 = rng.standard_normal((d, d - 1))
+    assert linear_attention_loss_bound(V2, (0, 1))["bound"] < bound
+
+
+def test_erf_bound_and_bad_input():
+    assert erf_attention_loss_bound(10) == (1 - 2 / 100) ** 2
+    with pytest.raises(InputError):
+        erf_attention_loss_bound(1)
+    with pytest.raises(InputError):
+        linear_attention_loss_bound(np.ones((4, 4)), (0, 1))  # m >= d
+    with pytest.raises(InputError):
+        linear_attention_loss_bound(np.ones((8, 2)), (1, 1))
+    with pytest.raises(InputError):
+        linear_attention_loss_bound(np.full((8, 2), np.nan), (0, 1))

@@ -1,0 +1,210 @@
+"""verify.reference (50-digit mpmath) against brute-force enumeration of {±1}^d, precision near a
+solution, large logits, input types and bad input."""
+
+import math
+import random
+
+import mpmath
+import numpy as np
+import pytest
+import torch
+
+from verify.enumeration import enumerated_grad_mp, enumerated_loss_mp
+from verify.errors import InputError
+from verify.reference import ATTENTIONS, population_grad, population_loss
+
+
+def _unit(rng, m):
+    v = [rng.gauss(0, 1) for _ in range(m)]
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v]
+
+
+def instance(d, m, seed, scale=3.0):
+    rng = random.Random(seed)
+    V = [_unit(rng, m) for _ in range(d)]
+    th = [scale * x for x in _unit(rng, m)]
+    tht = [scale * x for x in _unit(rng, m)]
+    a, b = rng.sample(range(d), 2)
+    return V, th, tht, (a, b)
+
+
+def _max_diff(xs, ys):
+    return max(abs(x - y) for x, y in zip(xs, ys))
+
+
+@pytest.mark.parametrize("attention", ATTENTIONS)
+@pytest.mark.parametrize("d", [2, 3, 6, 10])
+def test_loss_matches_enumeration(attention, d):
+    V, th, tht, sup = instance(d, 3, seed=d)
+    L = population_loss(V, th, tht, sup, attention)
+    E = enumerated_loss_mp(V, th, tht, sup, attention, dps=80)
+    with mpmath.workdps(80):
+        assert abs(L - E) < mpmath.mpf("1e-45") * max(1, abs(E))
+        assert E > mpmath.mpf("1e-3")  # a generic point, far from a solution
+
+
+@pytest.mark.parametrize("attention", ATTENTIONS)
+@pytest.mark.parametrize("d", [2, 5, 10])
+def test_grad_matches_enumeration(attention, d):
+    V, th, tht, sup = instance(d, 3, seed=100 + d)
+    g, gt = population_grad(V, th, tht, sup, attention)
+    eg, egt = enumerated_grad_mp(V, th, tht, sup, attention, dps=80)
+    with mpmath.workdps(80):
+        for x, y in ((g, eg), (gt, egt)):
+            scale = max(abs(v) for v in y)
+            assert scale > mpmath.mpf("1e-6")
+            assert _max_diff(x, y) < mpmath.mpf("1e-45") * scale
+
+
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_grad_matches_mpmath_differentiation_of_enumerated_loss(attention):
+    V, th, tht, sup = instance(4, 2, seed=7)
+    g, gt = population_grad(V, th, tht, sup, attention)
+    eg, egt = enumerated_grad_mp(V, th, tht, sup, attention, dps=60, method="diff")
+    with mpmath.workdps(60):
+        for x, y in ((g, eg), (gt, egt)):
+            assert _max_diff(x, y) < mpmath.mpf("1e-40") * max(abs(v) for v in y)
+
+
+def _near_solution(logit, d=6, swap=False):
+    """Softmax heads on a = 1 and b = 4 (or swapped) with margin ``logit``."""
+    V = [[1.0 if i == k else 0.0 for k in range(d)] for i in range(d)]
+    th, tht = [0.0] * d, [0.0] * d
+    th[4 if swap else 1] = logit
+    tht[1 if swap else 4] = logit
+    tht[0] = 0.5  # break symmetry so that u and u~ differ
+    return V, th, tht, (1, 4)
+
+
+@pytest.mark.parametrize("logit,swap", [(25.0, False), (70.0, False), (70.0, True), (140.0, False)])
+def test_loss_relative_precision_near_a_solution(logit, swap):
+    V, th, tht, sup = _near_solution(logit, swap=swap)
+    L = population_loss(V, th, tht, sup)
+    # enumeration is a sum of squares: exact to dps - log10(1/|f - y|) digits
+    E = enumerated_loss_mp(V, th, tht, sup, dps=260)
+    with mpmath.workdps(80):
+        assert E < mpmath.mpf("1e-18")
+        assert abs(L - E) / E < mpmath.mpf("1e-45"), (L, E)
+
+
+def test_grad_relative_precision_near_a_solution():
+    V, th, tht, sup = _near_solution(70.0)
+    g, gt = population_grad(V, th, tht, sup)
+    eg, egt = enumerated_grad_mp(V, th, tht, sup, dps=260)
+    with mpmath.workdps(80):
+        for x, y in ((g, eg), (gt, egt)):
+            scale = max(abs(v) for v in y)
+            assert scale < mpmath.mpf("1e-25")
+            assert _max_diff(x, y) < mpmath.mpf("1e-45") * scale
+
+
+def test_linear_attention_near_a_solution():
+    d = 5
+    V = [[1.0 if i == k else 0.0 for k in range(d)] for i in range(d)]
+    th = [0.0] * d
+    tht = [0.0] * d
+    th[0], tht[3] = d * (1 + 2.0 ** -40), d * (1 - 2.0 ** -45)
+    th[2] = 1e-12
+    L = population_loss(V, th, tht, (0, 3), "linear")
+    E = enumerated_loss_mp(V, th, tht, (0, 3), "linear", dps=200)
+    with mpmath.workdps(80):
+        assert E < mpmath.mpf("1e-20")
+        assert abs(L - E) / E < mpmath.mpf("1e-45")
+
+
+def test_precision_is_raised_when_two_evaluations_disagree(monkeypatch):
+    """With 1 guard digit, linear attention near a solution loses ~12 digits in u_a = z_a/d - 1;
+    the confirming evaluation must notice and raise the working precision."""
+    import verify.reference as ref
+
+    monkeypatch.setattr(ref, "_GUARD", 1)
+    d = 5
+    V = [[1.0 if i == k else 0.0 for k in range(d)] for i in range(d)]
+    th, tht = [0.0] * d, [0.0] * d
+    th[0], tht[3] = d + 2.0 ** -38, d - 2.0 ** -39  # u_a = 2^-38/5: inexact
+    L = population_loss(V, th, tht, (0, 3), "linear", dps=50)
+    E = enumerated_loss_mp(V, th, tht, (0, 3), "linear", dps=200)
+    with mpmath.workdps(80):
+        assert abs(L - E) / E < mpmath.mpf("1e-48")
+
+
+def test_huge_logits_give_finite_results():
+    V, th, tht, sup = _near_solution(1e8)
+    L = population_loss(V, th, tht, sup)
+    assert mpmath.isfinite(L) and 0 < L < mpmath.mpf("1e-1000000")
+    th2 = [-x for x in th]  # the wrong head: loss of order one
+    L2 = population_loss(V, th2, [1e8 * (i == 2) for i in range(6)], sup)
+    assert mpmath.isfinite(L2) and L2 > mpmath.mpf("0.5")
+    g, gt = population_grad(V, th2, tht, sup)
+    assert all(mpmath.isfinite(v) for v in g + gt)
+
+
+def test_dps_controls_the_digits():
+    V, th, tht, sup = instance(5, 3, seed=3)
+    L30 = population_loss(V, th, tht, sup, dps=30)
+    L100 = population_loss(V, th, tht, sup, dps=100)
+    with mpmath.workdps(100):
+        assert abs(L30 - L100) < mpmath.mpf("1e-30") * L100
+        assert abs(L30 - L100) > 0  # really rounded at 30 digits
+
+
+def test_input_types_agree():
+    V, th, tht, sup = instance(4, 3, seed=5)
+    ref = population_loss(V, th, tht, sup)
+    for conv in (np.array, lambda x: torch.tensor(x, dtype=torch.float64),
+                 lambda x: [mpmath.mpf(v) if not isinstance(v, list) else v for v in x]):
+        assert population_loss(conv(V), conv(th), conv(tht), sup) == ref
+    assert population_loss(V, th, tht, (np.int64(sup[0]), np.int64(sup[1]))) == ref
+    assert population_loss(V, th, tht, (sup[1], sup[0])) == ref  # L is symmetric in a, b
+
+
+# ----------------------------------------------------------------------------- bad input
+
+GOOD = instance(4, 3, seed=1)
+
+
+def _call(fn, **over):
+    V, th, tht, sup = GOOD
+    kw = dict(V=V, theta=th, theta_tilde=tht, support=sup)
+    kw.update(over)
+    return fn(kw.pop("V"), kw.pop("theta"), kw.pop("theta_tilde"), kw.pop("support"), **kw)
+
+
+BAD = [
+    (dict(support=(2, 2)), r"^support \(2, 2\): a and b must differ$"),
+    (dict(support=(0, 4)), r"^support \(0, 4\): indices must satisfy 0 <= a, b < d = 4$"),
+    (dict(support=(-1, 2)), r"^support \(-1, 2\): indices must satisfy 0 <= a, b < d = 4$"),
+    (dict(support=(0, 1, 2)), r"^support must be a pair \(a, b\) of integers; got \(0, 1, 2\)$"),
+    (dict(support=(0.0, 1)), r"^support must be a pair \(a, b\) of integers"),
+    (dict(support=5), r"^support must be a pair \(a, b\) of integers; got 5$"),
+    (dict(V=[[1.0, 0.0, 0.0]], support=(0, 1)), r"^V has d = 1 rows; the model needs d >= 2"),
+    (dict(V=[[], [], []], theta=[], theta_tilde=[]), r"^V has m = 0 columns; .* m >= 1$"),
+    (dict(V=[[1.0, 2.0], [3.0]]), r"^V is ragged"),
+    (dict(V=[1.0, 2.0, 3.0]), r"^V must have shape \(d, m\) .*; got shape \(3,\)$"),
+    (dict(V=np.zeros((2, 4, 3))), r"^V must have shape \(d, m\) \(one instance.*got shape \(2, 4, 3\)$"),
+    (dict(theta=[1.0, 2.0]), r"^theta must have shape \(m,\) = \(3,\) to match V of shape \(4, 3\); "
+                             r"got shape \(2,\)$"),
+    (dict(theta_tilde=[[1.0, 2.0, 3.0]]), r"^theta_tilde must have shape \(m,\) = \(3,\)"),
+    (dict(theta=[1.0, float("nan"), 0.0]), r"^theta\[1\] is nan; entries must be finite"),
+    (dict(theta_tilde=[1.0, 0.0, float("inf")]), r"^theta_tilde\[2\] is inf; entries must be finite"),
+    (dict(V=[[1.0, 0, 0], [0, 1.0, 0], [0, 0, float("-inf")], [1.0, 1.0, 1.0]]),
+     r"^V\[2\]\[2\] is -inf; entries must be finite"),
+    (dict(theta=[1.0, "x", 0.0]), r"^theta\[1\] = 'x' is not a real number$"),
+    (dict(theta=[1.0, 1j, 0.0]), r"^theta\[1\] = 1j is not a real number$"),
+    (dict(attention="relu"), r"^attention must be one of 'softmax', 'linear', 'erf'; got 'relu'$"),
+    (dict(dps=5), r"^dps must be an integer >= 15 \(decimal digits\); got 5$"),
+]
+
+
+@pytest.mark.parametrize("fn", [population_loss, population_grad])
+@pytest.mark.parametrize("over,msg", BAD, ids=[m for _, m in BAD])
+def test_bad_input_raises_input_error(fn, over, msg):
+    with pytest.raises(InputError, match=msg):
+        _call(fn, **over)
+
+
+def test_enumeration_refuses_large_d():
+    V, th, tht, sup = instance(17, 2, seed=0)
+    with pytest.raises(InputError, match=r"^enumeration of \{±1\}\^d needs d <= 16; got d = 17$"):
+        enumerated_loss_mp(V, th, tht, sup)

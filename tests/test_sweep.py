@@ -1,0 +1,118 @@
+"""numeric.sweep: determinism, batching independence, resumability, progress, bad input."""
+
+import json
+
+import pytest
+import torch
+
+from numeric import xor
+from numeric.baselines import compare, train
+from numeric.sweep import instance_seed, load_results, m_star, make_instances, run_samples, run_sweep
+from verify.errors import InputError
+
+
+def test_instances_do_not_depend_on_batching():
+    V, th, tt = make_instances(50, 4, [3, 4, 5])
+    V1, th1, _ = make_instances(50, 4, [4])
+    assert torch.equal(V[1], V1[0]) and torch.equal(th[1], th1[0])
+    assert torch.equal(tt, -th)
+    assert torch.allclose(V.norm(dim=-1), torch.ones(3, 50, dtype=torch.float64))
+    assert instance_seed(1, 2, 3) != instance_seed(1, 3, 2)
+
+
+def test_sweep_chunking_gives_same_cells():
+    a = run_sweep([40, 80], [4, 16], 12)
+    b = run_sweep([40, 80], [4, 16], 12, max_elems=40 * 16 * 5)  # forces several chunks
+    for x, y in zip(a, b):
+        assert x["success_bits"] == y["success_bits"]
+        assert x["successes_limit"] == y["successes_limit"]
+
+
+def test_sweep_is_resumable_and_reports_progress(tmp_path, monkeypatch):
+    out = tmp_path / "sweep.json"
+    calls = []
+    cells = run_sweep([30], [4, 8], 5, out=out, progress=lambda d, t, s: calls.append((d, t)))
+    assert calls[-1][0] == calls[-1][1] and len(calls) == 2
+    saved = load_results(out)["cells"]
+    assert [c["m"] for c in saved] == [4, 8]
+    # A rerun must not recompute: make the engine explode if it is called.
+    monkeypatch.setattr(xor, "one_step", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("recomputed")))
+    again = run_sweep([30], [4, 8], 5, out=out)
+    assert [c["success_bits"] for c in again] == [c["success_bits"] for c in cells]
+    # A new cell is computed and appended; the old ones stay.
+    monkeypatch.undo()
+    run_sweep([30], [4, 8, 16], 5, out=out)
+    assert [c["m"] for c in load_results(out)["cells"]] == [4, 8, 16]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp files left
+
+
+def test_interrupted_sweep_keeps_completed_cells(tmp_path, monkeypatch):
+    out = tmp_path / "s.json"
+    real = xor.one_step
+    count = {"n": 0}
+
+    def flaky(*a, **k):
+        count["n"] += 1
+        if count["n"] == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(xor, "one_step", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep([30], [4, 8], 3, out=out)
+    assert [c["m"] for c in json.loads(out.read_text())["cells"]] == [4]
+
+
+def test_m_star_and_samples_cells():
+    cells = [{"d": 10, "m": 4, "rate": 0.5, "rate_limit": 0.96}, {"d": 10, "m": 8, "rate": 0.97,
+             "rate_limit": 0.97}]
+    assert m_star(cells, 10) == 8 and m_star(cells, 10, limit=True) == 4
+    s = run_samples([20], {20: [10, 40]}, 8, 4)
+    assert [c["n"] for c in s] == [10, 40] and all(0 <= c["rate"] <= 1 for c in s)
+
+
+def test_train_gd_decreases_loss_and_adam_runs():
+    V, th, tt = make_instances(30, 8, [0, 1])
+    r = train(V, th, tt, (0, 1), attention="softmax", optimizer="gd", steps=5, lr=1e3)
+    assert r["loss"].shape == (6, 2)
+    assert bool((r["loss"][-1] < r["loss"][0]).all())
+    r = train(V, th, tt, (0, 1), attention="erf", optimizer="adam", steps=3, lr=0.1, record_every=2)
+    assert r["steps"] == [0, 2, 3]
+    r = train(V, th, tt, (0, 1), attention="linear", optimizer="gd", steps=3, lr=1e300)
+    assert bool(torch.isinf(r["loss"][-1]).all())  # divergence is reported as inf, not NaN
+
+
+def test_compare_shapes():
+    res = compare(40, 4, 3, steps=4, gd_lrs=(10.0,), adam_lrs=(0.1,), record_every=2)
+    for att in ("softmax", "linear", "erf"):
+        assert set(res[att]) == {"one_step", "gd", "adam"}
+        assert len(res[att]["gd"]["curve_median"]) == 3
+
+
+@pytest.mark.parametrize("kw", [dict(ds=[1]), dict(ms=[0]), dict(n_seeds=0), dict(eps=1.5),
+                                dict(c=-1.0), dict(ds=[10, 10]), dict(seeds_for_d={10: 0})])
+def test_sweep_bad_input(kw):
+    args = dict(ds=[10], ms=[2], n_seeds=2)
+    args.update(kw)
+    with pytest.raises(InputError):
+        run_sweep(args.pop("ds"), args.pop("ms"), args.pop("n_seeds"), **args)
+
+
+def test_bad_results_file(tmp_path):
+    p = tmp_path / "x.json"
+    p.write_text("{not json")
+    with pytest.raises(InputError):
+        run_sweep([10], [2], 2, out=p)
+    p.write_text('{"schema": "other"}')
+    with pytest.raises(InputError):
+        load_results(p)
+    with pytest.raises(InputError):
+        load_results(tmp_path / "missing.json")
+
+
+def test_train_bad_input():
+    V, th, tt = make_instances(10, 2, [0])
+    for kw in (dict(attention="relu"), dict(optimizer="sgd"), dict(steps=-1), dict(lr=0.0),
+               dict(record_every=0)):
+        with pytest.raises(InputError):
+            train(V, th, tt, (0, 1), **kw)

@@ -1,0 +1,261 @@
+"""Unit tests of numeric.train (the SG-8 training loop) and `boolverify sensitivity train`.
+
+The loop is first checked with a tiny stand-in model (a linear threshold unit, which can
+represent MAJORITY and FIRST exactly and PARITY not at all), so that these tests say
+something about the loop independently of the transformer; then against the transformer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+
+from numeric.boolean import all_strings, truth_table
+from numeric.sensitivity import average_sensitivity, profile
+from numeric.train import (
+    EXACT_LIMIT, baseline_accuracy, labels, target_mean_sensitivity, target_profile_fraction,
+    train, wilson_interval,
+)
+from verify.cli import main
+from verify.errors import InputError
+
+
+class _Linear(torch.nn.Module):
+    """T(x) = w·x + b: a stand-in model for the loop (no transformer involved)."""
+
+    def __init__(self, N, seed=0):
+        super().__init__()
+        g = torch.Generator().manual_seed(seed)
+        self.w = torch.nn.Parameter(torch.randn(N, generator=g, dtype=torch.float64) * 0.1)
+        self.b = torch.nn.Parameter(torch.zeros((), dtype=torch.float64))
+
+    def forward(self, x):
+        return x.to(self.w.dtype) @ self.w + self.b
+
+
+# ----------------------------------------------------------------------------- exact helpers
+
+
+@pytest.mark.parametrize("target", ["majority", "first", "parity"])
+@pytest.mark.parametrize("N", [1, 2, 5, 8, 11])
+def test_labels_agree_with_truth_table(target, N):
+    bits = all_strings(N).to(torch.int64)
+    assert torch.equal(labels(target, bits), truth_table(target, N).to(torch.int64))
+
+
+@pytest.mark.parametrize("target", ["majority", "first", "parity"])
+@pytest.mark.parametrize("N", [1, 2, 3, 6, 9, 12])
+def test_exact_target_statistics_agree_with_enumeration(target, N):
+    tab = truth_table(target, N)
+    K = profile(tab)
+    assert target_profile_fraction(target, N) == [int(k) / 2**N for k in K]
+    assert target_mean_sensitivity(target, N) == pytest.approx(average_sensitivity(tab), rel=1e-12)
+    p = float(tab.double().mean())
+    assert baseline_accuracy(target, N) == pytest.approx(max(p, 1 - p), rel=1e-12)
+
+
+def test_wilson_interval_known_value_and_shape():
+    lo, hi = wilson_interval(5, 10, 0.95)
+    # textbook value for 5/10 at 95%
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    lo0, hi0 = wilson_interval(0, 100)
+    assert lo0 == 0.0 and 0 < hi0 < 0.05
+    lo9, hi9 = wilson_interval(990, 1000, 0.99)
+    assert lo9 < 0.99 < hi9 <= 1.0
+    assert wilson_interval(5000, 10000)[1] - wilson_interval(5000, 10000)[0] < hi - lo
+
+
+# ----------------------------------------------------------------------------- the loop, stand-in
+
+
+@pytest.mark.parametrize("target", ["majority", "first"])
+def test_loop_fits_a_linear_threshold_target(target):
+    N = 8
+    r = train(target, N, model=_Linear(N), steps=300, lr=0.05, weight_decay=0.0, batch_size=64)
+    assert r.regime == "all strings" and r.accuracy_exact and r.accuracy_n == 2**N
+    assert r.accuracy == 1.0
+    assert r.profile == [int(round(f * 2**N)) for f in target_profile_fraction(target, N)]
+    assert r.final_loss < 0.5 * math.log(2)  # well below the loss of T = 0
+    assert r.loss_curve[-1][0] == 300
+
+
+def test_loop_cannot_fit_parity_with_a_linear_model():
+    N = 8
+    r = train("parity", N, model=_Linear(N), steps=300, lr=0.05, weight_decay=0.0, batch_size=64)
+    # the best linear threshold for 8-bit parity is far from 1; measured 0.5-0.55
+    assert r.accuracy <= 0.65
+
+
+def test_mse_loss_also_trains():
+    N = 6
+    r = train("first", N, model=_Linear(N), loss="mse", steps=200, lr=0.05, weight_decay=0.0)
+    assert r.accuracy == 1.0 and r.loss == "mse"
+
+
+def test_held_out_accuracy_is_exact_on_the_complement():
+    N = 10
+    r = train("first", N, model=_Linear(N), steps=200, lr=0.05, train_strings=200, weight_decay=0.0)
+    assert r.regime == "fixed subset" and r.held_out_n == 2**N - 200
+    assert r.train_index.numel() == 200 and r.train_index.unique().numel() == 200
+    # recompute both accuracies independently from the model and the training indices
+    with torch.no_grad():
+        ok = (r.model(all_strings(N).double()) > 0).to(torch.int64) == truth_table("first", N).to(torch.int64)
+    mask = torch.ones(2**N, dtype=torch.bool)
+    mask[r.train_index] = False
+    assert r.accuracy == float(ok.double().mean())
+    assert r.held_out_accuracy == float(ok[mask].double().mean())
+    assert r.held_out_accuracy >= 0.99  # FIRST is one weight: learned from 200 strings
+
+
+def test_sampled_estimates_cover_the_exact_values():
+    """exact=False at N = 10 uses the estimators of N > 20; their intervals must cover the exact
+    values of the same trained model (fixed seeds, so the test is deterministic)."""
+    N = 10
+    kw = dict(steps=60, lr=0.02, weight_decay=0.0, seed=3)
+    ex = train("majority", N, model=_Linear(N, seed=1), **kw)
+    sa = train("majority", N, model=_Linear(N, seed=1), exact=False, test_samples=3000,
+               profile_samples=800, **kw)
+    assert not sa.profile_exact and sa.profile is None and sa.profile_n == 800
+    assert ex.accuracy_ci == (ex.accuracy, ex.accuracy)
+    lo, hi = sa.accuracy_ci
+    assert lo <= ex.accuracy <= hi
+    for k, (f, (plo, phi)) in enumerate(zip(ex.profile_fraction, sa.profile_ci)):
+        assert plo <= f <= phi, (k, f, plo, phi)
+    mlo, mhi = sa.mean_sensitivity_ci
+    assert mlo <= ex.mean_sensitivity <= mhi
+    assert abs(sum(sa.profile_fraction) - 1) < 1e-12
+
+
+def test_online_regime_above_the_all_strings_limit():
+    N = 15
+    r = train("first", N, model=_Linear(N), steps=30, lr=0.05, batch_size=16)
+    assert r.regime == "online i.i.d." and r.examples_seen == 30 * 16
+
+
+def test_progress_callback_and_determinism():
+    calls = []
+    N = 6
+    r1 = train("majority", N, model=_Linear(N), steps=50, progress=lambda *a: calls.append(a))
+    r2 = train("majority", N, model=_Linear(N), steps=50)
+    assert calls[-1][0] == 50 and calls[-1][1] == 50 and len(calls) == 50
+    assert r1.loss_curve == r2.loss_curve and r1.profile == r2.profile
+    json.dumps(r1.to_dict())  # plain data only
+    assert "model" not in r1.to_dict()
+
+
+# ----------------------------------------------------------------------------- the transformer
+
+
+def test_transformer_run_and_agreement_with_evaluate_all():
+    from numeric.transformer import boolean_table
+
+    r = train("majority", 6, steps=20, seed=1)
+    assert r.config["D"] == 16 and r.init == "xavier_uniform"
+    tab = boolean_table(r.model, 6).to(torch.int64).cpu()
+    assert r.profile == [int(k) for k in profile(tab)]
+    acc = float((tab == truth_table("majority", 6).to(torch.int64)).double().mean())
+    assert r.accuracy == acc
+
+
+def test_float32_option():
+    r = train("first", 5, steps=10, dtype="float32")
+    assert r.dtype == "float32" and next(r.model.parameters()).dtype == torch.float32
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(target="xor"), "target 'xor'"),
+        (dict(N=0), "N = 0"),
+        (dict(N=-3), "N = -3"),
+        (dict(N=2.5), "N = 2.5"),
+        (dict(steps=0), "steps = 0"),
+        (dict(steps=True), "steps = True"),
+        (dict(lr=0.0), "lr = 0.0"),
+        (dict(lr=float("nan")), "lr = nan"),
+        (dict(lr=-1e-3), "lr = -0.001"),
+        (dict(weight_decay=-1.0), "weight_decay"),
+        (dict(weight_decay=float("inf")), "weight_decay"),
+        (dict(loss="hinge"), "loss 'hinge'"),
+        (dict(batch_size=0), "batch_size = 0"),
+        (dict(N=EXACT_LIMIT + 1, exact=True), "exact accuracy and profile need N <= 20"),
+        (dict(N=EXACT_LIMIT + 1, train_strings=10), "train_strings"),
+        (dict(N=4, train_strings=16), "train_strings = 16"),
+        (dict(dtype="float16"), "dtype"),
+        (dict(confidence=1.0), "confidence"),
+        (dict(init="he"), "unknown init scheme 'he'"),
+        (dict(seed=-1), "seed = -1"),
+        (dict(N=10, config="small"), "N_max = 8"),
+    ],
+)
+def test_bad_input(kw, match):
+    args = dict(target="majority", N=4, steps=2)
+    args.update(kw)
+    target, N = args.pop("target"), args.pop("N")
+    if args.get("config") == "small":
+        from numeric.transformer import TransformerConfig
+
+        args["config"] = TransformerConfig(D=4, L=1, H=1, N_max=8)
+    with pytest.raises(InputError, match=match.replace("(", r"\(").replace(")", r"\)")):
+        train(target, N, **args)
+
+
+def test_bad_input_helpers():
+    with pytest.raises(InputError):
+        labels("majority", torch.zeros(3, dtype=torch.int64))
+    with pytest.raises(InputError):
+        wilson_interval(5, 4)
+    with pytest.raises(InputError):
+        target_mean_sensitivity("first", 0)
+    with pytest.raises(InputError):
+        train("majority", 4, model="not a module", steps=1)
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+@pytest.mark.parametrize(
+    "argv, msg",
+    [
+        (["--target", "xor"], "--target 'xor'"),
+        (["--N", "0"], "--N 0"),
+        (["--N", "abc"], "--N 'abc'"),
+        (["--N", "21", "--exact"], "--exact needs exact enumeration"),
+        (["--N", "24", "--train-strings", "100"], "--train-strings needs exact enumeration"),
+        (["--steps", "0"], "--steps 0"),
+        (["--lr", "0"], "--lr 0.0"),
+        (["--lr", "nan"], "--lr nan"),
+        (["--seeds", "0"], "--seeds 0"),
+        (["--init", "he"], "--init 'he'"),
+        (["--loss", "l1"], "--loss 'l1'"),
+        (["--D", "15"], "not divisible"),
+    ],
+)
+def test_cli_bad_input(argv, msg, capsys):
+    rc = main(["sensitivity", "train", *argv])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert msg in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_cli_run_writes_json_and_figures(tmp_path, capsys):
+    js, png, pdf = tmp_path / "r.json", tmp_path / "p.png", tmp_path / "p.pdf"
+    rc = main(["sensitivity", "train", "--target", "majority,parity", "--N", "4,21", "--D", "4", "--L", "1",
+               "--steps", "5", "--test-samples", "256", "--profile-samples", "64",
+               "--json", str(js), "--figure", str(png), "--figure", str(pdf)])
+    out = capsys.readouterr().out
+    assert rc == 0 and "SG-8" in out
+    data = json.loads(js.read_text())
+    assert [(d["target"], d["N"]) for d in data["runs"]] == [
+        ("majority", 4), ("majority", 21), ("parity", 4), ("parity", 21)]
+    assert data["runs"][1]["profile_exact"] is False and data["runs"][0]["profile_exact"] is True
+    assert set(data["summary"]) == {"majority/N=4", "majority/N=21", "parity/N=4", "parity/N=21"}
+    assert png.read_bytes()[:4] == b"\x89PNG" and pdf.read_bytes()[:4] == b"%PDF"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp files left
+    assert math.isfinite(data["runs"][0]["final_loss"])

@@ -1,0 +1,154 @@
+r"""Statistics for the sweeps of paper A (SX-4, SX-6, SX-7): Wilson intervals, thresholds, fits.
+
+- :func:`wilson_interval`: binomial confidence interval for a success rate.
+- :func:`threshold`: the smallest grid value whose success rate reaches a target (``m*(d)``,
+  ``n*(d)``).
+- :func:`fit_polylog` / :func:`fit_power`: least squares in log space of
+  :math:`m^*(d) = A(\ln d)^k` and :math:`m^*(d) = B d^\alpha`; both have two parameters, so their
+  residual sums of squares (in :math:`\ln m^*`) compare directly.
+
+numpy only (no torch): these run on saved results too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .errors import InputError
+
+
+def wilson_interval(successes, trials, z=1.959963984540054):
+    r"""Wilson score interval for a binomial proportion.
+
+    .. math:: \frac{\hat p + \frac{z^2}{2n} \pm z\sqrt{\frac{\hat p(1-\hat p)}{n} + \frac{z^2}{4n^2}}}{1 + z^2/n}
+
+    Args:
+        successes: integer ``0 <= s <= n``; trials: integer ``n >= 1``; z: normal quantile
+            (default 95% two-sided).
+    Returns:
+        ``(low, high)`` as floats in ``[0, 1]``.
+    """
+    try:
+        s, n = int(successes), int(trials)
+    except (TypeError, ValueError):
+        raise InputError(f"successes={successes!r}, trials={trials!r}: expected integers") from None
+    if s != successes or n != trials:
+        raise InputError(f"successes={successes!r}, trials={trials!r}: expected integers")
+    if n < 1 or s < 0 or s > n:
+        raise InputError(f"successes={s}, trials={n}: expected 0 <= successes <= trials, trials >= 1")
+    if not (z > 0 and math.isfinite(z)):
+        raise InputError(f"z = {z!r}: expected a finite positive quantile")
+    p = s / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    # At s = 0 or s = n one end is exactly 0 or 1; say so rather than trust rounding.
+    lo = 0.0 if s == 0 else max(0.0, centre - half)
+    hi = 1.0 if s == n else min(1.0, centre + half)
+    return lo, hi
+
+
+def threshold(grid, rates, target=0.95):
+    r"""Smallest grid value :math:`g` with success rate :math:`\ge` ``target`` *and* every larger
+    grid value also :math:`\ge` ``target`` (so a lucky small cell does not count).
+
+    Args:
+        grid: increasing values (``m`` or ``n``); rates: success rates, same length.
+    Returns:
+        the threshold, or ``None`` when even the largest grid value misses the target.
+    """
+    grid = [float(g) for g in grid]
+    rates = [float(r) for r in rates]
+    if len(grid) != len(rates) or not grid:
+        raise InputError(f"grid ({len(grid)}) and rates ({len(rates)}) must be non-empty, same length")
+    if any(b <= a for a, b in zip(grid, grid[1:])):
+        raise InputError(f"grid {grid} must be strictly increasing")
+    if any(not (0.0 <= r <= 1.0) for r in rates):
+        raise InputError(f"rates {rates} must lie in [0, 1]")
+    best = None
+    for g, r in zip(reversed(grid), reversed(rates)):
+        if r >= target:
+            best = g
+        else:
+            break
+    return best
+
+
+@dataclass(frozen=True)
+class Fit:
+    model: str  # "polylog": y = A (ln d)^k ; "power": y = B d^alpha
+    coef: float  # A or B
+    exponent: float  # k or alpha
+    rss: float  # residual sum of squares of ln y
+    r2: float  # coefficient of determination in log space
+    n_points: int
+
+    def predict(self, d):
+        d = np.asarray(d, dtype=float)
+        x = np.log(d) if self.model == "polylog" else d
+        return self.coef * x ** self.exponent
+
+    def as_dict(self):
+        return asdict(self)
+
+
+def _loglog_fit(x, y, model):
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or len(x) < 2:
+        raise InputError(f"fit needs two 1-d arrays of equal length >= 2; got {x.shape}, {y.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise InputError("fit data contain NaN or inf")
+    if np.any(x <= 0) or np.any(y <= 0):
+        raise InputError("fit data must be positive (log-log least squares)")
+    lx, ly = np.log(x), np.log(y)
+    A = np.stack([np.ones_like(lx), lx], axis=1)
+    (c0, c1), *_ = np.linalg.lstsq(A, ly, rcond=None)
+    res = ly - (c0 + c1 * lx)
+    rss = float(res @ res)
+    tss = float(((ly - ly.mean()) ** 2).sum())
+    r2 = 1.0 - rss / tss if tss > 0 else 1.0
+    return Fit(model, float(math.exp(c0)), float(c1), rss, r2, len(x))
+
+
+def fit_polylog(d, y):
+    r"""Fit :math:`y = A(\ln d)^k` by least squares of :math:`\ln y` on :math:`\ln\ln d`.
+
+    Args:
+        d: dimensions, ``d > 1``;
+        y: positive values (``m*(d)``).
+    Returns:
+        :class:`Fit` with ``coef = A``, ``exponent = k``.
+    """
+    d = np.asarray(d, dtype=float)
+    if np.any(d <= 1):
+        raise InputError("fit_polylog needs d > 1 (ln d > 0)")
+    return _loglog_fit(np.log(d), y, "polylog")
+
+
+def fit_power(d, y):
+    r"""Fit :math:`y = B d^\alpha` by least squares of :math:`\ln y` on :math:`\ln d`."""
+    return _loglog_fit(d, y, "power")
+
+
+def compare_fits(d, y):
+    r"""Both fits and which one wins (smaller RSS in :math:`\ln y`; same number of parameters).
+
+    Returns:
+        dict with ``polylog``, ``power`` (:class:`Fit` as dict) and ``winner``.
+    """
+    pl, pw = fit_polylog(d, y), fit_power(d, y)
+    return {"polylog": pl.as_dict(), "power": pw.as_dict(),
+            "winner": "polylog" if pl.rss < pw.rss else "power"}
+
+
+def polylog_predict(fit: dict, d):
+    """Evaluate a saved polylog fit dict at ``d``."""
+    return float(fit["coef"] * math.log(d) ** fit["exponent"])
+
+
+__all__ = ["wilson_interval", "threshold", "Fit", "fit_polylog", "fit_power", "compare_fits",
+           "polylog_predict"]
