@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from numeric.transformer import SCHEMES, TransformerConfig, evaluate_all, margin_recognition, max_influence, random_model
-from numeric.transformer_eval import random_profiles
+from numeric.transformer import SCHEMES, TransformerConfig
+from numeric.transformer_eval import influence_sweep, loglog_slope, margin_sweep, random_profiles
 from verify.commands.sensitivity_random import summarize_profiles
 from verify.io import atomic_savefig, atomic_write_json
 
@@ -28,7 +28,7 @@ FIG = ROOT / "docs" / "figures"
 
 # SG-6: eps = 0, exact profiles over all 2^N strings
 SG6 = dict(D=16, L=2, H=2, eps=0.0, Ns=(4, 6, 8, 10, 12, 14, 16),
-           models={4: 200, 6: 200, 8: 200, 10: 100, 12: 100, 14: 40, 16: 16}, seed=1000)
+           models={4: 200, 6: 200, 8: 200, 10: 100, 12: 100, 14: 30, 16: 12}, seed=1000)
 SG6_D32 = dict(D=32, L=2, H=2, eps=0.0, N=12, models=100, seed=2000)
 # SG-4: eps > 0, uniform box, max single-bit influence at eos
 SG4 = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(8, 16, 32, 64, 128, 256, 512, 1024), models=12,
@@ -72,32 +72,16 @@ def run_sg6(quick=False):
     return out
 
 
-def influence_sweep(cfg_kw, Ns, models, samples, positions, seed, B=1.0):
-    """Per-model max single-bit influence for each N; returns (Ns, array models x len(Ns))."""
-    cfg = TransformerConfig(N_max=max(Ns), **cfg_kw)
-    vals = np.zeros((models, len(Ns)))
-    for j in range(models):
-        model = random_model(cfg, "uniform", seed + j, B=B)
-        for i, N in enumerate(Ns):
-            vals[j, i] = max_influence(model, N, samples=samples, positions=positions,
-                                       generator=torch.Generator().manual_seed(seed + 7919 * j + N))
-    return vals
-
-
-def slope_of_mean_log(Ns, vals):
-    """Least-squares slope of mean_j log(influence_j(N)) against log N."""
-    return float(np.polyfit(np.log(Ns), np.log(vals).mean(0), 1)[0])
-
-
 def run_sg4(quick=False):
     s = dict(SG4)
     Ns = s["Ns"] if not quick else (8, 16, 32, 64)
     t = time.perf_counter()
-    vals = influence_sweep(dict(D=s["D"], L=s["L"], H=s["H"], eps=s["eps"]), Ns,
-                           s["models"] if not quick else 3, s["samples"], s["positions"], s["seed"], B=s["B"])
+    cfg = TransformerConfig(D=s["D"], L=s["L"], H=s["H"], eps=s["eps"], N_max=max(Ns))
+    vals = influence_sweep(cfg, Ns, s["models"] if not quick else 3, samples=s["samples"],
+                           positions=s["positions"], seed=s["seed"], B=s["B"]).numpy()
     per_model = [float(np.polyfit(np.log(Ns), np.log(vals[j]), 1)[0]) for j in range(vals.shape[0])]
     out = {"settings": s, "Ns": list(Ns), "influence": vals.tolist(),
-           "slope_mean_log": slope_of_mean_log(Ns, vals),
+           "slope_mean_log": loglog_slope(Ns, vals),
            "slope_per_model": per_model,
            "slope_of_max": float(np.polyfit(np.log(Ns), np.log(vals.max(0)), 1)[0]),
            "seconds": time.perf_counter() - t, "note": "as formalised in boolverify"}
@@ -107,30 +91,12 @@ def run_sg4(quick=False):
     return out
 
 
-def margin_sweep(cfg_kw, Ns, models, xis, seed, B=1.0):
-    """Counts of models recognising a non-constant (resp. any) function with margin xi."""
-    cfg = TransformerConfig(N_max=max(64, max(Ns)), **cfg_kw)
-    res = {str(xi): {"nonconstant": [], "recognises": []} for xi in xis}
-    for N in Ns:
-        cnt = {xi: [0, 0] for xi in xis}
-        for j in range(models):
-            T = evaluate_all(random_model(cfg, "uniform", seed + j, B=B), N)
-            for xi in xis:
-                r = margin_recognition(T, xi)
-                cnt[xi][0] += r["nonconstant"]
-                cnt[xi][1] += r["recognises"]
-        for xi in xis:
-            res[str(xi)]["nonconstant"].append(cnt[xi][0])
-            res[str(xi)]["recognises"].append(cnt[xi][1])
-    return res
-
-
 def run_sg5(quick=False):
     s = dict(SG5)
     Ns = s["Ns"] if not quick else (1, 2, 4)
     t = time.perf_counter()
-    res = margin_sweep(dict(D=s["D"], L=s["L"], H=s["H"], eps=s["eps"]), Ns,
-                       s["models"] if not quick else 10, s["xis"], s["seed"], B=s["B"])
+    cfg = TransformerConfig(D=s["D"], L=s["L"], H=s["H"], eps=s["eps"], N_max=max(64, max(Ns)))
+    res = margin_sweep(cfg, Ns, s["models"] if not quick else 10, s["xis"], seed=s["seed"], B=s["B"])
     out = {"settings": s, "Ns": list(Ns), "counts": res, "seconds": time.perf_counter() - t,
            "note": "as formalised in boolverify"}
     _log(f"sg5 {res} ({out['seconds']:.0f}s)")

@@ -5,9 +5,10 @@ Depends on nothing in the suite but :mod:`verify.errors` (the shared exception t
 
 # Boolean functions and exact sensitivity profiles (issue 5)
 from .boolean import FUNCTIONS, all_strings, hamming_weights, truth_table  # noqa: E402
+# (the per-string `sensitivity` function is not re-exported: it would shadow the module
+# `numeric.sensitivity`, whose `profile` is the SPEC entry point)
 from .sensitivity import (  # noqa: E402
-    average_sensitivity, fourier_average_sensitivity, min_sensitivity, profile, sensitivity,
-    walsh_hadamard,
+    average_sensitivity, fourier_average_sensitivity, min_sensitivity, profile, walsh_hadamard,
 )
 
 # paper-B transformer (issue 6)

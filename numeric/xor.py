@@ -128,20 +128,28 @@ _PULLBACK_BLOCK_BYTES = 1 << 19      # rows of V per block in the pull-back: ~51
 def _weight_pullback(V, W):
     """``W V``: (*batch, 2, d) x (*batch, d, m) -> (*batch, 2, m), one pass over ``V``.
 
-    For one large ``V`` the product is accumulated over blocks of rows that stay in cache, so
+    On CPU the product is accumulated over blocks of rows of ``V`` that stay in cache, so
     that both heads use each block while it is hot (a single ``(2, d) x (d, m)`` GEMM streams
-    ``V`` about twice on this CPU build).
+    ``V`` about twice on this CPU build: measured in ``bench/xor.py``).
     """
     d, m = V.shape[-2], V.shape[-1]
-    if V.dim() > 2 or V.device.type != "cpu":
-        return torch.matmul(W, V)
     rows = max(64, _PULLBACK_BLOCK_BYTES // (m * V.element_size()))
-    Wf = W.reshape(-1, d)
-    if d <= 4 * rows or Wf.shape[0] > 8:
+    if V.device.type != "cpu" or d <= 4 * rows:
         return torch.matmul(W, V)
-    out = torch.zeros(Wf.shape[0], m, dtype=V.dtype, device=V.device)
+    if V.dim() == 2:
+        Wf = W.reshape(-1, d)
+        if Wf.shape[0] > 8:                      # many queries: the GEMM is efficient
+            return torch.matmul(W, V)
+        out = torch.zeros(Wf.shape[0], m, dtype=V.dtype, device=V.device)
+        for s in range(0, d, rows):
+            out.addmm_(Wf[:, s:s + rows], V[s:s + rows])
+        return out.reshape(*W.shape[:-1], m)
+    if V.shape[:-2] != W.shape[:-2]:
+        return torch.matmul(W, V)
+    Vf, Wf = V.reshape(-1, d, m), W.reshape(-1, W.shape[-2], d)
+    out = torch.zeros(Wf.shape[0], Wf.shape[1], m, dtype=V.dtype, device=V.device)
     for s in range(0, d, rows):
-        out.addmm_(Wf[:, s:s + rows], V[s:s + rows])
+        out.baddbmm_(Wf[:, :, s:s + rows], Vf[:, s:s + rows])
     return out.reshape(*W.shape[:-1], m)
 
 

@@ -203,13 +203,17 @@ class _State:
             return G / d
         if attention == "erf":
             return (2.0 / torch.pi ** 0.5 / d) * torch.exp(-Z * Z) * G
-        Gam, ga, gb = self.Gam, self.ga, self.gb
-        dotR = (self.GamR * G).sum(-1)                # sum_R gamma_j g_j
-        dot = dotR + ga * Ga + gb * Gb
-        W = Gam * (G - dot[..., None])
-        # g_p - gamma.g = c_p g_p - sum_{j != p} gamma_j g_j: exact when gamma_p ~ 1
-        W[..., self.a] = ga * (self.ca * Ga - dotR - gb * Gb)
-        W[..., self.b] = gb * (self.cb * Gb - dotR - ga * Ga)
+        # g_k - gamma.g = c_k g_k - sum_{j != k} gamma_j g_j at the argmax k of each head, with
+        # c_k = 1 - gamma_k = sum_{j != k} gamma_j: exact when the head is saturated (gamma_k ~ 1),
+        # where the textbook form subtracts two numbers of size |g_k|. Elsewhere gamma_i < 1/2.
+        Gam = self.Gam
+        k = Gam.argmax(-1, keepdim=True)              # (*batch, 2, 1)
+        GamK = Gam.scatter(-1, k, 0.0)
+        cK = GamK.sum(-1)
+        dotK = (GamK * G).sum(-1)
+        gk, gamk = G.gather(-1, k).squeeze(-1), Gam.gather(-1, k).squeeze(-1)
+        W = Gam * (G - (dotK + gamk * gk)[..., None])
+        W.scatter_(-1, k, (gamk * (cK * gk - dotK))[..., None])
         return W
 
 

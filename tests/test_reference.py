@@ -156,6 +156,7 @@ def test_input_types_agree():
                  lambda x: [mpmath.mpf(v) if not isinstance(v, list) else v for v in x]):
         assert population_loss(conv(V), conv(th), conv(tht), sup) == ref
     assert population_loss(V, th, tht, (np.int64(sup[0]), np.int64(sup[1]))) == ref
+    assert population_loss(V, th, tht, torch.tensor(sup)) == ref
     assert population_loss(V, th, tht, (sup[1], sup[0])) == ref  # L is symmetric in a, b
 
 
@@ -178,6 +179,7 @@ BAD = [
     (dict(support=(0, 1, 2)), r"^support must be a pair \(a, b\) of integers; got \(0, 1, 2\)$"),
     (dict(support=(0.0, 1)), r"^support must be a pair \(a, b\) of integers"),
     (dict(support=5), r"^support must be a pair \(a, b\) of integers; got 5$"),
+    (dict(support=(True, 0)), r"^support must be a pair \(a, b\) of integers; got \(True, 0\)$"),
     (dict(V=[[1.0, 0.0, 0.0]], support=(0, 1)), r"^V has d = 1 rows; the model needs d >= 2"),
     (dict(V=[[], [], []], theta=[], theta_tilde=[]), r"^V has m = 0 columns; .* m >= 1$"),
     (dict(V=[[1.0, 2.0], [3.0]]), r"^V is ragged"),
@@ -208,3 +210,28 @@ def test_enumeration_refuses_large_d():
     V, th, tht, sup = instance(17, 2, seed=0)
     with pytest.raises(InputError, match=r"^enumeration of \{±1\}\^d needs d <= 16; got d = 17$"):
         enumerated_loss_mp(V, th, tht, sup)
+
+
+# ----------------------------------------------------------------------------- property test
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=25)
+@given(d=st.integers(2, 6), m=st.integers(1, 4), seed=st.integers(0, 10 ** 6),
+       scale=st.floats(0.0, 40.0), attention=st.sampled_from(ATTENTIONS), data=st.data())
+def test_reference_matches_enumeration_property(d, m, seed, scale, attention, data):
+    V, th, tht, _ = instance(d, m, seed, scale=scale)
+    a = data.draw(st.integers(0, d - 1))
+    b = data.draw(st.integers(0, d - 1).filter(lambda x: x != a))
+    L = population_loss(V, th, tht, (a, b), attention)
+    E = enumerated_loss_mp(V, th, tht, (a, b), attention, dps=80)
+    extra = int(max(0, -mpmath.log10(E))) if E > 0 else 0
+    E = enumerated_loss_mp(V, th, tht, (a, b), attention, dps=80 + extra)
+    g, gt = population_grad(V, th, tht, (a, b), attention)
+    eg, egt = enumerated_grad_mp(V, th, tht, (a, b), attention, dps=80 + 2 * extra)
+    with mpmath.workdps(80):
+        assert abs(L - E) <= mpmath.mpf("1e-45") * E
+        for x, y in ((g, eg), (gt, egt)):
+            scale_g = max(abs(v) for v in y)
+            assert _max_diff(x, y) <= mpmath.mpf("1e-45") * scale_g

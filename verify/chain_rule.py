@@ -11,8 +11,11 @@ Contracting :math:`\sum_j g_j J_{ji}` gives :math:`w_i = \gamma_i(g_i - \gamma\c
 
 :func:`check_chain_rule` checks the derived formula exactly for small ``d, m``: sympy
 differentiates the *enumerated* loss composed with :math:`\gamma(V\theta)` in :math:`\theta` and the
-difference to :math:`V^\top w` is reduced to zero after replacing each transcendental atom
-(:math:`e^{z_i}`, :math:`\mathrm{erf}(z_i)`) by a symbol.
+difference to :math:`V^\top w` is reduced to zero. For softmax the weights are written in
+:math:`t_k = e^{z_k}` (only :math:`\partial t_k/\partial\theta_l = t_kV_{kl}` is used), so the
+difference is a rational function whose numerator must expand to 0; for erf each
+transcendental atom (:math:`\mathrm{erf}(z_i)`, :math:`e^{-z_i^2}`) is replaced by a symbol after
+differentiation.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from functools import lru_cache
 import sympy as sp
 
 from .enumeration import CheckReport, enumerated_loss_poly
+from .errors import InputError
 
 ATTENTIONS = ("softmax", "linear", "erf")
 
@@ -45,7 +49,8 @@ class Jacobian:
     weighted: sp.Expr        # w_i = sum_j g_j J_ji, contracted
 
 
-g_i, g_j, gdot = sp.symbols("g_i g_j gamma_dot_g", real=True)
+# components of g = dL/dgamma (named grad_* so as not to clash with the index symbol g_i = gamma_i)
+g_i, g_j, gdot = sp.symbols("grad_i grad_j gamma_dot_grad", real=True)
 
 
 def _to_weights(expr, base):
@@ -77,7 +82,8 @@ def derive_jacobian(attention: str) -> Jacobian:
         weight = sp.erf(zi) / d_
         neq, eq = sp.diff(weight, zj), sp.diff(weight, zi)
     else:
-        raise ValueError(f"unknown attention {attention!r}")
+        raise InputError(f"attention must be one of {', '.join(map(repr, ATTENTIONS))}; "
+                         f"got {attention!r}")
     if neq.has(S_) or eq.has(S_):  # the rewrite must eliminate the normaliser
         raise RuntimeError(f"{attention}: Jacobian not expressed in the weights: {neq}, {eq}")
     # combine the cases: J_ij = case_neq + delta_ij (case_eq - case_neq at j = i)

@@ -260,22 +260,30 @@ def crossval_xor(fn, kind="grad", conventions: XorConventions | None = None, max
     def _prop(inst):
         count[0] += 1
         inputs = dict(inst, attention=conv.attention)
-        expected = _reference(kind, inst["V"], inst["theta"], inst["theta_tilde"], inst["support"], conv.attention)
         try:
             out = _call(fn, conv, inst["V"], inst["theta"], inst["theta_tilde"], inst["support"])
         except Exception as exc:
-            last.append(Mismatch(inputs, expected, [], error=f"{type(exc).__name__}: {exc}"))
+            last.append(Mismatch(inputs, [], [], error=f"{type(exc).__name__}: {exc}"))
             raise TargetRaised(exc, inputs) from exc
+        expected = _reference(kind, inst["V"], inst["theta"], inst["theta_tilde"], inst["support"], conv.attention)
         received = [x / conv.loss_scale for x in _received(kind, out, inst["m"])]
         if not _compare(expected, received, expected):
             last.append(Mismatch(inputs, expected, received))
             raise AssertionError("mismatch")
 
+    # A function that raises on the simplest instance is reported at once, without shrinking.
+    probe = {"d": 2, "m": 1, "V": [[1.0], [-1.0]], "theta": [0.5], "theta_tilde": [-0.5], "support": (0, 1)}
+    try:
+        _call(fn, conv, probe["V"], probe["theta"], probe["theta_tilde"], probe["support"])
+    except Exception as exc:
+        return CrossvalResult(ok=False, examples=1, mismatch=Mismatch(
+            dict(probe, attention=conv.attention), [], [], error=f"{type(exc).__name__}: {exc}"))
+
     try:
         _prop()
     except InputError:
         raise
-    except (AssertionError, TargetRaised, Exception):
+    except Exception:
         if not last:
             raise
         # Hypothesis replays the shrunk example last.

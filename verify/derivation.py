@@ -27,7 +27,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import product
 
 import sympy as sp
 from sympy.utilities.iterables import multiset_partitions
@@ -49,7 +48,7 @@ def _mobius(pi, sigma):
     out = 1
     for s in sigma:
         n = sum(1 for blk in pi if blk <= s)
-        out *= (-1) ** (n - 1) * math.factorial(max(n - 2, 0))
+        out *= (-1) ** (n - 1) * math.factorial(n - 1)
     return out
 
 

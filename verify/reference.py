@@ -51,6 +51,7 @@ inside ``mpmath.workdps(dps)`` (the global ``mp.dps`` defaults to 15).
 from __future__ import annotations
 
 import numbers
+import operator
 from functools import lru_cache
 
 import mpmath
@@ -145,10 +146,12 @@ def _support(support, d):
         pair = tuple(support)
     except TypeError:
         raise InputError(f"support must be a pair (a, b) of integers; got {support!r}") from None
-    if len(pair) != 2 or any(isinstance(i, bool) or not isinstance(i, numbers.Integral)
-                             for i in pair):
-        raise InputError(f"support must be a pair (a, b) of integers; got {support!r}")
-    a, b = int(pair[0]), int(pair[1])
+    try:  # operator.index accepts int, numpy integers and 0-d integer tensors, not floats
+        if len(pair) != 2 or any(isinstance(i, bool) for i in pair):
+            raise TypeError
+        a, b = (operator.index(i) for i in pair)
+    except TypeError:
+        raise InputError(f"support must be a pair (a, b) of integers; got {support!r}") from None
     if not (0 <= a < d and 0 <= b < d):
         raise InputError(f"support ({a}, {b}): indices must satisfy 0 <= a, b < d = {d}")
     if a == b:

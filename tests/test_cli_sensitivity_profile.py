@@ -1,0 +1,123 @@
+"""`boolverify sensitivity profile`: output, files, and one-line errors with exit code 2."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from verify.cli import main
+
+
+def run(argv, capsys):
+    rc = main(["sensitivity", "profile", *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_majority_table_and_json(tmp_path, capsys):
+    js = tmp_path / "out" / "maj.json"
+    rc, out, err = run(["--function", "majority", "--N", "10", "--json", str(js)], capsys)
+    assert rc == 0 and err == ""
+    assert "562" in out and "252" in out and "210" in out and "agree" in out
+    data = json.loads(js.read_text())
+    assert data["profile"] == [562, 0, 0, 0, 0, 252, 210, 0, 0, 0, 0]
+    assert data["formula"] == {"0": 562, "5": 252, "6": 210} and data["formula_agrees"] is True
+    assert data["average_sensitivity_exact"] == "315/128"
+    assert data["min_sensitivity"] == 0 and data["max_sensitivity"] == 6
+
+
+def test_params_and_figure(tmp_path, capsys):
+    fig = tmp_path / "h.png"
+    pdf = tmp_path / "h.pdf"
+    rc, out, _ = run(["--function", "sparse_parity", "--N", "8", "--S", "0,2,5", "--figure", str(fig)], capsys)
+    assert rc == 0 and fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "no zero-sensitivity string" in out
+    rc, _, _ = run(["--function", "dictator", "--N", "5", "--i", "3", "--figure", str(pdf)], capsys)
+    assert rc == 0 and pdf.read_bytes()[:4] == b"%PDF"
+    rc, out, _ = run(["--function", "random", "--N", "6", "--seed", "3"], capsys)
+    assert rc == 0 and "K_0 =" in out
+    # no temporary files left beside the figures
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.pdf", "h.png"]
+
+
+def test_table_files(tmp_path, capsys):
+    and2 = tmp_path / "and.txt"
+    and2.write_text("0 0\n0 1\n")
+    js = tmp_path / "and.json"
+    rc, _, _ = run(["--table", str(and2), "--json", str(js)], capsys)
+    assert rc == 0 and json.loads(js.read_text())["profile"] == [1, 2, 1]
+    npy = tmp_path / "maj.npy"
+    from numeric.boolean import truth_table
+
+    np.save(npy, truth_table("majority", 7).numpy())
+    rc, out, _ = run(["--table", str(npy), "--json", str(js)], capsys)
+    assert rc == 0 and json.loads(js.read_text())["profile"][0] == 2**7 - 70  # C(8, 4)
+    # MSB-first listing of x_0 (itertools order): the first half 0, the second half 1
+    msb = tmp_path / "first_msb.txt"
+    msb.write_text("0000" "1111")
+    rc, _, _ = run(["--table", str(msb), "--msb-first", "--json", str(js)], capsys)
+    data = json.loads(js.read_text())
+    assert rc == 0 and data["profile"] == [0, 8, 0, 0]
+
+
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["--function", "xor", "--N", "4"], "unknown function 'xor'"),
+        (["--function", "parity"], "needs --N"),
+        (["--function", "parity", "--N", "25"], "memory limit"),
+        (["--function", "dictator", "--N", "4", "--i", "7"], "out of range"),
+        (["--function", "sparse_parity", "--N", "4", "--S", "0,x"], "--S"),
+        (["--function", "parity", "--N", "4", "--msb-first"], "--msb-first"),
+        (["--function", "parity", "--N", "4", "--figure", "/tmp/x.jpg"], ".png, .pdf"),
+    ],
+)
+def test_bad_function_input(argv, match, capsys):
+    rc, out, err = run(argv, capsys)
+    assert rc == 2
+    assert match in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        ("0 1 1", "not a power of two"),
+        ("0 1 2 0", "unexpected character '2'"),
+        ("", "length 0"),
+    ],
+)
+def test_bad_table_files(tmp_path, content, match, capsys):
+    f = tmp_path / "t.txt"
+    f.write_text(content)
+    rc, _, err = run(["--table", str(f)], capsys)
+    assert rc == 2 and match in err and err.count("\n") == 1
+
+
+def test_missing_and_malformed_files(tmp_path, capsys):
+    rc, _, err = run(["--table", str(tmp_path / "none.npy")], capsys)
+    assert rc == 2 and "no such file" in err
+    bad = tmp_path / "bad.npy"
+    bad.write_bytes(b"not numpy")
+    rc, _, err = run(["--table", str(bad)], capsys)
+    assert rc == 2 and "not a readable .npy" in err
+    twod = tmp_path / "2d.npy"
+    np.save(twod, np.zeros((2, 2), dtype=np.uint8))
+    rc, _, err = run(["--table", str(twod)], capsys)
+    assert rc == 2 and "1-D" in err
+    vals = tmp_path / "vals.npy"
+    np.save(vals, np.array([0.0, 0.5]))
+    rc, _, err = run(["--table", str(vals)], capsys)
+    assert rc == 2 and "entry 1 is 0.5" in err
+    rc, _, err = run(["--table", str(vals), "--N", "1"], capsys)
+    assert rc == 2 and "go with --function" in err
+
+
+def test_subprocess_one_line_error():
+    r = subprocess.run(
+        [sys.executable, "-m", "verify.cli", "sensitivity", "profile", "--function", "parity", "--N", "40"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert r.returncode == 2
+    assert r.stderr.startswith("boolverify: error: N = 40") and r.stderr.count("\n") == 1
