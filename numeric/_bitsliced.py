@@ -31,10 +31,15 @@ MIN_N = 6  # at least one full word
 class _Adder:
     """Carry-save accumulation of bit planes into a binary counter (≤ 2 pending per level)."""
 
-    def __init__(self, W, levels):
+    def __init__(self, W, levels, pool):
         self.W = W
         self.pending = [[] for _ in range(levels + 2)]
-        self.pool = []
+        self.pool = pool  # shared across chunks: fresh 128 KB arrays cost page faults
+
+    def release(self):
+        for pend in self.pending:
+            self.pool += pend
+            pend.clear()
 
     def buf(self):
         return self.pool.pop() if self.pool else np.empty(self.W, np.uint64)
@@ -80,6 +85,8 @@ def profile_counts(t: np.ndarray, N: int, chunk_log: int = 20) -> list[int]:
     p = N.bit_length()  # binary digits of s <= N
     cnt = [0] * (N + 1)  # c_v summed over chunks
     u8 = np.empty(W, np.uint8)
+    pool: list = []
+    conj = np.empty((N + 1, W), np.uint64)  # AND of the digit planes of v, per v
 
     def popcount(a):
         np.bitwise_count(a, out=u8)
@@ -87,7 +94,7 @@ def profile_counts(t: np.ndarray, N: int, chunk_log: int = 20) -> list[int]:
 
     for j in range(words.shape[0]):
         x = words[j]
-        acc = _Adder(W, p)
+        acc = _Adder(W, p, pool)
         for n in range(N):
             d = acc.buf()
             if n < 6:
@@ -120,10 +127,10 @@ def profile_counts(t: np.ndarray, N: int, chunk_log: int = 20) -> list[int]:
             if prev is None:
                 A[v] = Pl
             else:
-                a = np.empty(W, np.uint64)
-                np.bitwise_and(prev, Pl, out=a)
-                A[v] = a
+                np.bitwise_and(prev, Pl, out=conj[v])
+                A[v] = conj[v]
             cnt[v] += popcount(A[v])
+        acc.release()
     # Möbius inversion over supersets v ⊇ k (as bit masks), v <= N
     K = []
     for k in range(N + 1):

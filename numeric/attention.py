@@ -68,8 +68,8 @@ def _check_logits(z, name="z"):
         raise InputError(f"{name} has an empty last dimension; expected d >= 1 logits")
 
 
-def _check_pair(x, y, xname, yname, what):
-    """Same dtype/device and broadcastable leading dims; ``what`` describes the expected shape."""
+def _check_pair(x, y, xname, yname):
+    """Same dtype and device."""
     if x.dtype != y.dtype:
         raise InputError(f"{yname} has dtype {y.dtype} but {xname} has {x.dtype}; use one dtype")
     if x.device != y.device:
@@ -121,7 +121,7 @@ def map_jvp(z: torch.Tensor, dz: torch.Tensor, attention: str = "softmax",
     check_attention(attention)
     _check_logits(z)
     _check_float_tensor(dz, "dz")
-    _check_pair(z, dz, "z", "dz", "")
+    _check_pair(z, dz, "z", "dz")
     return _map_jt(z, dz, attention, gamma)
 
 
@@ -137,7 +137,7 @@ def map_vjp(z: torch.Tensor, g: torch.Tensor, attention: str = "softmax",
     check_attention(attention)
     _check_logits(z)
     _check_float_tensor(g, "g")
-    _check_pair(z, g, "z", "g", "")
+    _check_pair(z, g, "z", "g")
     return _map_jt(z, g, attention, gamma)
 
 
@@ -160,7 +160,7 @@ def _map_jt(z, g, attention, gamma=None):
 def _check_V_theta(V, theta, vname="V", tname="theta"):
     _check_float_tensor(V, vname, min_dim=2)
     _check_float_tensor(theta, tname, min_dim=1)
-    _check_pair(V, theta, vname, tname, "")
+    _check_pair(V, theta, vname, tname)
     d, m = V.shape[-2], V.shape[-1]
     if d < 1 or m < 1:
         raise InputError(f"{vname} has shape {tuple(V.shape)}; expected (*batch, d, m) with "
@@ -253,7 +253,7 @@ def attention_vjp(V: torch.Tensor, theta: torch.Tensor, g: torch.Tensor,
     check_attention(attention)
     _check_V_theta(V, theta)
     _check_float_tensor(g, "g")
-    _check_pair(V, g, "V", "g", "")
+    _check_pair(V, g, "V", "g")
     if g.shape[-1] != V.shape[-2]:
         raise InputError(f"g has last dimension {g.shape[-1]}; expected d = {V.shape[-2]}")
     _check_finite(theta, "theta")

@@ -95,7 +95,7 @@ def _median(t):
     return float(t.median())
 
 
-def compare(d=1000, m=32, n_seeds=50, *, steps=2000, gd_lrs=None, adam_lrs=(1e-3, 1e-2, 1e-1),
+def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=None, adam_lrs=(1e-3, 1e-2, 1e-1),
             eps=0.01, c=10.0, seed_offset=0, record_every=10, progress=None):
     r"""Side-by-side one-step and ``steps``-step results of the three attention maps on the same
     instances (the SX-4 instances of cell ``(d, m)``).
@@ -104,7 +104,8 @@ def compare(d=1000, m=32, n_seeds=50, *, steps=2000, gd_lrs=None, adam_lrs=(1e-3
     on the support :math:`\max(\gamma_a\tilde\gamma_b, \gamma_b\tilde\gamma_a)`-style via
     :func:`numeric.xor.step_metrics`); then GD and Adam for ``steps`` steps at every learning rate
     of their grids, keeping the grid value with the smallest final median loss. ``gd_lrs``
-    defaults to :math:`\eta\cdot 10^{-k}`, ``k = 0, 2, 4, 6``.
+    defaults to :math:`\eta\cdot 10^{-k}`, ``k = 0, 2, 4, 6``. The one step uses ``n_seeds``
+    seeds, the training runs the first ``train_seeds`` of them (default all).
 
     Returns:
         dict ``attention -> {"one_step": {...}, "gd": {...}, "adam": {...}}`` plus ``"config"``.
@@ -113,6 +114,10 @@ def compare(d=1000, m=32, n_seeds=50, *, steps=2000, gd_lrs=None, adam_lrs=(1e-3
         raise InputError(f"n_seeds = {n_seeds!r}; expected an integer >= 1")
     if not isinstance(d, int) or d < 2 or not isinstance(m, int) or m < 1:
         raise InputError(f"d = {d!r}, m = {m!r}; expected integers d >= 2, m >= 1")
+    if train_seeds is None:
+        train_seeds = n_seeds
+    if not isinstance(train_seeds, int) or not 1 <= train_seeds <= n_seeds:
+        raise InputError(f"train_seeds = {train_seeds!r}; expected an integer in 1..n_seeds")
     eta = xor.default_lr(d, m, c)
     gd_lrs = tuple(gd_lrs) if gd_lrs is not None else tuple(eta * 10.0**-k for k in (0, 2, 4, 6))
     adam_lrs = tuple(adam_lrs)
@@ -121,7 +126,7 @@ def compare(d=1000, m=32, n_seeds=50, *, steps=2000, gd_lrs=None, adam_lrs=(1e-3
     runs = [(att, opt, lr) for att in ATTENTIONS for opt, lrs in (("gd", gd_lrs), ("adam", adam_lrs))
             for lr in lrs]
     total, done = len(runs) + len(ATTENTIONS), 0
-    out = {"config": {"d": d, "m": m, "n_seeds": n_seeds, "steps": steps, "eta": eta, "eps": eps,
+    out = {"config": {"d": d, "m": m, "n_seeds": n_seeds, "train_seeds": train_seeds, "steps": steps, "eta": eta, "eps": eps,
                       "support": list(support), "gd_lrs": list(gd_lrs), "adam_lrs": list(adam_lrs)}}
     for att in ATTENTIONS:
         th1, tt1 = xor.one_step(V, th0, tt0, support, eta, attention=att)
@@ -138,6 +143,7 @@ def compare(d=1000, m=32, n_seeds=50, *, steps=2000, gd_lrs=None, adam_lrs=(1e-3
         done += 1
         if progress is not None:
             progress(done, total, f"{att}: one step")
+    V, th0, tt0 = V[:train_seeds], th0[:train_seeds], tt0[:train_seeds]
     for att, opt, lr in runs:
         res = train(V, th0, tt0, support, attention=att, optimizer=opt, steps=steps, lr=lr,
                     record_every=record_every)

@@ -82,14 +82,24 @@ def as_table(table, *, max_N=None, allow_large=False, what="table") -> tuple[tor
         return table.to(torch.uint8).contiguous(), N
     if table.is_complex():
         raise InputError(f"{what}: complex values; expected 0/1")
-    if table.dtype.is_floating_point:
+    if table.dtype == torch.uint8:
+        # one reduction, no temporary: a 2^N bool mask would cost more than a profile pass
+        if int(table.max()) <= 1:
+            return table.contiguous(), N
+        bad = table > 1
+    elif table.dtype.is_floating_point:
         bad = ~((table == 0) | (table == 1))  # NaN compares unequal to both
     else:
-        bad = (table < 0) | (table > 1) if table.dtype != torch.uint8 else table > 1
+        bad = (table < 0) | (table > 1)
     if bool(bad.any()):
         idx = int(bad.nonzero()[0, 0])
         raise InputError(f"{what}: entry {idx} is {table[idx].item()!r}; expected only 0 and 1")
     return table.to(torch.uint8).contiguous(), N
+
+
+def _check_chunk_log(chunk_log):
+    if chunk_log is not None and (isinstance(chunk_log, bool) or not isinstance(chunk_log, int) or chunk_log < 0):
+        raise InputError(f"chunk_log = {chunk_log!r}: expected an integer >= 0 (log2 of strings per chunk)")
 
 
 def _default_chunk_log(dev) -> int:
@@ -99,6 +109,7 @@ def _default_chunk_log(dev) -> int:
 
 def _chunks(t: torch.Tensor, N: int, chunk_log: int | None):
     """Yield ``(j, s_j)``: per-string sensitivity (uint8) of chunk ``j`` of ``2^c`` strings."""
+    _check_chunk_log(chunk_log)
     c = min(N, _default_chunk_log(t.device) if chunk_log is None else chunk_log)
     C = 1 << c
     tc = t.view(1 << (N - c), C)
@@ -167,6 +178,7 @@ def profile(table, *, max_N=None, allow_large=False, chunk_log=None, method="aut
     if method == "bitsliced" and (t.device.type != "cpu" or N < _bitsliced.MIN_N):
         raise InputError(f"method 'bitsliced' needs a CPU table with N >= {_bitsliced.MIN_N} "
                          f"(got N = {N} on {t.device.type})")
+    _check_chunk_log(chunk_log)
     if method == "bitsliced" or (method == "auto" and t.device.type == "cpu" and N >= _bitsliced.MIN_N):
         kw = {} if chunk_log is None else {"chunk_log": chunk_log}
         return torch.tensor(_bitsliced.profile_counts(t.numpy(), N, **kw), dtype=torch.int64)

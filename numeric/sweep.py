@@ -287,18 +287,33 @@ def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype):
     lr = xor.default_lr(d, m, c)
     succ, pop_succ, both = 0, 0, 0
     seeds = list(range(seed_offset, seed_offset + S))
-    for chunk in _chunks(seeds, n * d + d * m, max_elems):
+    # Samples enter the gradient through an average, so blocks of samples are averaged with
+    # weights n_block / n: memory stays under max_elems for any n.
+    block = max(1, min(n, int(max_elems // d)))
+    for chunk in _chunks(seeds, min(n, block) * d + d * m, max_elems):
         V, th0, tt0 = make_instances(d, m, chunk, dtype=dtype, tag=2)
-        g = torch.Generator().manual_seed(instance_seed(3, d, n, m, chunk[0]))
-        X, y = xor.sample_data(n, d, support, generator=g, batch_shape=(len(chunk),), dtype=dtype)
-        gt, gtt = xor.empirical_grad(V, th0, tt0, X, y)
+        # one sample stream per seed: the data of a seed depend neither on the batching of
+        # seeds nor on the block size
+        gens = [torch.Generator().manual_seed(instance_seed(3, d, n, m, s)) for s in chunk]
+        gt = torch.zeros_like(th0)
+        gtt = torch.zeros_like(tt0)
+        for start in range(0, n, block):
+            nb = min(block, n - start)
+            pairs = [xor.sample_data(nb, d, support, generator=gs, dtype=dtype) for gs in gens]
+            X = torch.stack([p[0] for p in pairs])
+            y = torch.stack([p[1] for p in pairs])
+            del pairs
+            g1, g2 = xor.empirical_grad(V, th0, tt0, X, y)
+            gt += (nb / n) * g1
+            gtt += (nb / n) * g2
+            del X, y
         met = step_metrics(V, th0 - lr * gt, tt0 - lr * gtt, support, eps=eps, exact_sup=False)
         th1, tt1 = xor.one_step(V, th0, tt0, support, lr)
         pop = step_metrics(V, th1, tt1, support, eps=eps, exact_sup=False)["success"]
         succ += int(met["success"].sum())
         pop_succ += int(pop.sum())
         both += int((met["success"] & pop).sum())
-        del X, y, V
+        del V
     return {"key": key, "d": d, "n": n, "m": m, "n_seeds": S, "support": list(support), "lr": lr,
             "successes": succ, "rate": succ / S,
             "population_successes": pop_succ, "both_successes": both,
@@ -307,15 +322,5 @@ def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype):
             "seconds": time.perf_counter() - t0}
 
 
-def m_star(cells, d, target=0.95, limit=False):
-    """Smallest ``m`` of cell row ``d`` whose rate (and every larger m's) is ``>= target``."""
-    row = sorted((c for c in cells if c["d"] == d and "m" in c), key=lambda c: c["m"])
-    for i in range(len(row)):
-        rates = [c["rate_limit" if limit else "rate"] for c in row[i:]]
-        if all(r >= target for r in rates):
-            return row[i]["m"]
-    return None
-
-
 __all__ = ["instance_seed", "cell_support", "make_instances", "run_sweep", "run_samples",
-           "load_results", "m_star"]
+           "load_results"]

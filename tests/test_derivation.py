@@ -13,7 +13,7 @@ import sympy as sp
 
 from verify.chain_rule import derive_jacobian, dij, gdot, g_i, gi, gj, zi
 from verify.derivation import (Invariants, delta, derive, index_symbol, invariant,
-                               moment_coefficients, residual_lambdas)
+                               form_lambdas, moment_coefficients)
 from verify.enumeration import (_evaluate, check_closed_form, check_gradient,
                                 enumerated_loss_poly)
 from verify.errors import InputError
@@ -93,31 +93,37 @@ def test_residual_form_has_no_constant_or_linear_term():
     assert max(m[0] for m in poly.monoms()) == 4
 
 
-def test_residual_lambdas_match_exact_evaluation():
-    loss, grad = residual_lambdas()
+@pytest.mark.parametrize("form", ["residual", "gamma"])
+def test_lambdified_forms_match_exact_evaluation(form):
+    """The mpmath callables used by verify.reference equal the sympy expressions, evaluated
+    exactly at random rationals (to 50 digits)."""
+    loss, grad = form_lambdas(form)
     D = derive()
+    v, vt = ("u", "ut") if form == "residual" else ("g", "gt")
+    expr_l, expr_g, expr_gt = ((D.residual_loss, D.residual_grad_u, D.residual_grad_ut)
+                               if form == "residual" else (D.loss, D.grad_g, D.grad_gt))
     rng = random.Random(0)
     d, a, b = 5, 1, 3
     u = [Fraction(rng.randint(-50, 50), 97) for _ in range(d)]
     ut = [Fraction(rng.randint(-50, 50), 89) for _ in range(d)]
-    vals = D.inv.concrete_values({"u": u, "ut": ut}, a, b)
-    exact = _evaluate(D.residual_loss, vals)
+    vals = D.inv.concrete_values({v: u, vt: ut}, a, b)
     kw = dict(nu=sum(x * x for x in u), nut=sum(x * x for x in ut),
               p=sum(x * y for x, y in zip(u, ut)), s=sum((x * y) ** 2 for x, y in zip(u, ut)),
               ua=u[a], ub=u[b], uta=ut[a], utb=ut[b])
+
+    def mp(q):
+        return mpmath.mpf(q.numerator) / q.denominator
+
     with mpmath.workdps(50):
-        mkw = {k: mpmath.mpf(v.numerator) / v.denominator for k, v in kw.items()}
-        got = loss(**mkw)
-        assert abs(got - mpmath.mpf(exact.numerator) / exact.denominator) < mpmath.mpf("1e-48")
+        mkw = {k: mp(q) for k, q in kw.items()}
+        assert abs(loss(**mkw) - mp(_evaluate(expr_l, vals))) < mpmath.mpf("1e-48")
         for i in range(d):
             vals_i = dict(vals)
-            vals_i.update({index_symbol("u"): u[i], index_symbol("ut"): ut[i],
+            vals_i.update({index_symbol(v): u[i], index_symbol(vt): ut[i],
                            delta("a"): int(i == a), delta("b"): int(i == b)})
-            want = _evaluate(D.residual_grad_u, vals_i)
-            gi_, _ = grad(ui=mpmath.mpf(u[i].numerator) / u[i].denominator,
-                          uti=mpmath.mpf(ut[i].numerator) / ut[i].denominator,
-                          dia=int(i == a), dib=int(i == b), **mkw)
-            assert abs(gi_ - mpmath.mpf(want.numerator) / want.denominator) < mpmath.mpf("1e-48")
+            gi_, gti_ = grad(ui=mp(u[i]), uti=mp(ut[i]), dia=int(i == a), dib=int(i == b), **mkw)
+            assert abs(gi_ - mp(_evaluate(expr_g, vals_i))) < mpmath.mpf("1e-48")
+            assert abs(gti_ - mp(_evaluate(expr_gt, vals_i))) < mpmath.mpf("1e-48")
 
 
 def test_derived_jacobians():

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from verify.errors import InputError
-from verify.fits import compare_fits, fit_polylog, fit_power, polylog_predict, threshold, wilson_interval
+from verify.fits import compare_fits, isotonic, m_star_from_cells, fit_polylog, fit_power, polylog_predict, threshold, wilson_interval
 from verify.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, quadratic_form_loss
 
 
@@ -36,9 +36,21 @@ def test_wilson_bad_input(args):
         wilson_interval(*args)
 
 
-def test_threshold_requires_all_larger():
+def test_isotonic_pools_violators():
+    assert isotonic([0.1, 0.5, 0.3, 0.9]) == [0.1, 0.4, 0.4, 0.9]
+    assert isotonic([1.0, 0.0], weights=[3, 1]) == [0.75, 0.75]
+    assert isotonic([0.2, 0.4]) == [0.2, 0.4]
+
+
+def test_threshold_uses_monotone_fit():
+    # a lucky cell (0.96) followed by a worse one is pooled: (0.96 + 0.90) / 2 < 0.95
     assert threshold([8, 16, 32, 64], [0.5, 0.96, 0.9, 0.97]) == 64
     assert threshold([8, 16, 32, 64], [0.5, 0.96, 0.97, 0.99]) == 16
+    # an unlucky cell among good ones does not create a late threshold: pooled 0.955
+    assert threshold([8, 16, 32, 64], [0.5, 0.97, 0.94, 0.99]) == 16
+    cells = [{"d": 10, "m": 4, "rate": 0.5, "n_seeds": 10}, {"d": 10, "m": 8, "rate": 1.0, "n_seeds": 10},
+             {"d": 20, "m": 8, "rate": 0.2, "n_seeds": 10}]
+    assert m_star_from_cells(cells, 10) == 8 and m_star_from_cells(cells, 20) is None
     assert threshold([8, 16], [0.5, 0.6]) is None
     with pytest.raises(InputError):
         threshold([16, 8], [0.5, 0.6])

@@ -129,6 +129,39 @@ def test_precision_is_raised_when_two_evaluations_disagree(monkeypatch):
         assert abs(L - E) / E < mpmath.mpf("1e-48")
 
 
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_tiny_weights_far_from_a_solution(attention):
+    """theta ~ 1e-251: gamma ~ 1e-251 (linear, erf); the closed form in gamma is used, so the
+    tiny gradient ~ 1e-251 keeps its digits (the residual form would cancel O(1) terms)."""
+    V, th, tht, sup = [[1.0], [-1.0]], [2.8e-251], [-2.8e-251], (0, 1)
+    g, gt = population_grad(V, th, tht, sup, attention)
+    eg, egt = enumerated_grad_mp(V, th, tht, sup, attention, dps=80)
+    L = population_loss(V, th, tht, sup, attention)
+    E = enumerated_loss_mp(V, th, tht, sup, attention, dps=80)
+    with mpmath.workdps(80):
+        assert abs(L - E) < mpmath.mpf("1e-45") * E
+        for x, y in ((g, eg), (gt, egt)):
+            scale = max(abs(v) for v in y)  # 0 for softmax: the symmetric point is stationary
+            assert _max_diff(x, y) <= mpmath.mpf("1e-45") * scale
+
+
+def test_logits_are_exact_beyond_the_working_precision():
+    """z_a = 5 + 2^-600 (from V = [1, 1], theta = [5, 2^-600]): linear attention puts
+    gamma_a = 1 + 2^-600/5, so L ~ 1e-362; only exact logits keep that information."""
+    d = 5
+    V = [[1.0, 1.0] if i == 0 else [0.0, 0.0] for i in range(d)]
+    V[3] = [1.0, 0.0]
+    th, tht = [5.0, 2.0 ** -600], [0.0, 0.0]
+    V2 = [row + [1.0 if i == 3 else 0.0] for i, row in enumerate(V)]
+    V2[3][0] = 0.0
+    th, tht = th + [0.0], [0.0, 0.0, 5.0]
+    L = population_loss(V2, th, tht, (0, 3), "linear")
+    E = enumerated_loss_mp(V2, th, tht, (0, 3), "linear", dps=800)
+    with mpmath.workdps(80):
+        assert mpmath.mpf("1e-370") < E < mpmath.mpf("1e-350")
+        assert abs(L - E) / E < mpmath.mpf("1e-45")
+
+
 def test_huge_logits_give_finite_results():
     V, th, tht, sup = _near_solution(1e8)
     L = population_loss(V, th, tht, sup)
@@ -230,6 +263,10 @@ def test_reference_matches_enumeration_property(d, m, seed, scale, attention, da
     E = enumerated_loss_mp(V, th, tht, (a, b), attention, dps=80 + extra)
     g, gt = population_grad(V, th, tht, (a, b), attention)
     eg, egt = enumerated_grad_mp(V, th, tht, (a, b), attention, dps=80 + 2 * extra)
+    # the enumerated gradient loses log10(1/|grad|) digits (e.g. saturated softmax): redo
+    scales = [max(abs(v) for v in y) for y in (eg, egt)]
+    lost = max([int(max(0, -mpmath.log10(sc))) for sc in scales if sc > 0] or [0])
+    eg, egt = enumerated_grad_mp(V, th, tht, (a, b), attention, dps=80 + 2 * extra + lost)
     with mpmath.workdps(80):
         assert abs(L - E) <= mpmath.mpf("1e-45") * E
         for x, y in ((g, eg), (gt, egt)):

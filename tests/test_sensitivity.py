@@ -225,6 +225,10 @@ def test_memory_limit_needs_override():
 def test_bad_method():
     with pytest.raises(InputError, match="method"):
         profile([0, 1], method="fast")
+    with pytest.raises(InputError, match="chunk_log"):
+        profile([0, 1] * 64, chunk_log=-1)
+    with pytest.raises(InputError, match="chunk_log"):
+        sensitivity([0, 1], chunk_log=2.5)
     with pytest.raises(InputError, match="N >= 6"):
         profile([0, 1], method="bitsliced")
 

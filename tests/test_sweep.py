@@ -7,7 +7,7 @@ import torch
 
 from numeric import xor
 from numeric.baselines import compare, train
-from numeric.sweep import instance_seed, load_results, m_star, make_instances, run_samples, run_sweep
+from numeric.sweep import instance_seed, load_results, make_instances, run_samples, run_sweep
 from verify.errors import InputError
 
 
@@ -63,12 +63,10 @@ def test_interrupted_sweep_keeps_completed_cells(tmp_path, monkeypatch):
     assert [c["m"] for c in json.loads(out.read_text())["cells"]] == [4]
 
 
-def test_m_star_and_samples_cells():
-    cells = [{"d": 10, "m": 4, "rate": 0.5, "rate_limit": 0.96}, {"d": 10, "m": 8, "rate": 0.97,
-             "rate_limit": 0.97}]
-    assert m_star(cells, 10) == 8 and m_star(cells, 10, limit=True) == 4
+def test_samples_cells():
     s = run_samples([20], {20: [10, 40]}, 8, 4)
     assert [c["n"] for c in s] == [10, 40] and all(0 <= c["rate"] <= 1 for c in s)
+    assert all(c["both_successes"] <= min(c["successes"], c["population_successes"]) for c in s)
 
 
 def test_train_gd_decreases_loss_and_adam_runs():
@@ -116,3 +114,11 @@ def test_train_bad_input():
                dict(record_every=0)):
         with pytest.raises(InputError):
             train(V, th, tt, (0, 1), **kw)
+
+
+def test_sample_blocks_average_to_the_full_gradient():
+    # blocks of samples (max_elems small) must give the same cells as one block
+    a = run_samples([12], {12: [3000]}, 8, 6)
+    b = run_samples([12], {12: [3000]}, 8, 6, max_elems=12 * 700)
+    assert a[0]["successes"] >= 2  # not vacuous
+    assert a[0]["successes"] == b[0]["successes"] and a[0]["both_successes"] == b[0]["both_successes"]

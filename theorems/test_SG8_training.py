@@ -8,18 +8,20 @@ Xavier-uniform init, AdamW lr 3e-3, weight decay 0.01, batch 128, logistic loss)
 the fast version (half the time), float64 in the full one.
 Accuracy and profiles are exact over all 2^N strings (N <= 20) or sampled with 95% intervals.
 
-Fast version (default): N = 8 (trained on all strings), N = 12 (trained on a fixed subset of
-1024 strings, accuracy on the 3072 held-out strings exact), N = 16 (fresh uniform strings
-each step, exact evaluation over all 65536 strings); seeds 0 and 1; few steps.
+Fast version (default), seeds 0 and 1, float32, few steps: MAJORITY and FIRST at N = 8
+(60 steps on all strings) and N = 12 (80 steps on a fixed subset of 1024 strings; accuracy
+on the 3072 held-out strings is exact); PARITY at N = 6 (150 steps) and N = 14 (100 steps),
+both trained on all strings. Everything is evaluated exactly over all 2^N strings.
 
 Thresholds, from measurements on this machine (docs/results-paper-b.md, Training):
-MAJORITY and FIRST reach accuracy 1.0 in every fast run, so >= 0.99 is required (the best
-constant reaches 0.61-0.64 on MAJORITY and 0.5 on FIRST). PARITY reaches 0.73-0.96 at N = 8
-but exactly 0.5 at N = 16 (the trained function is constant), so <= 0.6 is required at N = 16
-and a drop of >= 0.1 from N = 8. Profiles: a uniformly random function has as = N/2; PARITY
-has as = N and K_0 = 0. Every trained model at N >= 12 has as <= N/4 (measured: 2.71 for
-MAJORITY at N = 12, 1.0 for FIRST, 0.0 for PARITY at 16), and the PARITY-trained models at
-N = 16 have K_0/2^N >= 0.5 (measured 1.0).
+MAJORITY and FIRST reach accuracy 1.0 in every fast run (held-out too), so >= 0.99 is
+required (the best constant reaches 0.61-0.64 on MAJORITY, 0.5 on FIRST). PARITY is fitted
+exactly at N = 6 (1.0, both seeds) but stays at 0.500-0.501 at N = 14 (the trained function is
+almost constant), so >= 0.9 at N = 6, <= 0.6 at N = 14 and a drop >= 0.3 are required.
+Profiles: a uniformly random function has as = N/2; PARITY has as = N and K_0 = 0. Every
+trained model at N >= 12 has as <= N/4 (measured: 2.71 for MAJORITY at N = 12, 1.0 for
+FIRST, <= 0.03 for PARITY at N = 14), and the PARITY-trained models at N = 14 have
+K_0/2^N >= 0.5 (measured 0.988 and 1.0).
 """
 
 from __future__ import annotations
@@ -32,10 +34,16 @@ import torch
 from numeric.train import train
 
 SEEDS = (0, 1)
-SMALL, MID, LARGE = 8, 12, 16
-# float32 halves the cost of the fast version (training is an experiment, not a reference
-# comparison); the full version below runs in float64.
-_FAST = {SMALL: dict(steps=150), MID: dict(steps=200, train_strings=1024), LARGE: dict(steps=150)}
+SMALL, MID = 8, 12  # MAJORITY and FIRST
+P_SMALL, P_LARGE = 6, 14  # PARITY
+# float32 and few steps keep the fast version at ~10 s of CPU (training is an experiment, not
+# a reference comparison); the full version below runs the defaults (400 steps) in float64.
+_FAST = {
+    SMALL: dict(steps=60),
+    MID: dict(steps=80, train_strings=1024),
+    P_SMALL: dict(steps=150),
+    P_LARGE: dict(steps=100),
+}
 _FAST_DTYPE = "float32"
 
 
@@ -75,22 +83,24 @@ def test_majority_and_first_are_learned(target, evidence):
 
 @pytest.mark.claim("SG-8")
 def test_parity_fails_as_N_grows(evidence):
-    small = [_run("parity", SMALL, s) for s in SEEDS]
-    large = [_run("parity", LARGE, s) for s in SEEDS]
+    small = [_run("parity", P_SMALL, s) for s in SEEDS]
+    large = [_run("parity", P_LARGE, s) for s in SEEDS]
     _record(evidence, "parity", small + large)
     acc_small = sum(r.accuracy for r in small) / len(small)
     acc_large = sum(r.accuracy for r in large) / len(large)
-    evidence["mean_accuracy_N8"] = acc_small
-    evidence["mean_accuracy_N16"] = acc_large
+    evidence[f"mean_accuracy_N{P_SMALL}"] = acc_small
+    evidence[f"mean_accuracy_N{P_LARGE}"] = acc_large
     for r in large:
         assert r.accuracy_exact and r.accuracy <= 0.6, (r.seed, r.accuracy)
-    assert acc_small - acc_large >= 0.1
+    # the same loop does fit PARITY on short inputs: the failure is due to N
+    assert acc_small >= 0.9
+    assert acc_small - acc_large >= 0.3
 
 
 @pytest.mark.claim("SG-8")
 def test_trained_profiles_are_skewed_to_low_sensitivity(evidence):
     runs = [_run("majority", MID, s) for s in SEEDS] + [_run("first", MID, s) for s in SEEDS] \
-        + [_run("parity", LARGE, s) for s in SEEDS]
+        + [_run("parity", P_LARGE, s) for s in SEEDS]
     _record(evidence, "profiles", runs)
     for r in runs:
         assert r.profile_exact and sum(r.profile) == 2**r.N

@@ -15,3 +15,18 @@ __all__ = [
     "TOLERANCES", "Tolerance", "assert_close", "is_close", "tolerance",
     "population_loss", "population_grad",
 ]
+
+# Sensitivity-profile proofs (issue 5): sympy-heavy, so resolved on first access only.
+_LAZY_SENSITIVITY = (
+    "prove_all", "formula_profile", "expected_K0", "variance_K0", "enumerate_random_functions",
+    "monte_carlo_K0", "poisson_limit",
+)
+__all__ += list(_LAZY_SENSITIVITY)
+
+
+def __getattr__(name):
+    if name in _LAZY_SENSITIVITY:
+        from . import sensitivity_proofs
+
+        return getattr(sensitivity_proofs, name)
+    raise AttributeError(f"module 'verify' has no attribute {name!r}")

@@ -269,29 +269,35 @@ def invariant(inv: Invariants, **counts):
     return inv.sum_symbol(Counter(counts))
 
 
-def residual_lambdas():
+def form_lambdas(form="residual"):
     """mpmath callables ``loss(nu, nut, p, s, ua, ub, uta, utb)`` and
-    ``grad(ui, uti, dia, dib, <same>) -> (dL/du_i, dL/du~_i)`` from the derived residual form."""
+    ``grad(ui, uti, dia, dib, <same>) -> (dL/dw_i, dL/dw~_i)`` lambdified from the derived
+    ``form``: ``"residual"`` (``w = u``: ``nu`` = ||u||^2, ``p`` = u.u~, ``s`` = sum u_i^2 u~_i^2,
+    ``ua`` = u_a, ...) or ``"gamma"`` (the closed form, the same names for the gamma quantities)."""
     D = derive()
     inv = D.inv
+    v, vt = ("u", "ut") if form == "residual" else ("g", "gt")
     names = {
-        "nu": invariant(inv, u=2), "nut": invariant(inv, ut=2), "p": invariant(inv, u=1, ut=1),
-        "s": invariant(inv, u=2, ut=2), "ua": inv.component("u", "a"), "ub": inv.component("u", "b"),
-        "uta": inv.component("ut", "a"), "utb": inv.component("ut", "b"),
-        "ui": index_symbol("u"), "uti": index_symbol("ut"), "dia": delta("a"), "dib": delta("b"),
+        "nu": invariant(inv, **{v: 2}), "nut": invariant(inv, **{vt: 2}),
+        "p": invariant(inv, **{v: 1, vt: 1}), "s": invariant(inv, **{v: 2, vt: 2}),
+        "ua": inv.component(v, "a"), "ub": inv.component(v, "b"),
+        "uta": inv.component(vt, "a"), "utb": inv.component(vt, "b"),
+        "ui": index_symbol(v), "uti": index_symbol(vt), "dia": delta("a"), "dib": delta("b"),
     }
-    exprs = (D.residual_loss, D.residual_grad_u, D.residual_grad_ut)
+    if form == "residual":
+        exprs = (D.residual_loss, D.residual_grad_u, D.residual_grad_ut)
+    else:
+        exprs = (D.loss, D.grad_g, D.grad_gt)
     unknown = set().union(*(e.free_symbols for e in exprs)) - set(names.values())
-    if unknown:  # the residual form must only involve the invariants the reference computes
-        raise RuntimeError(f"residual form has unexpected invariants {unknown}")
+    if unknown:  # the form must only involve the invariants the reference computes
+        raise RuntimeError(f"{form} form has unexpected invariants {unknown}")
     order = list(names)
     syms = [names[k] for k in order]
-    f_loss = sp.lambdify(syms, D.residual_loss, modules="mpmath")
-    f_grad = sp.lambdify(syms, [D.residual_grad_u, D.residual_grad_ut], modules="mpmath")
-    zero = 0
+    f_loss = sp.lambdify(syms, exprs[0], modules="mpmath")
+    f_grad = sp.lambdify(syms, list(exprs[1:]), modules="mpmath")
 
     def loss(**kw):
-        return f_loss(*[kw.get(k, zero) for k in order])
+        return f_loss(*[kw.get(k, 0) for k in order])
 
     def grad(**kw):
         return tuple(f_grad(*[kw[k] for k in order]))
@@ -299,7 +305,12 @@ def residual_lambdas():
     return loss, grad
 
 
+def residual_lambdas():
+    """:func:`form_lambdas` of the residual form."""
+    return form_lambdas("residual")
+
+
 __all__ = [
     "Derivation", "Invariants", "derive", "moment_coefficients", "expectation", "index_gradient",
-    "linear", "mul", "add", "prediction_error", "invariant", "residual_lambdas",
+    "linear", "mul", "add", "prediction_error", "invariant", "form_lambdas", "residual_lambdas",
 ]

@@ -253,7 +253,14 @@ def _checked(V, theta, theta_tilde, support, attention):
 
 
 def _logits(rows, th):
-    return [mpmath.fsum(mpmath.mpf(v) * mpmath.mpf(t) for v, t in zip(r, th)) for r in rows]
+    """Plain mpmath dot products at the working precision (entries: exact Fractions or mpf)."""
+    return [mpmath.fsum(_to_mp(v) * _to_mp(t) for v, t in zip(r, th)) for r in rows]
+
+
+def _to_mp(x):
+    from .reference import _mpf
+
+    return x if isinstance(x, mpmath.mpf) else _mpf(x)
 
 
 def _enum_gamma_loss(g, gt, a, b):
@@ -297,7 +304,7 @@ def enumerated_grad_mp(V, theta, theta_tilde, support, attention="softmax", dps=
         if method == "diff":
             out = []
             for which in (0, 1):
-                base = [list(map(mpmath.mpf, th)), list(map(mpmath.mpf, tht))]
+                base = [list(map(_to_mp, th)), list(map(_to_mp, tht))]
 
                 def loss_k(t, k, which=which, base=base):
                     vecs = [list(base[0]), list(base[1])]
@@ -326,7 +333,7 @@ def enumerated_grad_mp(V, theta, theta_tilde, support, attention="softmax", dps=
         for zz, dd in ((z, dg), (zt, dgt)):
             J = _jacobian(zz, attention)
             dz = [mpmath.fsum(J[j][i] * dd[j] for j in range(d)) for i in range(d)]
-            res.append([+mpmath.fsum(mpmath.mpf(rows[i][k]) * dz[i] for i in range(d))
+            res.append([+mpmath.fsum(_to_mp(rows[i][k]) * dz[i] for i in range(d))
                         for k in range(m)])
         return res[0], res[1]
 

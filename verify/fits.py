@@ -1,8 +1,8 @@
 r"""Statistics for the sweeps of paper A (SX-4, SX-6, SX-7): Wilson intervals, thresholds, fits.
 
 - :func:`wilson_interval`: binomial confidence interval for a success rate.
-- :func:`threshold`: the smallest grid value whose success rate reaches a target (``m*(d)``,
-  ``n*(d)``).
+- :func:`threshold`: the smallest grid value whose isotonic (monotone in the grid) success rate
+  reaches a target (``m*(d)``, ``n*(d)``).
 - :func:`fit_polylog` / :func:`fit_power`: least squares in log space of
   :math:`m^*(d) = A(\ln d)^k` and :math:`m^*(d) = B d^\alpha`; both have two parameters, so their
   residual sums of squares (in :math:`\ln m^*`) compare directly.
@@ -51,14 +51,38 @@ def wilson_interval(successes, trials, z=1.959963984540054):
     return lo, hi
 
 
-def threshold(grid, rates, target=0.95):
-    r"""Smallest grid value :math:`g` with success rate :math:`\ge` ``target`` *and* every larger
-    grid value also :math:`\ge` ``target`` (so a lucky small cell does not count).
+def isotonic(values, weights=None):
+    r"""Non-decreasing least-squares fit (pool-adjacent-violators) of ``values``.
+
+    Success probabilities are taken to be non-decreasing in ``m`` (or ``n``); the isotonic fit
+    pools neighbouring cells that violate this, so one noisy cell near the target neither
+    creates nor hides a threshold.
+    """
+    vals = [float(v) for v in values]
+    w = [1.0] * len(vals) if weights is None else [float(x) for x in weights]
+    if len(w) != len(vals) or any(x <= 0 for x in w):
+        raise InputError("isotonic: weights must be positive and match the values")
+    blocks = []  # [mean, weight, count]
+    for v, x in zip(vals, w):
+        blocks.append([v, x, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            m2, w2, c2 = blocks.pop()
+            m1, w1, c1 = blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, c1 + c2])
+    out = []
+    for mean, _, count in blocks:
+        out += [mean] * count
+    return out
+
+
+def threshold(grid, rates, target=0.95, weights=None):
+    r"""Smallest grid value whose *isotonic* (non-decreasing in the grid) success rate reaches
+    ``target`` (:func:`isotonic`, weighted by ``weights``, e.g. the seed counts).
 
     Args:
         grid: increasing values (``m`` or ``n``); rates: success rates, same length.
     Returns:
-        the threshold, or ``None`` when even the largest grid value misses the target.
+        the threshold, or ``None`` when the fitted rate stays below the target.
     """
     grid = [float(g) for g in grid]
     rates = [float(r) for r in rates]
@@ -68,13 +92,22 @@ def threshold(grid, rates, target=0.95):
         raise InputError(f"grid {grid} must be strictly increasing")
     if any(not (0.0 <= r <= 1.0) for r in rates):
         raise InputError(f"rates {rates} must lie in [0, 1]")
-    best = None
-    for g, r in zip(reversed(grid), reversed(rates)):
-        if r >= target:
-            best = g
-        else:
-            break
-    return best
+    fitted = isotonic(rates, weights)
+    for g, r in zip(grid, fitted):
+        if r >= target - 1e-12:
+            return g
+    return None
+
+
+def m_star_from_cells(cells, d, target=0.95, key="rate", size="m"):
+    """:func:`threshold` over the cells of one ``d`` (sweep cells with ``m`` or sample cells
+    with ``n``), weighted by their seed counts; ``key`` picks the rate."""
+    row = sorted((c for c in cells if c["d"] == d and size in c), key=lambda c: c[size])
+    if not row:
+        return None
+    t = threshold([c[size] for c in row], [c[key] for c in row], target,
+                  weights=[c["n_seeds"] for c in row])
+    return None if t is None else int(t)
 
 
 @dataclass(frozen=True)
@@ -150,5 +183,35 @@ def polylog_predict(fit: dict, d):
     return float(fit["coef"] * math.log(d) ** fit["exponent"])
 
 
-__all__ = ["wilson_interval", "threshold", "Fit", "fit_polylog", "fit_power", "compare_fits",
+def parameter_table(measured, fit=None, ds=(10**2, 10**3, 10**4, 10**5, 10**6, 10**7)):
+    r"""SX-7: trainable parameters of the two-head model, :math:`2m^*(d)`, against the
+    :math:`\ge d` weights of any FFNN whose first layer is dense (one hidden unit already reads all
+    :math:`d` inputs).
+
+    Args:
+        measured: dict ``d -> m*(d)`` (``None`` when not reached); fit: a polylog fit dict
+            (:func:`compare_fits`) used, rounded up, for ``d`` not measured; ds: rows.
+    Returns:
+        list of dicts ``d, m_star, source ("measured" | "extrapolated (polylog fit)" |
+        "not reached"), params_two_head, params_ffnn_min, ratio``.
+    """
+    rows = []
+    for d in ds:
+        if not isinstance(d, (int, np.integer)) or d < 2:
+            raise InputError(f"parameter_table: d = {d!r}; expected integers >= 2")
+        m = measured.get(d)
+        if m is not None:
+            src = "measured"
+        elif fit is not None and d not in measured:
+            m, src = int(math.ceil(polylog_predict(fit, d))), "extrapolated (polylog fit)"
+        else:
+            rows.append({"d": d, "m_star": None, "source": "not reached", "params_two_head": None,
+                         "params_ffnn_min": d, "ratio": None})
+            continue
+        rows.append({"d": d, "m_star": int(m), "source": src, "params_two_head": 2 * int(m),
+                     "params_ffnn_min": d, "ratio": 2 * int(m) / d})
+    return rows
+
+
+__all__ = ["parameter_table", "wilson_interval", "isotonic", "threshold", "m_star_from_cells", "Fit", "fit_polylog", "fit_power", "compare_fits",
            "polylog_predict"]

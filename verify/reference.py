@@ -13,13 +13,16 @@ population loss :math:`L = \mathbb{E}_{x\sim\{\pm1\}^d}[(f(x)-y)^2]`, whose clos
 How precision is kept
 ---------------------
 Near a solution :math:`L` can be :math:`10^{-20}` or :math:`10^{-60}`, and the expanded closed
-form above subtracts numbers near 1, losing :math:`\log_{10}(1/L)` digits. The reference
-therefore never evaluates it. Instead
+form above subtracts numbers near 1, losing :math:`\log_{10}(1/L)` digits. Therefore
 
-1. **Residual variables.** It writes :math:`\gamma = e_a + u`, :math:`\tilde\gamma = e_b + \tilde u`
-   (or the swapped assignment :math:`\gamma = e_b + u`, :math:`\tilde\gamma = e_a + \tilde u` when
-   that one is closer; :math:`L` is symmetric in :math:`a, b`). For softmax the residual is computed
-   from the logits without cancellation:
+0. **Exact logits.** Inputs are dyadic rationals (float64 / mpf), so :math:`z = V\theta` is
+   computed exactly (``Fraction``) once and rounded a single time at each working precision;
+   softmax differences :math:`z_j - z_{\max}` and, for linear attention, :math:`z_a - d` are
+   formed exactly before rounding.
+1. **Residual variables near a solution.** With the assignment :math:`\gamma \approx e_a`,
+   :math:`\tilde\gamma \approx e_b` (or the swapped one, whichever is closer; :math:`L` is
+   symmetric in :math:`a, b`) it writes :math:`\gamma = e_a + u`, :math:`\tilde\gamma = e_b + \tilde u`.
+   For softmax the residual is computed without cancellation:
    :math:`u_a = \gamma_a - 1 = -\sum_{j\ne a} e^{z_j - z_{\max}} / \sum_j e^{z_j - z_{\max}}`
    (log-sum-exp shift, so logits of size :math:`10^8` are fine), :math:`u_j = \gamma_j` otherwise.
 2. **Residual form.** With :math:`f - y = -x_a(\tilde u\cdot x) - x_b(u\cdot x) - (u\cdot x)(\tilde u\cdot x)`,
@@ -32,29 +35,34 @@ therefore never evaluates it. Instead
            + \|u\|^2\|\tilde u\|^2 + 2(u\cdot\tilde u)^2 - 2\sum_i u_i^2\tilde u_i^2 ,
 
    a polynomial without constant term (derived by sympy in :mod:`verify.derivation`; the
-   expressions evaluated here are the derived ones). The gradient
+   expressions evaluated here are the derived ones, lambdified). The gradient
    :math:`g = \partial L/\partial\gamma = \partial L/\partial u` likewise has no constant term.
    For softmax the quadratic part is a sum of non-negative terms (:math:`u_a, \tilde u_b \le 0`,
    all other residuals :math:`\ge 0`), so no digits are lost even at :math:`L = 10^{-60}`.
+   This form is used when :math:`|u_a|, |\tilde u_b| \le 1/2`; elsewhere (e.g. tiny weights,
+   where :math:`u_a \approx -1` would bury the information of :math:`\gamma_a` and the gradient
+   would cancel :math:`O(1)` terms) the derived closed form in :math:`\gamma` is evaluated.
 3. **Working precision with a check.** Everything is evaluated at ``dps + 15`` digits and again
-   at ``dps + 35``; when the two disagree beyond :math:`10^{-(dps+2)}` relative (possible only
-   through cancellation inherent in the inputs, e.g. linear attention or a gradient
-   :math:`V^\top w` whose terms cancel), the working precision is raised and both are redone.
-   The loss is accurate to ``dps`` digits relative; each gradient vector to ``dps`` digits
-   relative to its largest component.
+   at ``dps + 35``; when the two disagree beyond :math:`10^{-(dps+2)}` relative (cancellation
+   inherent in the inputs, e.g. a gradient :math:`V^\top w` whose terms cancel), the working
+   precision is doubled and both are redone. The loss is accurate to ``dps`` digits relative;
+   each gradient vector to ``dps`` digits relative to its largest component. (The check cannot
+   see information that both precisions round away identically; steps 0-2 are there so that
+   none is.)
 
-Inputs are converted exactly (a float64 is an exact binary number, so :math:`z = V\theta` is
-computed from the exact inputs). Returned ``mpf`` values carry ``dps`` digits; compare them
+Returned ``mpf`` values carry ``dps`` digits; compare them
 inside ``mpmath.workdps(dps)`` (the global ``mp.dps`` defaults to 15).
 """
 
 from __future__ import annotations
 
 import numbers
+from fractions import Fraction
 import operator
 from functools import lru_cache
 
 import mpmath
+from mpmath.libmp import from_rational, round_nearest
 
 from .errors import InputError
 
@@ -96,20 +104,26 @@ def _shape(x, name):
 
 
 def _scalar(x, name):
-    """One real entry, exactly (floats are exact binary numbers)."""
+    """One real entry as an exact ``Fraction`` (floats and mpf values are dyadic rationals)."""
     if isinstance(x, bool) or not isinstance(x, (numbers.Real, mpmath.mpf)):
         if hasattr(x, "item") and not isinstance(x, (list, tuple)):  # numpy / torch scalar
             return _scalar(x.item(), name)
         raise InputError(f"{name} = {x!r} is not a real number")
     if isinstance(x, numbers.Integral):
-        return int(x)
-    if isinstance(x, mpmath.mpf):
-        v = x
-    else:
-        v = float(x)
+        return Fraction(int(x))
+    v = x if isinstance(x, mpmath.mpf) else float(x)
     if not mpmath.isfinite(v):
         raise InputError(f"{name} is {v}; entries must be finite (no NaN or inf)")
-    return v
+    if isinstance(v, float):
+        return Fraction(v)
+    sign, man, exp, _ = v._mpf_  # man_exp drops the sign
+    man = -man if sign else man
+    return Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+
+
+def _mpf(q):
+    """A Fraction rounded once (to nearest) to the working precision."""
+    return mpmath.mpf(from_rational(q.numerator, q.denominator, mpmath.mp.prec, round_nearest))
 
 
 def _validate(V, theta, theta_tilde, support, attention, dps):
@@ -163,42 +177,50 @@ def _support(support, d):
 
 
 def _logits(rows, th):
-    return [mpmath.fsum(mpmath.mpf(v) * mpmath.mpf(t) for v, t in zip(row, th)) for row in rows]
+    """Exact logits z = V theta (Fractions): computed once, independent of the precision, so
+    that no information is lost before the attention map (e.g. z_a - d for linear attention)."""
+    return [sum((v * t for v, t in zip(row, th)), Fraction(0)) for row in rows]
 
 
 class _Weights:
     """Attention weights gamma and, for a chosen index, the residual gamma - e_index."""
 
-    def __init__(self, z, attention):
-        d = len(z)
+    def __init__(self, zq, attention):
+        d = len(zq)
         self.attention = attention
-        self.z = z
+        self.zq = zq
+        self.z = [_mpf(q) for q in zq]
         if attention == "softmax":
-            zmax = max(z)
-            self.e = [mpmath.exp(zi - zmax) for zi in z]  # log-sum-exp shift
+            zmax = max(zq)
+            self.e = [mpmath.exp(_mpf(q - zmax)) for q in zq]  # log-sum-exp shift, exact differences
             self.S = mpmath.fsum(self.e)
             self.gamma = [ei / self.S for ei in self.e]
         elif attention == "linear":
-            self.gamma = [zi / d for zi in z]
+            self.gamma = [_mpf(q / d) for q in zq]
         else:
-            self.gamma = [mpmath.erf(zi) / d for zi in z]
+            self.gamma = [mpmath.erf(zi) / d for zi in self.z]
 
     def residual(self, idx):
         u = list(self.gamma)
         if self.attention == "softmax":
             # 1 - gamma_idx = sum_{j != idx} gamma_j: no cancellation
             u[idx] = -mpmath.fsum(e for j, e in enumerate(self.e) if j != idx) / self.S
+        elif self.attention == "linear":
+            u[idx] = _mpf((self.zq[idx] - len(self.zq)) / len(self.zq))  # exact, then rounded once
         else:
             u[idx] = self.gamma[idx] - 1
         return u
 
-    def jvp_t(self, g, idx, u_idx):
+    def jvp_t(self, g, idx=None, u_idx=None):
         """(d gamma / d z)^T g (the Jacobian is symmetric for all three maps).
 
         Softmax: w_i = gamma_i (g_i - gamma.g). At the residual index ``idx`` (gamma_idx near 1)
         g_idx - gamma.g = (1 - gamma_idx) g_idx - sum_{j != idx} gamma_j g_j with
         1 - gamma_idx = -u_idx exact, so the O(u^2) result is not a difference of O(u) terms."""
         d = len(self.gamma)
+        if self.attention == "softmax" and idx is None:
+            s = mpmath.fsum(gi * gg for gi, gg in zip(g, self.gamma))
+            return [gg * (gi - s) for gi, gg in zip(g, self.gamma)]
         if self.attention == "softmax":
             rest = mpmath.fsum(gi * gg for j, (gi, gg) in enumerate(zip(g, self.gamma)) if j != idx)
             s = rest + self.gamma[idx] * g[idx]
@@ -221,33 +243,43 @@ def _invariants(u, ut, a, b):
     )
 
 
-@lru_cache(maxsize=1)
-def _derived():
-    """The residual loss and gradient, lambdified from the sympy derivation (cached)."""
-    from .derivation import residual_lambdas
+@lru_cache(maxsize=2)
+def _derived(form):
+    """The loss and gradient of ``form``, lambdified from the sympy derivation (cached)."""
+    from .derivation import form_lambdas
 
-    return residual_lambdas()
+    return form_lambdas(form)
 
 
-def _state(rows, th, tht, a, b, attention):
-    W = _Weights(_logits(rows, th), attention)
-    Wt = _Weights(_logits(rows, tht), attention)
+# Use the residual form when both heads are within this distance of their targets (there the
+# closed form would cancel); elsewhere the closed form in gamma, whose inputs are the weights
+# themselves (the residual form would lose the information of tiny weights in u_a = gamma_a - 1).
+_RESIDUAL_RADIUS = mpmath.mpf(1) / 2
+
+
+def _state(z, zt, a, b, attention):
+    """Weights, the vectors the chosen form is evaluated in, the (possibly swapped) support and
+    the form: ``"residual"`` (vectors u, u~) near the solution, else ``"gamma"``."""
+    W = _Weights(z, attention)
+    Wt = _Weights(zt, attention)
     # pick the assignment (gamma ~ e_a, gamma~ ~ e_b) or the swapped one, whichever is closer
     if W.gamma[a] + Wt.gamma[b] < W.gamma[b] + Wt.gamma[a]:
         a, b = b, a
     u, ut = W.residual(a), Wt.residual(b)
-    return W, Wt, u, ut, a, b
+    if max(abs(u[a]), abs(ut[b])) <= _RESIDUAL_RADIUS:
+        return W, Wt, u, ut, a, b, "residual"
+    return W, Wt, W.gamma, Wt.gamma, a, b, "gamma"
 
 
-def _loss_at(rows, th, tht, a, b, attention):
-    _, _, u, ut, a, b = _state(rows, th, tht, a, b, attention)
-    loss_fn, _ = _derived()
+def _loss_at(z, zt, a, b, attention):
+    _, _, u, ut, a, b, form = _state(z, zt, a, b, attention)
+    loss_fn, _ = _derived(form)
     return [loss_fn(**_invariants(u, ut, a, b))]
 
 
-def _grad_at(rows, th, tht, a, b, attention):
-    W, Wt, u, ut, a, b = _state(rows, th, tht, a, b, attention)
-    _, grad_fn = _derived()
+def _grad_at(rows, z, zt, a, b, attention):
+    W, Wt, u, ut, a, b, form = _state(z, zt, a, b, attention)
+    _, grad_fn = _derived(form)
     inv = _invariants(u, ut, a, b)
     d, m = len(rows), len(rows[0])
     g, gt = [], []
@@ -257,8 +289,8 @@ def _grad_at(rows, th, tht, a, b, attention):
         gt.append(gti)
     out = []
     for Wx, gx, idx, ux in ((W, g, a, u), (Wt, gt, b, ut)):
-        w = Wx.jvp_t(gx, idx, ux[idx])
-        out.append([mpmath.fsum(mpmath.mpf(rows[i][k]) * w[i] for i in range(d)) for k in range(m)])
+        w = Wx.jvp_t(gx, idx, ux[idx]) if form == "residual" else Wx.jvp_t(gx)
+        out.append([mpmath.fsum(_mpf(rows[i][k]) * w[i] for i in range(d)) for k in range(m)])
     return out[0] + out[1], m
 
 
@@ -323,8 +355,8 @@ def population_loss(V, theta, theta_tilde, support, attention="softmax", dps=50)
         NaN/inf, unknown attention, ``dps < 15``.
     """
     rows, th, tht, a, b, dps = _validate(V, theta, theta_tilde, support, attention, dps)
-    return _stable(lambda: _loss_at(rows, th, tht, a, b, attention), dps,
-                   lambda n: [(0, 1)])[0]
+    z, zt = _logits(rows, th), _logits(rows, tht)
+    return _stable(lambda: _loss_at(z, zt, a, b, attention), dps, lambda n: [(0, 1)])[0]
 
 
 def population_grad(V, theta, theta_tilde, support, attention="softmax", dps=50):
@@ -356,7 +388,8 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", dps=50)
     """
     rows, th, tht, a, b, dps = _validate(V, theta, theta_tilde, support, attention, dps)
     m = len(th)
-    r = _stable(lambda: _grad_at(rows, th, tht, a, b, attention)[0], dps,
+    z, zt = _logits(rows, th), _logits(rows, tht)
+    r = _stable(lambda: _grad_at(rows, z, zt, a, b, attention)[0], dps,
                 lambda n: [(0, m), (m, 2 * m)])
     return r[:m], r[m:]
 

@@ -389,6 +389,21 @@ def monte_carlo_K0(N: int, samples: int, seed: int = 0, z: float = 1.95996398454
     }
 
 
+def random_function_report(N_max: int = 16, samples: int = 1 << 16, seed: int = 2024,
+                           z: float = 1.959963984540054) -> dict:
+    """The SG-2 numbers in one JSON-ready dict: exact values for ``N <= 4`` (as strings and
+    floats), Monte Carlo rows for ``N = 1..N_max`` (seed ``seed + N``), the limit."""
+    exact = {}
+    for N in range(1, 5):
+        r = enumerate_random_functions(N)
+        exact[str(N)] = {"p_K0_ge_1": str(r["p_K0_ge_1"]), "p_float": float(r["p_K0_ge_1"]),
+                         "E_K0": str(r["E_K0"]), "Var_K0": str(r["E_K0_sq"] - 1),
+                         "functions": r["functions"]}
+    mc = {str(N): monte_carlo_K0(N, samples, seed=seed + N, z=z) for N in range(1, N_max + 1)}
+    return {"exact": exact, "monte_carlo": mc, "limit_1_minus_1_over_e": poisson_limit(50),
+            "E_K0": str(expected_K0()), "Var_K0": str(sp.factor(variance_K0()))}
+
+
 def poisson_limit(dps: int = 50) -> str:
     r""":math:`1 - 1/e` (the limit of :math:`P(K_0\ge 1)` if :math:`K_0` is asymptotically
     Poisson(1), consistent with :math:`E[K_0]=1`, :math:`\mathrm{Var}[K_0]\to 1`) as a decimal
@@ -405,5 +420,5 @@ __all__ = [
     "Case", "ProfileProof", "FORMS", "weight_sensitivity", "prove_parity", "prove_sparse_parity",
     "prove_dictator", "prove_majority", "majority_claim", "prove_all", "formula_profile",
     "expected_K0", "variance_K0", "variance_K0_claim", "enumerate_random_functions",
-    "wilson_interval", "monte_carlo_K0", "poisson_limit",
+    "wilson_interval", "monte_carlo_K0", "poisson_limit", "random_function_report",
 ]

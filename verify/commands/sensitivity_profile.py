@@ -198,6 +198,11 @@ def _print(result):
 
 def draw_histogram(result, path):
     """Bar chart of ``K_k / 2^N`` against ``k`` (atomic write, format from the suffix)."""
+    return draw_profiles([result], path)
+
+
+def draw_profiles(results, path, ncols=None):
+    """One bar chart of ``K_k / 2^N`` per result (a dict of :func:`_summarise`), atomic."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -208,18 +213,40 @@ def draw_histogram(result, path):
     suffix = Path(path).suffix.lower()
     if suffix not in (".png", ".pdf", ".svg"):
         raise InputError(f"--figure {str(path)!r}: expected a .png, .pdf or .svg file name")
-    N = result["N"]
-    fig, ax = plt.subplots(figsize=(6, 3.2))
-    ks = list(range(N + 1))
-    ax.bar(ks, result["fractions"], color="tab:blue")
-    ax.set_xlabel("sensitivity k")
-    ax.set_ylabel(r"$K_k / 2^N$")
-    ax.set_title(f"{result['label']}, N = {N}: as(f) = {result['average_sensitivity']:.4g}, "
-                 f"K_0 = {result['K0']}", fontsize=9)
-    ax.set_xlim(-0.6, N + 0.6)
+    n = len(results)
+    ncols = ncols or min(n, 2)
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6 * ncols, 3.2 * nrows), squeeze=False)
+    for ax, result in zip(axes.flat, results):
+        N = result["N"]
+        ax.bar(list(range(N + 1)), result["fractions"], color="tab:blue")
+        ax.set_xlabel("sensitivity k")
+        ax.set_ylabel(r"$K_k / 2^N$")
+        ax.set_title(f"{result['label']}, N = {N}: as(f) = {result['average_sensitivity']:.4g}, "
+                     f"K_0 = {result['K0']}", fontsize=9)
+        ax.set_xlim(-0.6, N + 0.6)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
     fig.tight_layout()
     try:
         atomic_savefig(fig, path)
     finally:
         plt.close(fig)
     return path
+
+
+def docs_figure(stem="docs/figures/sg1_profiles", N=16):
+    """The profile figure of docs/results-boolean.md (PNG and PDF): MAJORITY, PARITY,
+    3-sparse parity, FIRST and a random function at ``N``; also returns the summaries."""
+    from numeric.boolean import truth_table
+    from numeric.sensitivity import profile
+
+    specs = [("majority", {}), ("parity", {}), ("sparse_parity", {"S": [0, 5, 11]}),
+             ("first", {}), ("random", {"seed": 0}), ("sparse_majority", {"S": [0, 1, 2, 3, 4]})]
+    results = []
+    for name, params in specs:
+        label = name + "".join(f" {k}={v}" for k, v in params.items())
+        results.append(_summarise(profile(truth_table(name, N, **params)), label))
+    for ext in (".png", ".pdf"):
+        draw_profiles(results, f"{stem}{ext}")
+    return results

@@ -189,7 +189,7 @@ def _table(results):
             ci = "exact"
         else:
             lo, hi = r.accuracy_ci
-            ci = f"{lo:.3f}-{hi:.3f}"
+            ci = f"{lo:.4f}-{hi:.4f}"
         row = [r.target, str(r.N), str(r.seed), f"{r.accuracy:.4f}", ci]
         if held_any:
             row.append("-" if r.held_out_accuracy is None else f"{r.held_out_accuracy:.4f}")
@@ -247,7 +247,8 @@ def draw_profiles(dicts, path):
                        label=f"seed {d['seed']} (acc {d['accuracy']:.3f})")
             from numeric.train import target_profile_fraction
 
-            ax.plot(ks, target_profile_fraction(t, N), "k_", ms=9, mew=1.5, label="target")
+            tk = [(k, f) for k, f in zip(ks, target_profile_fraction(t, N)) if f > 0]
+            ax.plot([k for k, _ in tk], [f for _, f in tk], "k_", ms=10, mew=1.8, label="target")
             ax.set_ylim(0, 1.05)
             ax.set_xlim(-0.6, N + 0.6)
             exact = runs and runs[0]["profile_exact"]
@@ -257,7 +258,7 @@ def draw_profiles(dicts, path):
                 ax.set_ylabel("fraction of strings")
             if i == len(targets) - 1:
                 ax.set_xlabel("sensitivity k")
-            ax.legend(fontsize=6, loc="upper right")
+            ax.legend(fontsize=6, loc="best")
     fig.suptitle("Sensitivity profiles after training (black: target's profile, dashed: as(target)); "
                  "as formalised in boolverify",
                  fontsize=10)

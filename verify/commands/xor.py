@@ -107,6 +107,7 @@ def register(sub):
     c.add_argument("--d", type=int, default=1000)
     c.add_argument("--m", type=int, default=32)
     c.add_argument("--seeds", type=int, default=50)
+    c.add_argument("--train-seeds", type=int, help="seeds for the T-step runs (default: all)")
     c.add_argument("--steps", type=int, default=2000)
     _common(c)
     c.set_defaults(func=_compare)
@@ -180,9 +181,9 @@ def _sweep(args):
     from rich.console import Console
     from rich.table import Table
 
-    from numeric.sweep import m_star, run_sweep
+    from numeric.sweep import run_sweep
 
-    from ..fits import compare_fits, wilson_interval
+    from ..fits import compare_fits, m_star_from_cells, wilson_interval
 
     with _progress() as prog:
         task = prog.add_task("sweep", total=1)
@@ -199,9 +200,9 @@ def _sweep(args):
     con = Console()
     con.print(t)
     ds_sorted = sorted(set(ds))
-    ms_star = {d: m_star(cells, d) for d in ds_sorted}
-    ms_lim = {d: m_star(cells, d, limit=True) for d in ds_sorted}
-    con.print("m*(d) (success >= 0.95): " + ", ".join(f"d={d}: {ms_star[d]} (eta->inf {ms_lim[d]})" for d in ds_sorted))
+    ms_star = {d: m_star_from_cells(cells, d) for d in ds_sorted}
+    ms_lim = {d: m_star_from_cells(cells, d, key="rate_limit") for d in ds_sorted}
+    con.print("m*(d) (isotonic success >= 0.95): " + ", ".join(f"d={d}: {ms_star[d]} (eta->inf {ms_lim[d]})" for d in ds_sorted))
     known = [d for d in ds_sorted if ms_star[d] is not None]
     if len(known) >= 2:
         fits = compare_fits(known, [ms_star[d] for d in known])
@@ -230,26 +231,25 @@ def _samples(args):
 
     from numeric.sweep import run_samples
 
-    from ..fits import fit_power, threshold, wilson_interval
+    from ..fits import fit_power, m_star_from_cells, wilson_interval
 
     with _progress() as prog:
         task = prog.add_task("samples", total=1)
         cells = run_samples(ds, {d: ns for d in ds}, args.m, args.seeds, c=args.c, eps=args.eps,
                             out=args.out, progress=_callback(prog, task))
     t = Table(title=f"empirical-gradient step, m = {args.m} (as formalised in boolverify)")
-    for col in ("d", "n", "seeds", "success", "95% Wilson CI", "s"):
+    for col in ("d", "n", "seeds", "success", "95% Wilson CI", "pop. success", "given pop.", "s"):
         t.add_column(col, justify="right")
     for c in cells:
         lo, hi = wilson_interval(c["successes"], c["n_seeds"])
         t.add_row(str(c["d"]), str(c["n"]), str(c["n_seeds"]), f"{c['rate']:.3f}", f"[{lo:.3f}, {hi:.3f}]",
+                  f"{c['population_successes']}/{c['n_seeds']}", f"{c['rate_given_population']:.3f}",
                   f"{c['seconds']:.1f}")
     con = Console()
     con.print(t)
-    nstar = {}
-    for d in sorted(set(ds)):
-        row = sorted((c for c in cells if c["d"] == d), key=lambda c: c["n"])
-        nstar[d] = threshold([c["n"] for c in row], [c["rate"] for c in row])
-    con.print("n*(d): " + ", ".join(f"d={d}: {v if v is None else int(v)}" for d, v in nstar.items()))
+    # n*(d): samples for the empirical step to reproduce a successful population step in >= 95%
+    nstar = {d: m_star_from_cells(cells, d, key="rate_given_population", size="n") for d in sorted(set(ds))}
+    con.print("n*(d) (given population success): " + ", ".join(f"d={d}: {v if v is None else int(v)}" for d, v in nstar.items()))
     known = [d for d in nstar if nstar[d] is not None]
     if len(known) >= 2:
         fit = fit_power(known, [nstar[d] for d in known])
@@ -278,12 +278,13 @@ def _compare(args):
 
     with _progress() as prog:
         task = prog.add_task("compare", total=1)
-        res = compare(args.d, args.m, args.seeds, steps=args.steps, eps=args.eps, c=args.c,
+        res = compare(args.d, args.m, args.seeds, train_seeds=args.train_seeds, steps=args.steps, eps=args.eps, c=args.c,
                       progress=_callback(prog, task))
     V, _, _ = make_instances(args.d, args.m, [0])
     res["linear_bound"] = linear_attention_loss_bound(V[0].numpy(), cell_support(args.d, 1, args.m))
     res["erf_bound"] = erf_attention_loss_bound(args.d)
-    t = Table(title=f"d = {args.d}, m = {args.m}, {args.seeds} seeds, T = {args.steps} "
+    t = Table(title=f"d = {args.d}, m = {args.m}, {args.seeds} seeds (training: "
+                    f"{res['config']['train_seeds']}), T = {args.steps} "
                     "(as formalised in boolverify)")
     for col in ("attention", "1-step median L", "1-step L<1e-6", "1-step success",
                 "GD median L(T)", "GD success", "Adam median L(T)", "Adam success"):

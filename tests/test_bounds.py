@@ -1,0 +1,115 @@
+"""Tests of verify.bounds (50-digit bounds of paper B)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numeric.transformer import BooleanTransformer, TransformerConfig
+from verify.bounds import (
+    blowup_bound, bounds_report, crossover, crossover_direct, n_params, packing_crossover,
+    packing_log2_bound, theorem_exponent,
+)
+from verify.errors import InputError
+
+
+def test_theorem_exponent():
+    assert theorem_exponent(64, 2) == Fraction(43, 4)
+    assert theorem_exponent(11, 1) == 0
+    assert theorem_exponent(2, 3) == Fraction(1, 6) - 5
+    for bad in [(1, 2), (64, 0), (64.0, 2), (True, 2)]:
+        with pytest.raises(InputError):
+            theorem_exponent(*bad)
+
+
+def _float_scan(a, limit=20000):
+    """Independent float check: 1 + the last N <= limit with N^a >= 2^N."""
+    last = 0
+    for N in range(1, limit):
+        if a * math.log(N) >= N * math.log(2):
+            last = N
+    return last + 1
+
+
+@pytest.mark.parametrize("a", [-3, 0, Fraction(1, 4), 1.8, 1.9, Fraction(11, 4), Fraction(43, 4), 117 / 2, 500])
+def test_crossover_regimes_and_direct_evaluation(a):
+    c = crossover(a)
+    assert c["agree"]
+    assert c["N_star"] == _float_scan(float(a))
+    af = float(a)
+    if af <= 0:
+        assert c["regime"] == "a<=0" and c["N_star"] == 1
+    elif af < math.e * math.log(2):
+        assert c["regime"] == "no-crossing" and c["N_star"] == 1
+    else:
+        assert c["regime"] == "two-crossings"
+        with mpmath.workdps(50):
+            for root in (c["N_upper"], c["N_lower"]):
+                af_m = mpmath.mpf(Fraction(a).numerator) / Fraction(a).denominator
+                assert abs(af_m * mpmath.log(root) - root * mpmath.log(2)) < mpmath.mpf(10) ** -40 * root
+            assert c["N_lower"] < af / math.log(2) < c["N_upper"]
+
+
+@settings(max_examples=40)
+@given(st.fractions(min_value=Fraction(-10), max_value=Fraction(300), max_denominator=64))
+def test_crossover_lambert_equals_direct(a):
+    c = crossover(a)
+    assert c["N_star"] == crossover_direct(a) == _float_scan(float(a), limit=4000)
+
+
+def test_crossover_bad_input():
+    for bad in [float("nan"), float("inf"), "x", None]:
+        with pytest.raises(InputError):
+            crossover(bad)
+
+
+def test_blowup_bound():
+    assert blowup_bound(0.25, 4) == 81  # (1 + 2)^4 exactly
+    with mpmath.workdps(50):
+        v = blowup_bound(mpmath.mpf("1e-5"), 4)
+        assert abs(v - (1 + 1 / mpmath.sqrt(mpmath.mpf("1e-5"))) ** 4) < mpmath.mpf(10) ** -35 * v
+    with pytest.raises(InputError, match="eps = 0"):
+        blowup_bound(0.0, 4)
+    for eps, Lp in [(-1e-3, 4), (float("nan"), 4), (0.1, 0)]:
+        with pytest.raises(InputError):
+            blowup_bound(eps, Lp)
+
+
+@pytest.mark.parametrize("D,L,F,N_max", [(8, 1, None, 5), (16, 2, 24, 64), (64, 2, None, 64), (6, 3, 7, 10)])
+def test_n_params_counts_every_parameter(D, L, F, N_max):
+    cfg = TransformerConfig(D=D, L=L, H=2, F=F, N_max=N_max)
+    model = BooleanTransformer(cfg)
+    total = sum(p.numel() for p in model.parameters())
+    assert n_params(D, L, F, N_max) == cfg.n_params == total
+
+
+def test_packing_bound_and_crossover():
+    M, C, diam, xi = 1000, 1e6, 2.0, 0.1
+    lb = packing_log2_bound(M, C, diam, xi)
+    assert abs(float(lb) - M * math.log2(1 + C * diam / xi)) < 1e-9 * float(lb)
+    p = packing_crossover(M, C, diam, xi)
+    N = p["N_star"]
+    assert p["checked"] and 2.0**N > float(lb) >= 2.0 ** (N - 1)
+    # exact power of two: log2 bound = 2^k needs N = k + 1 (strict inequality)
+    p2 = packing_crossover(16, 1.0, 1.0, 1.0)  # 16 * log2(2) = 16 = 2^4
+    assert p2["N_star"] == 5
+    for bad in [dict(M=0), dict(xi=0), dict(C_lip=-1), dict(diam=float("inf"))]:
+        kw = dict(M=M, C_lip=C, diam=diam, xi=xi) | bad
+        with pytest.raises(InputError):
+            packing_crossover(**kw)
+
+
+def test_bounds_report():
+    r = bounds_report(64, 2)
+    assert r["a"] == "43/4" and r["N_star"] == r["N_star_direct"] == 65 and r["agree"]
+    assert r["M"] == n_params(64, 2)
+    assert [row["N_star"] for row in r["packing"]] == sorted(row["N_star"] for row in r["packing"])
+    r0 = bounds_report(16, 2, eps=0.0)
+    assert r0["regime"] == "a<=0" and "unbounded" in r0["blowup_bound"]
+    with pytest.raises(InputError):
+        bounds_report(64, 2, xi=-1)

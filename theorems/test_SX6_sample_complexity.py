@@ -1,0 +1,62 @@
+"""SX-6: finite samples (as formalised in boolverify). The one step with the empirical gradient
+on n i.i.d. samples reproduces the population step once n >= n*(d); the proof's
+n = Omega(d^4 polylog d) is sufficient but loose, so the measured exponent of n*(d) lies below 4.
+
+n*(d): the smallest n on the grid whose isotonic rate of "empirical step succeeds, given that the
+population step on the same instance succeeds" reaches 0.95 (conditioning removes the population
+step's own failures, ~5% at small d). m = 32, eta = 10 d^2 sqrt(m) ln d, eps = 0.01.
+
+The seed's "empirically O(d)" is NOT asserted: at fixed m the measured exponent is close to 2
+(recorded in the evidence; see docs/results-paper-a.md).
+"""
+
+import math
+import os
+
+import pytest
+import torch
+
+from numeric.sweep import run_samples
+from verify.fits import fit_power, m_star_from_cells
+
+pytestmark = pytest.mark.claim("SX-6")
+
+
+def _nstar(cells, ds):
+    return {d: m_star_from_cells(cells, d, key="rate_given_population", size="n") for d in ds}
+
+
+def test_sample_complexity_fast(evidence):
+    torch.set_num_threads(1)
+    ds = [16, 32]
+    ks = (2, 4, 8, 16, 32, 64)
+    cells = run_samples(ds, {d: [k * d * d for k in ks] for d in ds}, 32, 30)
+    ns = _nstar(cells, ds)
+    evidence["n_star"] = {str(d): v for d, v in ns.items()}
+    evidence["rates_given_population"] = {f"{c['d']},{c['n']}": c["rate_given_population"] for c in cells}
+    assert all(v is not None for v in ns.values())
+    # too few samples fail: the threshold is not at the bottom of the grid
+    assert all(ns[d] > 2 * d * d for d in ds)
+    expo = math.log(ns[32] / ns[16]) / math.log(2)
+    evidence["two_point_exponent"] = expo
+    assert expo < 4  # the proof's d^4 rate is loose
+
+
+@pytest.mark.slow
+def test_sample_complexity_full(evidence, tmp_path):
+    torch.set_num_threads(1)
+    out = os.environ.get("BOOLVERIFY_XOR_SAMPLES_FILE") or tmp_path / "samples.json"
+    plan = [(16, (1, 2, 4, 8, 16, 32, 64), 40), (32, (2, 4, 8, 16, 32, 64), 40),
+            (64, (4, 8, 16, 32, 64), 40), (128, (16, 32, 64), 20)]
+    cells = []
+    for d, ks, S in plan:
+        cells += run_samples([d], {d: [k * d * d for k in ks]}, 32, S, out=out)
+    ds = [p[0] for p in plan]
+    ns = _nstar(cells, ds)
+    known = [d for d in ds if ns[d] is not None]
+    evidence["n_star"] = {str(d): v for d, v in ns.items()}
+    assert len(known) >= 3
+    fit = fit_power(known, [ns[d] for d in known])
+    evidence["fit"] = fit.as_dict()
+    evidence["proof_exponent"] = 4
+    assert fit.exponent < 4
