@@ -14,7 +14,7 @@ from .sensitivity import (  # noqa: E402
 # paper-B transformer (issue 6)
 from .transformer import (  # noqa: E402
     SCHEMES, BooleanTransformer, TransformerConfig, boolean_table, evaluate_all,
-    initialize_, margin_recognition, max_influence, model_profile, random_model,
+    initialize_, margin_recognition, max_influence, model_profile, random_model, random_profiles,
 )
 
 # training on Boolean targets (SG-8); the entry point is numeric.train.train (the module

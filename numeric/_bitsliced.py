@@ -27,6 +27,23 @@ _M = [np.uint64(m) for m in (
 
 MIN_N = 6  # at least one full word
 
+# popcount per byte, for numpy < 2.0 (no np.bitwise_count)
+_POP8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def popcount_sum(a: np.ndarray, u8: np.ndarray | None = None) -> int:
+    """Number of set bits in a ``uint64`` array (``np.bitwise_count`` when numpy has it)."""
+    if hasattr(np, "bitwise_count"):
+        if u8 is None:
+            return int(np.bitwise_count(a).sum(dtype=np.int64))
+        np.bitwise_count(a, out=u8)
+        return int(u8.sum(dtype=np.int64))
+    return _popcount_sum_lut(a)
+
+
+def _popcount_sum_lut(a: np.ndarray) -> int:
+    return int(_POP8[np.ascontiguousarray(a).view(np.uint8)].sum(dtype=np.int64))
+
 
 class _Adder:
     """Carry-save accumulation of bit planes into a binary counter (≤ 2 pending per level)."""
@@ -89,8 +106,7 @@ def profile_counts(t: np.ndarray, N: int, chunk_log: int = 20) -> list[int]:
     conj = np.empty((N + 1, W), np.uint64)  # AND of the digit planes of v, per v
 
     def popcount(a):
-        np.bitwise_count(a, out=u8)
-        return int(u8.sum(dtype=np.int64))
+        return popcount_sum(a, u8)
 
     for j in range(words.shape[0]):
         x = words[j]

@@ -478,7 +478,7 @@ def train(
             held = float(correct[mask].double().mean())
         from .sensitivity import profile as _profile
 
-        K = [int(k) for k in _profile(truth)]  # BROKEN
+        K = [int(k) for k in _profile(table)]
         frac = [k / 2**N for k in K]
         prof_ci, prof_n = None, 2**N
         mean_s = sum(k * c for k, c in enumerate(K)) / 2**N

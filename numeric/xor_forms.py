@@ -168,7 +168,7 @@ class _State:
         # t = 1 - pab - pba from the complements of the closer assignment
         t_ab = ca[..., 0] + g1a * cb[..., 1] - pba    # head 1 ~ e_a, head 2 ~ e_b
         t_ba = cb[..., 0] + g1b * ca[..., 1] - pab    # swapped
-        self.t = torch.where(pab >= pba, t_ab, t_ba)
+        self.t = 1 - pab - pba   # BROKEN ON PURPOSE
 
     def loss(self):
         N1, N2 = self.N[..., 0], self.N[..., 1]

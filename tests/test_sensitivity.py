@@ -249,3 +249,16 @@ def test_cuda_profile_equals_cpu():
         assert Kc.device.type == "cuda" and Kc.cpu().tolist() == profile(t).tolist()
         assert sensitivity(t.cuda()).cpu().tolist() == sensitivity(t).tolist()
     assert fourier_average_sensitivity(t.cuda(), exact=True) == fourier_average_sensitivity(t, exact=True)
+
+
+def test_profile_without_numpy_bitwise_count(monkeypatch):
+    # numpy < 2.0 has no np.bitwise_count: the byte-table popcount must give the same profile
+    import numeric._bitsliced as bs
+
+    a = np.random.default_rng(0).integers(0, 2**63, size=1000, dtype=np.uint64)
+    assert bs._popcount_sum_lut(a) == sum(bin(int(v)).count("1") for v in a)
+    t = truth_table("random", 12, seed=4)
+    want = profile(t, method="bytes").tolist()
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    assert bs.popcount_sum(a) == bs._popcount_sum_lut(a)
+    assert profile(t, method="bitsliced", chunk_log=8).tolist() == want

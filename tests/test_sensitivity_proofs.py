@@ -112,3 +112,11 @@ def test_poisson_limit_digits():
 def test_bad_input(call, match):
     with pytest.raises(InputError, match=match):
         call()
+
+
+def test_monte_carlo_without_numpy_bitwise_count(monkeypatch):
+    import numpy as np
+
+    want = monte_carlo_K0(5, 64, seed=2)
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    assert monte_carlo_K0(5, 64, seed=2) == want

@@ -246,7 +246,8 @@ def test_cli_bad_input(argv, msg, capsys):
 
 def test_cli_run_writes_json_and_figures(tmp_path, capsys):
     js, png, pdf = tmp_path / "r.json", tmp_path / "p.png", tmp_path / "p.pdf"
-    rc = main(["sensitivity", "train", "--target", "majority,parity", "--N", "4,21", "--D", "4", "--L", "1",
+    rc = main(["sensitivity", "train", "--target", "majority,parity", "--N", "4,21",
+               "--D", "4", "--L", "1",
                "--steps", "5", "--test-samples", "256", "--profile-samples", "64",
                "--json", str(js), "--figure", str(png), "--figure", str(pdf)])
     out = capsys.readouterr().out
@@ -259,3 +260,12 @@ def test_cli_run_writes_json_and_figures(tmp_path, capsys):
     assert png.read_bytes()[:4] == b"\x89PNG" and pdf.read_bytes()[:4] == b"%PDF"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp files left
     assert math.isfinite(data["runs"][0]["final_loss"])
+
+
+@pytest.mark.gpu
+def test_cuda_run_matches_the_contract():
+    r = train("majority", 8, steps=100, device="cuda")
+    assert r.device.startswith("cuda") and r.accuracy == 1.0
+    assert sum(r.profile) == 2**8
+    s = train("majority", 22, steps=30, device="cuda", test_samples=512, profile_samples=64)
+    assert not s.accuracy_exact and 0 <= s.accuracy_ci[0] <= s.accuracy <= s.accuracy_ci[1] <= 1

@@ -13,6 +13,17 @@ from numeric.boolean import truth_table
 from numeric.sensitivity import min_sensitivity, profile
 from verify.sensitivity_proofs import FORMS, formula_profile, prove_dictator, prove_parity, prove_sparse_parity
 
+
+@pytest.fixture
+def one_thread():
+    """Single torch thread for the elementwise table work (much faster on a loaded 2-core
+    machine), restored afterwards so that later tests keep their setting."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
 IMPLICATION = (
     "Theorem 4.5 as formalised in boolverify (SG-6): with eps = 0 and parameters drawn from "
     "the initialisation distribution, for almost every parameter vector theta the Boolean "
@@ -43,8 +54,7 @@ def test_K0_is_zero_for_all_N_symbolically(evidence):
 
 
 @pytest.mark.claim("SG-7")
-def test_K0_is_zero_by_enumeration(evidence):
-    torch.set_num_threads(1)
+def test_K0_is_zero_by_enumeration(evidence, one_thread):
     rows = 0
     for N in range(1, 21):
         tables = {

@@ -118,12 +118,11 @@ FULL_N = (8, 16, 24)
 FULL_SEEDS = (0, 1, 2)
 
 
-@functools.lru_cache(maxsize=None)
 def _full(target, N, seed):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return train(target, N, seed=seed)  # defaults: 400 steps; N = 24 sampled
+        return train(target, N, seed=seed)  # defaults: 400 steps, float64; N = 24 sampled
     finally:
         torch.set_num_threads(threads)
 
@@ -132,16 +131,21 @@ def _full(target, N, seed):
 @pytest.mark.claim("SG-8")
 @pytest.mark.parametrize("target", ["majority", "first", "parity"])
 def test_full_sweep(target, evidence):
-    runs = [_full(target, N, s) for N in FULL_N for s in FULL_SEEDS]
-    _record(evidence, target, runs)
-    evidence["accuracy_ci"] = [list(r.accuracy_ci) for r in runs]
-    for r in runs:
-        lo, hi = r.accuracy_ci  # (acc, acc) when exact; 95% Wilson interval when sampled
-        if target in ("majority", "first"):
-            assert lo >= 0.98, (r.N, r.seed, r.accuracy_ci)
-        elif r.N >= 16:
-            assert hi <= 0.55, (r.N, r.seed, r.accuracy_ci)
-            assert r.mean_sensitivity <= r.N / 4
-            assert r.profile_fraction[0] >= 0.5
-        if r.N >= 16:
-            assert r.mean_sensitivity <= r.N / 4
+    """N in {8, 16, 24}, seeds 0-2, the defaults of numeric.train.train (the runs of
+    docs/data/sg8_training.json). Measured: MAJORITY and FIRST 1.0 everywhere (N = 24: Wilson
+    lower bound 0.9998 on 16384 strings); PARITY 0.83-1.0 at N = 8, 0.479-0.500 at N = 16,
+    0.4986-0.5001 at N = 24 (upper bounds <= 0.508); PARITY-trained as <= 0.67, K_0/2^N >= 0.90."""
+    evidence["runs"] = []
+    for N in FULL_N:
+        for s in FULL_SEEDS:
+            r = _full(target, N, s)
+            _record(evidence, "last", [r])
+            evidence["runs"].append(evidence.pop("last")[0] | {"accuracy_ci": list(r.accuracy_ci)})
+            lo, hi = r.accuracy_ci  # (acc, acc) when exact; 95% Wilson interval when sampled
+            if target in ("majority", "first"):
+                assert lo >= 0.98, (N, s, r.accuracy_ci)
+            elif N >= 16:
+                assert hi <= 0.55, (N, s, r.accuracy_ci)
+                assert r.profile_fraction[0] >= 0.5, (N, s, r.profile_fraction[0])
+            if N >= 16:
+                assert r.mean_sensitivity <= N / 4, (N, s, r.mean_sensitivity)

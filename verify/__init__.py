@@ -9,11 +9,15 @@ from .claims import CLAIMS, Claim, get_claim
 from .errors import InputError
 from .reference import population_grad, population_loss  # mpmath only; sympy loads lazily
 from .tolerances import TOLERANCES, Tolerance, assert_close, is_close, tolerance
+from .bounds import (  # paper-B bounds, mpmath only (issue 6)
+    blowup_bound, bounds_report, crossover, n_params, packing_crossover, theorem_exponent,
+)
 
 __all__ = [
     "CLAIMS", "Claim", "get_claim", "InputError",
     "TOLERANCES", "Tolerance", "assert_close", "is_close", "tolerance",
     "population_loss", "population_grad",
+    "blowup_bound", "bounds_report", "crossover", "n_params", "packing_crossover", "theorem_exponent",
 ]
 
 # Sensitivity-profile proofs (issue 5): sympy-heavy, so resolved on first access only.

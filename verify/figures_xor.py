@@ -178,4 +178,60 @@ def loss_curves(compare_result, stem):
     return _save(fig, stem)
 
 
-__all__ = ["success_heatmap", "mstar_plot", "nstar_plot", "attention_before_after", "loss_curves"]
+__all__ = ["success_heatmap", "mstar_plot", "nstar_plot", "attention_before_after", "loss_curves",
+           "render_from_data"]
+
+
+def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples=0.9):
+    """Draw every data-driven figure of paper A from the saved results files (those present).
+
+    Reads ``xor_sweep.json`` (heat maps, ``m*(d)`` with fits), ``xor_samples.json`` (``n*(d)``),
+    ``xor_compare.json`` (loss curves). Returns ``{name: [paths]}`` and the numbers drawn.
+    """
+    import json
+
+    from .fits import compare_fits, fit_power, m_star_from_cells
+
+    data_dir, fig_dir = Path(data_dir), Path(fig_dir)
+    drawn, numbers = {}, {}
+    p = data_dir / "xor_sweep.json"
+    if p.exists():
+        cells = json.loads(p.read_text())["cells"]
+        drawn["heatmap"] = success_heatmap(cells, fig_dir / "xor_success_heatmap")
+        drawn["heatmap_limit"] = success_heatmap(cells, fig_dir / "xor_success_heatmap_limit", limit=True)
+        ds = sorted({c["d"] for c in cells})
+        ms = {d: m_star_from_cells(cells, d) for d in ds}
+        ml = {d: m_star_from_cells(cells, d, key="rate_limit") for d in ds}
+        known = [d for d in ds if ms[d] is not None and ml[d] is not None]
+        numbers["m_star"], numbers["m_star_limit"] = ms, ml
+        if len(known) >= 2:
+            fits = compare_fits(known, [ms[d] for d in known])
+            numbers["fits"] = fits
+            numbers["fits_limit"] = compare_fits(known, [ml[d] for d in known])
+            drawn["mstar"] = mstar_plot(known, [ms[d] for d in known], fits, fig_dir / "xor_mstar",
+                                        mstar_limit=[ml[d] for d in known])
+    p = data_dir / "xor_samples.json"
+    if p.exists():
+        cells = json.loads(p.read_text())["cells"]
+        ds = sorted({c["d"] for c in cells})
+        ns = {d: m_star_from_cells(cells, d, target=level_samples, key="rate_given_population", size="n")
+              for d in ds}
+        numbers["n_star"] = ns
+        known = [d for d in ds if ns[d] is not None]
+        if len(known) >= 2:
+            fit = fit_power(known, [ns[d] for d in known]).as_dict()
+            numbers["n_star_fit"] = fit
+            drawn["nstar"] = nstar_plot(known, [ns[d] for d in known], fit, fig_dir / "xor_nstar")
+    p = data_dir / "xor_compare.json"
+    if p.exists():
+        drawn["loss_curves"] = loss_curves(json.loads(p.read_text()), fig_dir / "xor_loss_curves")
+    return drawn, numbers
+
+
+if __name__ == "__main__":  # python -m verify.figures_xor [data_dir fig_dir]
+    import json
+    import sys
+
+    drawn, numbers = render_from_data(*sys.argv[1:3])
+    print(json.dumps({"figures": {k: [str(p) for p in v] for k, v in drawn.items()}, "numbers": numbers},
+                     indent=1, default=str))

@@ -25,6 +25,10 @@ def atomic_path(path, suffix=None):
         prefix=f".{path.name}.", suffix=suffix if suffix is not None else path.suffix, dir=path.parent
     )
     os.close(fd)
+    # mkstemp creates 0600; give the final file the usual permissions (0666 minus umask)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
     try:
         yield Path(tmp)
         os.replace(tmp, path)

@@ -69,7 +69,9 @@ def linear_attention_loss_bound(V, support):
         V: embeddings ``(d, m)``, ``m < d``, ``m <= 64``; support: ``(a, b)``.
     Returns:
         dict with ``bound`` (the convex-relaxation minimum, a lower bound on the best loss),
-        ``rank`` (of ``V``) and ``argmin_trace`` (trace of the minimising ``M``).
+        ``rank`` (of ``V``), ``argmin_M`` (the minimising ``M = U A U^T``, ``(d, d)``, so that
+        ``matrix_form_loss(argmin_M) == bound`` can be checked independently) and
+        ``argmin_trace``.
     """
     V, a, b = _check(V, support)
     d, m = V.shape
@@ -78,7 +80,7 @@ def linear_attention_loss_bound(V, support):
     U = U[:, :r]
     W = np.einsum("ip,iq->ipq", U, U).reshape(d, r * r)
     vecI = np.eye(r).reshape(-1)
-    H = np.outer(vecI, vecI) + 2.0 * np.eye(r * r) - 2.0 * (W.T @ W)
+    H = np.outer(vecI, vecI) + 2.0 * np.eye(r * r)
     B = 0.5 * (np.outer(U[a], U[b]) + np.outer(U[b], U[a]))
     bv = B.reshape(-1)
     # H is PSD; the minimum 1 - 4 b^T H^+ b, through eigh (stable on a near-singular H).
@@ -87,7 +89,9 @@ def linear_attention_loss_bound(V, support):
     proj = Q[:, keep].T @ bv
     bound = 1.0 - 4.0 * float(proj @ (proj / w[keep]))
     x = 2.0 * Q[:, keep] @ (proj / w[keep])
-    return {"bound": bound, "rank": r, "argmin_trace": float(np.trace(x.reshape(r, r)))}
+    A = x.reshape(r, r)
+    return {"bound": bound, "rank": r, "argmin_trace": float(np.trace(A)),
+            "argmin_M": U @ (0.5 * (A + A.T)) @ U.T}
 
 
 def erf_attention_loss_bound(d):
@@ -96,6 +100,20 @@ def erf_attention_loss_bound(d):
     if not isinstance(d, (int, np.integer)) or d < 2:
         raise InputError(f"d = {d!r}; expected an integer >= 2")
     return (1.0 - 2.0 / d**2) ** 2
+
+
+def matrix_form_loss(M, support):
+    r""":math:`L(M) = (\operatorname{tr}M)^2 + 2\sum_{i\ne j}(M-E)_{ij}^2` for a symmetric ``M``
+    ``(d, d)`` (the loss of the quadratic-form predictor :math:`-x^\top M x`)."""
+    M = np.asarray(M, dtype=float)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        raise InputError(f"M has shape {M.shape}; expected a square matrix")
+    a, b = support
+    R = M.copy()
+    R[a, b] -= 0.5
+    R[b, a] -= 0.5
+    off = (R**2).sum() - (np.diag(R) ** 2).sum()
+    return float(np.trace(M) ** 2 + 2 * off)
 
 
 def quadratic_form_loss(gamma, gamma_tilde, support):
@@ -113,4 +131,5 @@ def quadratic_form_loss(gamma, gamma_tilde, support):
     return float(np.trace(M) ** 2 + 2 * off)
 
 
-__all__ = ["linear_attention_loss_bound", "erf_attention_loss_bound", "quadratic_form_loss"]
+__all__ = ["linear_attention_loss_bound", "erf_attention_loss_bound", "matrix_form_loss",
+           "quadratic_form_loss"]

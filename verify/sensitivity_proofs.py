@@ -379,8 +379,8 @@ def monte_carlo_K0(N: int, samples: int, seed: int = 0, z: float = 1.95996398454
             zv[:, 0, :] &= eq
             zv[:, 1, :] &= eq
         anyz = np.bitwise_or.reduce(Z)
-        hits += int(np.bitwise_count(anyz))
-        k0_total += int(np.bitwise_count(Z).sum(dtype=np.int64))
+        hits += _popcount(np.atleast_1d(anyz))
+        k0_total += _popcount(Z)
     n_f = batches * 64
     lo, hi = wilson_interval(hits, n_f, z)
     return {
@@ -402,6 +402,27 @@ def random_function_report(N_max: int = 16, samples: int = 1 << 16, seed: int = 
     mc = {str(N): monte_carlo_K0(N, samples, seed=seed + N, z=z) for N in range(1, N_max + 1)}
     return {"exact": exact, "monte_carlo": mc, "limit_1_minus_1_over_e": poisson_limit(50),
             "E_K0": str(expected_K0()), "Var_K0": str(sp.factor(variance_K0()))}
+
+
+_POP8 = None
+
+
+def _popcount(a) -> int:
+    """Set bits in a uint64 array; a byte table where numpy < 2.0 lacks ``bitwise_count``."""
+    import numpy as np
+
+    if hasattr(np, "bitwise_count"):
+        return int(np.bitwise_count(a).sum(dtype=np.int64))
+    return _popcount_lut(a)
+
+
+def _popcount_lut(a) -> int:
+    import numpy as np
+
+    global _POP8
+    if _POP8 is None:
+        _POP8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+    return int(_POP8[np.ascontiguousarray(a).view(np.uint8)].sum(dtype=np.int64))
 
 
 def poisson_limit(dps: int = 50) -> str:
