@@ -28,3 +28,8 @@ from .xor import (  # noqa: E402
     population_loss, sample_data, sample_embeddings, sample_init,
 )
 from .xor_metrics import limit_step_attention, step_metrics  # noqa: E402
+
+# paper-A experiments: CLS-token transformer, sweeps, attention baselines (issue 4)
+from .cls_transformer import CLSTransformer, cls_population_loss, cls_step  # noqa: E402
+from .sweep import load_results, make_instances, run_samples, run_sweep  # noqa: E402
+from .baselines import compare, train_entry  # noqa: E402

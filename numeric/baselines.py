@@ -19,8 +19,7 @@ import torch
 from verify.errors import InputError
 
 from . import xor
-from .attention import attention_weights
-from .xor_metrics import limit_step_attention, step_metrics
+from .xor_metrics import step_metrics
 from .sweep import cell_support, make_instances
 
 ATTENTIONS = ("softmax", "linear", "erf")
@@ -95,7 +94,34 @@ def _median(t):
     return float(t.median())
 
 
-def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=None, adam_lrs=(1e-3, 1e-2, 1e-1),
+def train_entry(V, theta0, theta_tilde0, support, attention, optimizer, lr, steps, eps=0.01,
+                record_every=10):
+    """One :func:`train` run summarised as in :func:`compare` (final-loss statistics, success of
+    the final parameters, median and 10/90% loss curves)."""
+    res = train(V, theta0, theta_tilde0, support, attention=attention, optimizer=optimizer,
+                steps=steps, lr=lr, record_every=record_every)
+    final = res["loss"][-1]
+    th, tt = res["theta"], res["theta_tilde"]
+    ok = torch.isfinite(th).all(-1)
+    th = torch.where(ok.unsqueeze(-1), th, theta0)
+    tt = torch.where(ok.unsqueeze(-1), tt, theta_tilde0)
+    met = step_metrics(V, th, tt, support, eps=eps, attention=attention, exact_sup=False)
+    succ = met["success"] & ok
+    return {
+        "lr": lr, "median_final_loss": _median(final), "min_final_loss": float(final.min()),
+        "frac_final_above_0.9": float((final > 0.9).double().mean()),
+        "frac_final_below_1e-6": float((final < 1e-6).double().mean()),
+        "frac_diverged": float((~ok).double().mean()),
+        "success_rate": float(succ.double().mean()),
+        "curve_steps": res["steps"],
+        "curve_median": res["loss"].median(dim=1).values.tolist(),
+        "curve_q10": res["loss"].quantile(0.1, dim=1).tolist(),
+        "curve_q90": res["loss"].quantile(0.9, dim=1).tolist(),
+    }
+
+
+def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=None,
+            adam_lrs=(1e-3, 1e-2, 1e-1),
             eps=0.01, c=10.0, seed_offset=0, record_every=10, progress=None):
     r"""Side-by-side one-step and ``steps``-step results of the three attention maps on the same
     instances (the SX-4 instances of cell ``(d, m)``).
@@ -126,7 +152,8 @@ def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=No
     runs = [(att, opt, lr) for att in ATTENTIONS for opt, lrs in (("gd", gd_lrs), ("adam", adam_lrs))
             for lr in lrs]
     total, done = len(runs) + len(ATTENTIONS), 0
-    out = {"config": {"d": d, "m": m, "n_seeds": n_seeds, "train_seeds": train_seeds, "steps": steps, "eta": eta, "eps": eps,
+    out = {"config": {"d": d, "m": m, "n_seeds": n_seeds, "train_seeds": train_seeds,
+                      "steps": steps, "eta": eta, "eps": eps,
                       "support": list(support), "gd_lrs": list(gd_lrs), "adam_lrs": list(adam_lrs)}}
     for att in ATTENTIONS:
         th1, tt1 = xor.one_step(V, th0, tt0, support, eta, attention=att)
@@ -145,31 +172,15 @@ def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=No
             progress(done, total, f"{att}: one step")
     V, th0, tt0 = V[:train_seeds], th0[:train_seeds], tt0[:train_seeds]
     for att, opt, lr in runs:
-        res = train(V, th0, tt0, support, attention=att, optimizer=opt, steps=steps, lr=lr,
-                    record_every=record_every)
-        final = res["loss"][-1]
-        entry = out[att].get(opt)
-        if entry is None or _median(final) < entry["median_final_loss"] or not math.isfinite(entry["median_final_loss"]):
-            th, tt = res["theta"], res["theta_tilde"]
-            ok = torch.isfinite(th).all(-1)
-            th = torch.where(ok.unsqueeze(-1), th, th0)
-            tt = torch.where(ok.unsqueeze(-1), tt, tt0)
-            met = step_metrics(V, th, tt, support, eps=eps, attention=att, exact_sup=False)
-            succ = met["success"] & ok
-            out[att][opt] = {
-                "lr": lr, "median_final_loss": _median(final), "min_final_loss": float(final.min()),
-                "frac_final_above_0.9": float((final > 0.9).double().mean()),
-                "frac_final_below_1e-6": float((final < 1e-6).double().mean()),
-                "success_rate": float(succ.double().mean()),
-                "curve_steps": res["steps"],
-                "curve_median": res["loss"].median(dim=1).values.tolist(),
-                "curve_q10": res["loss"].quantile(0.1, dim=1).tolist(),
-                "curve_q90": res["loss"].quantile(0.9, dim=1).tolist(),
-            }
+        entry = train_entry(V, th0, tt0, support, att, opt, lr, steps, eps, record_every)
+        best = out[att].get(opt)
+        if best is None or entry["median_final_loss"] < best["median_final_loss"] \
+                or not math.isfinite(best["median_final_loss"]):
+            out[att][opt] = entry
         done += 1
         if progress is not None:
             progress(done, total, f"{att}: {opt} lr={lr:.3g}")
     return out
 
 
-__all__ = ["ATTENTIONS", "train", "compare"]
+__all__ = ["ATTENTIONS", "train", "train_entry", "compare"]

@@ -30,7 +30,6 @@ import torch
 from verify.errors import InputError
 
 from . import xor
-from .attention import attention_weights
 from .xor_metrics import limit_step_attention, step_metrics
 
 _SCHEMA = "boolverify.xor-sweep/1"

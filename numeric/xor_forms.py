@@ -51,8 +51,10 @@ Three arrangements of the same quantity
    For softmax :math:`c_p = \sum_{j\ne p}\gamma_j` is a sum of positive terms, every term above
    is non-negative, and the last sum (computed as
    :math:`\|\gamma_R\|^2\|\tilde\gamma_R\|^2 + (\gamma_R\cdot\tilde\gamma_R)^2 - 2\sum_R\gamma_i^2\tilde\gamma_i^2`)
-   loses at most :math:`2\epsilon L`; so the relative error is a few ulps over the whole range,
-   with no switch to the expanded form needed.
+   loses at most :math:`2\epsilon L`; so the relative error is a few ulps of the weights over
+   the whole range (the weights themselves carry :math:`\approx\epsilon|z|` from rounding the
+   logits), with no switch to the expanded form needed: the grouping is exact everywhere and
+   never subtracts numbers of size 1 that the result does not contain.
 
 Gradient in weight space (SX-2): :math:`g_i = 2\gamma_i\|\tilde\gamma\|^2
 + 4(\gamma\cdot\tilde\gamma)\tilde\gamma_i - 4\gamma_i\tilde\gamma_i^2
@@ -168,7 +170,7 @@ class _State:
         # t = 1 - pab - pba from the complements of the closer assignment
         t_ab = ca[..., 0] + g1a * cb[..., 1] - pba    # head 1 ~ e_a, head 2 ~ e_b
         t_ba = cb[..., 0] + g1b * ca[..., 1] - pab    # swapped
-        self.t = 1 - pab - pba   # BROKEN ON PURPOSE
+        self.t = torch.where(pab >= pba, t_ab, t_ba)
 
     def loss(self):
         N1, N2 = self.N[..., 0], self.N[..., 1]

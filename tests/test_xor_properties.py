@@ -164,7 +164,7 @@ def supports(draw, d):
     return a, b + (b >= a)
 
 
-@settings(max_examples=40)
+@settings(max_examples=60)
 @given(d=dims, m=ms, seed=st.integers(0, 2**31 - 1), log_norm=st.floats(-2, 3),
        tilde=tildes, steps_c=steps, attention=attentions, data=st.data())
 @example(d=2, m=1, seed=0, log_norm=0.0, tilde="anti", steps_c=None, attention="softmax",

@@ -90,7 +90,8 @@ def test_bound_is_attained_at_zero_variance(evidence):
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()
-    T, beta = model(torch.tensor([[0, 1, 1, 0, 1]]), return_blowup=True)
+    with torch.no_grad():
+        T, beta = model(torch.tensor([[0, 1, 1, 0, 1]]), return_blowup=True)
     bound = float(blowup_bound(eps, 2 * L))
     assert abs(float(beta[0]) / bound - 1) <= RTOL
     d, bound_tiny, _ = _case(4, 2, L, eps, "uniform", 1e-9, 5, 6)

@@ -13,11 +13,19 @@ from .bounds import (  # paper-B bounds, mpmath only (issue 6)
     blowup_bound, bounds_report, crossover, n_params, packing_crossover, theorem_exponent,
 )
 
+from .fits import (  # paper-A sweep statistics, numpy only (issue 4)
+    compare_fits, fit_polylog, fit_power, isotonic, m_star_from_cells, parameter_table, threshold,
+    wilson_interval,
+)
+from .linear_bound import erf_attention_loss_bound, linear_attention_loss_bound  # (issue 4)
+
 __all__ = [
     "CLAIMS", "Claim", "get_claim", "InputError",
     "TOLERANCES", "Tolerance", "assert_close", "is_close", "tolerance",
     "population_loss", "population_grad",
     "blowup_bound", "bounds_report", "crossover", "n_params", "packing_crossover", "theorem_exponent",
+    "compare_fits", "fit_polylog", "fit_power", "isotonic", "m_star_from_cells", "parameter_table",
+    "threshold", "wilson_interval", "erf_attention_loss_bound", "linear_attention_loss_bound",
 ]
 
 # Sensitivity-profile proofs (issue 5): sympy-heavy, so resolved on first access only.

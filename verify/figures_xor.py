@@ -93,15 +93,20 @@ def mstar_plot(ds, mstar, fits, stem, mstar_limit=None):
             label=f"{pw['coef']:.3g} d^{pw['exponent']:.3f}  (RSS {pw['rss']:.2g})")
     ax.set_xscale("log")
     ax.set_yscale("log", base=2)
+    ticks = sorted(set(mstar) | set(mstar_limit or []))
+    ax.set_yticks(ticks, [str(t) for t in ticks])
+    ax.minorticks_off()
+    ax.set_xticks(lnd, [f"{x:.1f}\n(d=1e{math.log10(d):.0f})" for x, d in zip(lnd, ds)], fontsize=7)
     ax.set_xlabel("ln d")
     ax.set_ylabel("m*(d)")
-    ax.set_title(f"smallest m with success >= 0.95\n{_NOTE}", fontsize=9)
+    ax.set_title(f"smallest m with (isotonic) success >= 0.95\n{_NOTE}", fontsize=9)
     ax.legend(fontsize=7)
     return _save(fig, stem)
 
 
-def nstar_plot(ds, nstar, fit, stem):
-    """``n*(d)`` (log-log) with its power fit and the proof's ``d^4`` slope for reference."""
+def nstar_plot(ds, nstar, fit, stem, level=0.95):
+    """``n*(d)`` (log-log) with its power fit and the proof's ``d^4`` slope for reference;
+    ``level`` is the success level that defines ``n*`` (for the title)."""
     if len(ds) != len(nstar) or not ds:
         raise InputError("nstar_plot: ds and nstar must be non-empty and of equal length")
     plt = _plt()
@@ -117,7 +122,8 @@ def nstar_plot(ds, nstar, fit, stem):
     ax.set_ylim(min(nstar) / 4, max(nstar) * 8)
     ax.set_xlabel("d")
     ax.set_ylabel("n*(d)")
-    ax.set_title(f"samples for 95% one-step success\n{_NOTE}", fontsize=9)
+    ax.set_title(f"samples n*(d) for the empirical step to reproduce a successful population\n"
+                 f"step in >= {100 * level:.0f}% of seeds, m = 32 ({_NOTE})", fontsize=8)
     ax.legend(fontsize=7)
     return _save(fig, stem)
 
@@ -154,27 +160,35 @@ def loss_curves(compare_result, stem):
     """Median loss (10-90% band) over GD/Adam steps for softmax, linear and erf attention
     (the dict of :func:`numeric.baselines.compare`)."""
     plt = _plt()
-    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6), sharey=True)
-    for ax, opt in zip(axes, ("gd", "adam")):
-        for k, att in enumerate(("softmax", "linear", "erf")):
-            r = compare_result.get(att, {}).get(opt)
-            if r is None:
-                continue
-            st = [max(s, 0.5) for s in r["curve_steps"]]  # step 0 drawn at 0.5 on the log axis
-            med = [max(v, 1e-30) for v in r["curve_median"]]
-            ax.plot(st, med, color=f"C{k}", label=f"{att} (lr {r['lr']:.2g})")
-            ax.fill_between(st, [max(v, 1e-30) for v in r["curve_q10"]],
-                            [max(v, 1e-30) for v in r["curve_q90"]], color=f"C{k}", alpha=0.2)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.axhline(0.9, color="gray", ls=":", lw=0.8)
-        ax.set_xlabel("step (step 0 at 0.5)")
-        ax.set_title(opt.upper(), fontsize=9)
-        ax.legend(fontsize=7)
-    axes[0].set_ylabel("population loss")
+    fig, axes = plt.subplots(2, 2, figsize=(9.5, 6.4), sharex=True)
+    for col, opt in enumerate(("gd", "adam")):
+        for row in range(2):
+            ax = axes[row][col]
+            # row 0: all three maps, log scale (losses of 0 drawn at 1e-30);
+            # row 1: linear and erf only, linear scale near 1, where they stay
+            for k, att in enumerate(("softmax", "linear", "erf")):
+                r = compare_result.get(att, {}).get(opt)
+                if r is None or (row == 1 and att == "softmax"):
+                    continue
+                st = [max(s, 0.5) for s in r["curve_steps"]]  # step 0 drawn at 0.5 (log axis)
+                clip = (lambda v: max(v, 1e-30)) if row == 0 else (lambda v: v)
+                ax.plot(st, [clip(v) for v in r["curve_median"]], color=f"C{k}",
+                        label=f"{att} (lr {r['lr']:.2g})")
+                ax.fill_between(st, [clip(v) for v in r["curve_q10"]], [clip(v) for v in r["curve_q90"]],
+                                color=f"C{k}", alpha=0.2)
+            ax.set_xscale("log")
+            if row == 0:
+                ax.set_yscale("log")
+                ax.set_title(opt.upper(), fontsize=9)
+            else:
+                ax.set_xlabel("step (step 0 at 0.5)")
+            ax.axhline(0.9, color="gray", ls=":", lw=0.8)
+            ax.legend(fontsize=7)
+        axes[0][col].set_ylabel("population loss (log)")
+        axes[1][col].set_ylabel("population loss, linear & erf")
     cfg = compare_result.get("config", {})
-    fig.suptitle(f"d = {cfg.get('d')}, m = {cfg.get('m')}, {cfg.get('n_seeds')} seeds ({_NOTE})",
-                 fontsize=9)
+    fig.suptitle(f"d = {cfg.get('d')}, m = {cfg.get('m')}, {cfg.get('train_seeds', cfg.get('n_seeds'))} "
+                 f"seeds, median and 10-90% band ({_NOTE})", fontsize=9)
     return _save(fig, stem)
 
 
@@ -221,7 +235,8 @@ def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples
         if len(known) >= 2:
             fit = fit_power(known, [ns[d] for d in known]).as_dict()
             numbers["n_star_fit"] = fit
-            drawn["nstar"] = nstar_plot(known, [ns[d] for d in known], fit, fig_dir / "xor_nstar")
+            drawn["nstar"] = nstar_plot(known, [ns[d] for d in known], fit, fig_dir / "xor_nstar",
+                                        level=level_samples)
     p = data_dir / "xor_compare.json"
     if p.exists():
         drawn["loss_curves"] = loss_curves(json.loads(p.read_text()), fig_dir / "xor_loss_curves")

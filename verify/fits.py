@@ -213,5 +213,5 @@ def parameter_table(measured, fit=None, ds=(10**2, 10**3, 10**4, 10**5, 10**6, 1
     return rows
 
 
-__all__ = ["parameter_table", "wilson_interval", "isotonic", "threshold", "m_star_from_cells", "Fit", "fit_polylog", "fit_power", "compare_fits",
-           "polylog_predict"]
+__all__ = ["parameter_table", "wilson_interval", "isotonic", "threshold", "m_star_from_cells", "Fit",
+           "fit_polylog", "fit_power", "compare_fits", "polylog_predict"]

@@ -80,7 +80,7 @@ def linear_attention_loss_bound(V, support):
     U = U[:, :r]
     W = np.einsum("ip,iq->ipq", U, U).reshape(d, r * r)
     vecI = np.eye(r).reshape(-1)
-    H = np.outer(vecI, vecI) + 2.0 * np.eye(r * r)
+    H = np.outer(vecI, vecI) + 2.0 * np.eye(r * r) - 2.0 * (W.T @ W)
     B = 0.5 * (np.outer(U[a], U[b]) + np.outer(U[b], U[a]))
     bv = B.reshape(-1)
     # H is PSD; the minimum 1 - 4 b^T H^+ b, through eigh (stable on a near-singular H).
