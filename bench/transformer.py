@@ -27,14 +27,14 @@ from numeric.transformer_eval import evaluate_all_blowup, strings
 
 def _table_profile(model, N):
     t = time.perf_counter()
-    T = evaluate_all(model, N)
+    T = evaluate_all(model, N)  # chunks of DEFAULT_CHUNK = 256 strings on CPU
     t_eval = time.perf_counter() - t
     K = profile((T > 0).to(torch.uint8))
     return K, t_eval, time.perf_counter() - t
 
 
 @torch.no_grad()
-def _naive_profile(model, N, chunk=4096):
+def _naive_profile(model, N, chunk=256):
     """Evaluate f(x) and every f(x ⊕ e_n) by its own forward pass: (N+1) 2^N evaluations."""
     t = time.perf_counter()
     total = 1 << N

@@ -21,6 +21,12 @@ from .transformer import BooleanTransformer
 
 #: Largest N whose 2^N strings are enumerated (2^24 ~ 1.7e7 forward passes).
 ENUM_LIMIT = 24
+#: Strings per batched forward pass. Cache-sized: on CPU (D = 32, N = 14) 256 strings per
+#: pass run about 2x faster than 4096 (large temporaries fall out of cache and are
+#: re-mapped by the allocator on every pass).
+DEFAULT_CHUNK = 256
+#: On CUDA the passes are launch-bound instead: many more strings per pass.
+DEFAULT_CHUNK_CUDA = 1 << 16
 
 
 def _check_model(model):
@@ -40,6 +46,8 @@ def _check_N(model, N, limit=ENUM_LIMIT):
 
 
 def _check_chunk(chunk):
+    if chunk is None:
+        return
     if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
         raise InputError(f"chunk = {chunk!r} must be an integer >= 1")
 
@@ -52,6 +60,8 @@ def strings(idx: torch.Tensor, N: int) -> torch.Tensor:
 @torch.no_grad()
 def _evaluate(model, N, chunk, blowup):
     dev = model.tok.device
+    if chunk is None:
+        chunk = DEFAULT_CHUNK if dev.type == "cpu" else DEFAULT_CHUNK_CUDA
     total = 1 << N
     T = torch.empty(total, dtype=torch.float64, device=dev)
     beta = torch.empty(total, dtype=torch.float64, device=dev) if blowup else None
@@ -65,9 +75,10 @@ def _evaluate(model, N, chunk, blowup):
     return T, beta
 
 
-def evaluate_all(model: BooleanTransformer, N: int, *, chunk: int = 4096) -> torch.Tensor:
+def evaluate_all(model: BooleanTransformer, N: int, *, chunk: int | None = None) -> torch.Tensor:
     r""":math:`T(x)` for all :math:`x \in \{0,1\}^N` in string-index order, by batched
-    forward passes of ``chunk`` strings.
+    forward passes of ``chunk`` strings (``None``: ``DEFAULT_CHUNK`` on CPU,
+    ``DEFAULT_CHUNK_CUDA`` on CUDA).
 
     Returns:
         float64 tensor of shape ``(2**N,)`` on the model's device.
@@ -78,7 +89,7 @@ def evaluate_all(model: BooleanTransformer, N: int, *, chunk: int = 4096) -> tor
     return _evaluate(model, N, chunk, blowup=False)[0]
 
 
-def evaluate_all_blowup(model: BooleanTransformer, N: int, *, chunk: int = 4096):
+def evaluate_all_blowup(model: BooleanTransformer, N: int, *, chunk: int | None = None):
     r"""``(T, beta)`` for all :math:`2^N` strings: outputs and blowup :math:`\beta^L(x)`."""
     _check_model(model)
     _check_N(model, N)
@@ -86,7 +97,7 @@ def evaluate_all_blowup(model: BooleanTransformer, N: int, *, chunk: int = 4096)
     return _evaluate(model, N, chunk, blowup=True)
 
 
-def boolean_table(model: BooleanTransformer, N: int, *, chunk: int = 4096) -> torch.Tensor:
+def boolean_table(model: BooleanTransformer, N: int, *, chunk: int | None = None) -> torch.Tensor:
     r"""Truth table :math:`f(x) = 1[T(x) > 0]`, int64 0/1 of shape ``(2**N,)``."""
     return (evaluate_all(model, N, chunk=chunk) > 0).to(torch.int64)
 
@@ -99,7 +110,7 @@ def table_profile(table: torch.Tensor) -> torch.Tensor:
     return profile(table)
 
 
-def model_profile(model: BooleanTransformer, N: int, *, chunk: int = 4096) -> torch.Tensor:
+def model_profile(model: BooleanTransformer, N: int, *, chunk: int | None = None) -> torch.Tensor:
     r"""Sensitivity profile :math:`(K_0, \dots, K_N)` of :math:`f = 1[T > 0]` from one
     forward pass per string (:math:`2^N` evaluations, not :math:`(N+1)2^N`)."""
     return table_profile(boolean_table(model, N, chunk=chunk).cpu())
@@ -170,6 +181,7 @@ def max_influence(model: BooleanTransformer, N: int, *, samples: int = 4, positi
     if positions is not None and (isinstance(positions, bool) or not isinstance(positions, int) or positions < 1):
         raise InputError(f"positions = {positions!r} must be None (all) or an integer >= 1")
     _check_chunk(chunk)
+    chunk = 64 if chunk is None else chunk
     dev = model.tok.device
     gen = generator if generator is not None else torch.Generator()
     best = 0.0
@@ -187,7 +199,7 @@ def max_influence(model: BooleanTransformer, N: int, *, samples: int = 4, positi
     return best
 
 
-def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, chunk: int = 4096,
+def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, chunk: int | None = None,
                     device=None, progress=None, **init_kw) -> torch.Tensor:
     r"""Exact profiles of ``models`` random transformers (seeds ``seed, seed+1, ...``).
 
