@@ -30,8 +30,9 @@ _A = [
              "m = O(polylog d): m*(d) fits (ln d)^k better than d^alpha", "test_SX4_one_step.py"),
     ("SX-5", "Softmax is necessary: with m << d linear and erf attention fail in one step and "
              "after T GD/Adam steps; softmax succeeds", "test_SX5_softmax_necessity.py"),
-    ("SX-6", "Finite samples: measured n*(d) for 95% success grows about linearly "
-             "(proof: n = Omega(d^4 polylog d))", "test_SX6_sample_complexity.py"),
+    ("SX-6", "Finite samples: the proof's n = Omega(d^4 polylog d) is loose: the measured exponent "
+             "of n*(d) is below 4 (the seed's 'about linear' is reported, not asserted)",
+             "test_SX6_sample_complexity.py"),
     ("SX-7", "Parameter count 2m = O(polylog d) against >= d for a dense-first-layer FFNN",
              "test_SX7_parameter_count.py"),
     ("SX-8", "After the step the heads specialise one-to-one on a, b, assignment decided by "
