@@ -10,6 +10,8 @@ Fast: 100 seeds for the one step, 6 seeds x T = 200 steps. Full (slow): 400 seed
 30 seeds x T = 2000 steps, a grid of learning rates.
 """
 
+import math
+
 import pytest
 import torch
 
@@ -44,6 +46,7 @@ def _assert_comparison(res, evidence):
             r = res[att][opt]
             evidence[f"{att}_{opt}_min_final_loss"] = r["min_final_loss"]
             evidence[f"{att}_{opt}_lr"] = r["lr"]
+            assert math.isfinite(r["min_final_loss"])  # a diverged run proves nothing
             assert r["frac_final_above_0.9"] == 1.0 and r["min_final_loss"] > 0.9
             assert r["success_rate"] == 0.0
 
@@ -51,7 +54,10 @@ def _assert_comparison(res, evidence):
 def test_softmax_necessity_fast(evidence):
     torch.set_num_threads(1)
     eta = xor.default_lr(D, M)
-    res = compare(D, M, 100, train_seeds=6, steps=200, gd_lrs=(eta,), adam_lrs=(0.1,), record_every=50)
+    # GD over a grid of rates: eta itself diverges for linear attention (loss -> inf), which
+    # would make "loss stays > 0.9" hold trivially; the best rate of the grid is what counts
+    res = compare(D, M, 100, train_seeds=6, steps=200, gd_lrs=(eta, eta * 1e-4, eta * 1e-6), adam_lrs=(0.1,),
+                  record_every=50)
     _assert_comparison(res, evidence)
 
 

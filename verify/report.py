@@ -194,12 +194,23 @@ def _environment() -> dict:
 
 
 def format_evidence(evidence: dict, limit: int = 4) -> str:
-    """A compact ``key=value`` rendering of the first ``limit`` evidence entries."""
-    parts = []
-    for key, value in list(evidence.items())[:limit]:
-        parts.append(f"{key}={_fmt(value)}")
-    if len(evidence) > limit:
-        parts.append(f"(+{len(evidence) - limit} more)")
+    """A compact ``key=value`` rendering of at most ``limit`` evidence entries.
+
+    Numbers and booleans come first (they are what the claims assert on), then short strings;
+    nested lists and dicts are left to the JSON report.
+    """
+    def rank(item):
+        value = item[1]
+        if isinstance(value, (bool, int, float)):
+            return 0
+        if isinstance(value, str) and 0 < len(value) <= 40:
+            return 1
+        return 2
+
+    shown = [kv for kv in sorted(evidence.items(), key=rank) if rank(kv) < 2][:limit]
+    parts = [f"{key}={_fmt(value)}" for key, value in shown]
+    if len(evidence) > len(shown):
+        parts.append(f"(+{len(evidence) - len(shown)} more in the JSON report)")
     return ", ".join(parts)
 
 
