@@ -151,7 +151,8 @@ def figures():
         ax.set_yscale("log")
         ax.set_xlabel("N")
         ax.set_ylabel("mean K_0 / 2^N")
-        ax.set_title("Zero-sensitivity strings, eps = 0 (as formalised in boolverify)", fontsize=9)
+        ax.set_title(f"Zero-sensitivity strings, eps = 0, D={st['D']}, L={st['L']}, H={st['H']} "
+                     "(as formalised in boolverify)", fontsize=8)
         ax.legend(fontsize=8)
         fig.tight_layout()
         _save(fig, "sg6_K0_fraction_vs_N")
@@ -187,7 +188,9 @@ def figures():
             ax.plot(d["Ns"], np.array(c["recognises"]) / m, "s:", alpha=0.6, label=f"any function, xi={xi}")
         ax.set_xlabel("N")
         ax.set_ylabel(f"fraction of {m} random models")
-        ax.set_title("Margin-xi recognition, eps > 0 (as formalised in boolverify)", fontsize=9)
+        st5 = d["settings"]
+        ax.set_title(f"Margin-xi recognition, eps={st5['eps']:g}, D={st5['D']}, L={st5['L']}, box B={st5['B']:g} "
+                     "(as formalised in boolverify)", fontsize=7)
         ax.legend(fontsize=7)
         fig.tight_layout()
         _save(fig, "sg5_margin_vs_N")

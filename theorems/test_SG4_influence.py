@@ -9,7 +9,7 @@ the least-squares slope of the mean over models of :math:`\log` influence agains
 
 Why the interval :math:`-1.3 \le \text{slope} \le -0.7`: with bounded logits each key gets
 attention weight :math:`\Theta(1/N)`, so the influence is :math:`\Theta(1/N)` and the slope
-tends to :math:`-1`; the per-model slopes of the full run scatter by about :math:`\pm 0.3`
+tends to :math:`-1`; the per-model slopes of the full run lie in :math:`[-1.35, -0.59]`
 (finite :math:`N`, the max over sampled strings). The interval excludes the alternatives
 :math:`O(1)` (slope 0), :math:`O(N^{-1/2})` (:math:`-0.5`) and :math:`O(N^{-2})`
 (:math:`-2`).

@@ -33,7 +33,7 @@ import torch
 from numeric.transformer import SCHEMES, TransformerConfig
 from numeric.transformer_eval import random_profiles
 from verify.bounds import crossover, theorem_exponent
-from verify.commands.sensitivity_random import _wilson, summarize_profiles
+from verify.commands.sensitivity_random import summarize_profiles, wilson95
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +53,7 @@ def _check_init(scheme, N, models, cfg_kw, seed, evidence):
     cfg = TransformerConfig(N_max=max(64, N), **cfg_kw)
     K = random_profiles(cfg, scheme, N, models, seed=seed)
     s = summarize_profiles(K, N)
-    lo, hi = _wilson(int((K[:, 0] >= 1).sum()), models)
+    lo, hi = wilson95(int((K[:, 0] >= 1).sum()), models)
     evidence[scheme] = {
         "N": N, "models": models, "frac_K0_ge_1": s["frac_K0_ge_1"], "wilson95": [lo, hi],
         "mean_K0_frac": s["mean_K0_frac"], "frac_constant": s["frac_constant"],

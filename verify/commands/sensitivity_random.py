@@ -48,7 +48,7 @@ def register(sub):
     b.set_defaults(func=_bounds)
 
 
-def _wilson(k, n, z=1.959963984540054):
+def wilson95(k, n, z=1.959963984540054):
     p = k / n
     den = 1 + z * z / n
     c = (p + z * z / (2 * n)) / den
@@ -67,7 +67,7 @@ def summarize_profiles(K, N: int) -> dict:
     return {
         "models": models,
         "frac_K0_ge_1": has0 / models,
-        "frac_K0_ge_1_ci95": list(_wilson(has0, models)),
+        "frac_K0_ge_1_ci95": list(wilson95(has0, models)),
         "mean_K0_frac": float(frac[:, 0].mean()),
         "frac_constant": float((K[:, 0] == 2**N).double().mean()),
         "mean_avg_sensitivity": float((frac * k).sum(1).mean()),
