@@ -113,3 +113,96 @@ def test_closed_form_full_sweep(evidence):
     evidence.update(symbolic_cases=len(rep.cases), rational_cases=len(num.cases),
                     reference_max_abs_diff=ref.max_abs_diff, reference_max_rel_diff=ref.max_rel_diff)
     assert rep.passed and num.passed and ref.passed, (rep.mismatch, num.mismatch, ref.mismatch)
+
+
+# --------------------------------------------------------------------------------------------
+# torch engine (issue 3): numeric.xor.population_loss against the 50-digit reference above.
+
+import torch  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from numeric import xor as nx  # noqa: E402
+from numeric.attention import attention_weights  # noqa: E402
+from numeric.xor_forms import closed_form_loss  # noqa: E402
+from verify.tolerances import assert_close  # noqa: E402
+
+_UNDERFLOW = 1e-280  # below float64's normal range no relative accuracy is possible
+
+
+def _torch_instance(d, m, seed, log_norm, steps_c, support, attention):
+    """Unit embeddings, antisymmetric queries of norm 10**log_norm (|logits| <= that), and
+    optionally one population step of size default_lr(d, m, steps_c)."""
+    g = torch.Generator().manual_seed(seed)
+    V = nx.sample_embeddings(d, m, generator=g)
+    th = torch.randn(m, generator=g, dtype=torch.float64)
+    th = th / th.norm() * 10.0 ** log_norm
+    tt = -th
+    if steps_c is not None:
+        th, tt = nx.one_step(V, th, tt, support, nx.default_lr(d, m, steps_c), attention)
+    return V, th, tt
+
+
+def _torch_rel_err(V, th, tt, support, attention, loss_fn):
+    """(relative error of loss_fn against the reference, reference); the error is None below
+    float64's normal range (where loss_fn must return a value below it)."""
+    with mpmath.workdps(50):
+        ref = population_loss(V, th, tt, support, attention)
+        ours = float(loss_fn(V, th, tt, support, attention))
+        if ref < _UNDERFLOW:
+            assert 0 <= ours < _UNDERFLOW
+            return None, ref
+        return float(abs((mpmath.mpf(ours) - ref) / ref)), ref
+
+
+def _torch_assert(V, th, tt, support, attention):
+    """The table's float64 tolerance on the engine's loss: rtol 1e-10, no absolute slack."""
+    rel, ref = _torch_rel_err(V, th, tt, support, attention, nx.population_loss)
+    if rel is not None:
+        assert_close(float(nx.population_loss(V, th, tt, support, attention)), float(ref),
+                     scale=0.0, what=f"torch population_loss ({attention})")
+    return rel, ref
+
+
+@pytest.mark.claim("SX-1")
+def test_torch_population_loss_equals_50_digit_reference(evidence):
+    """torch float64 population_loss == 50-digit mpmath reference to rtol 1e-10 (Hypothesis:
+    d 2..12, m 1..8, softmax/linear/erf, |logits| up to 1e3, before and after one step), and
+    on post-step models with L < 1e-20, where the expanded closed form in float64 fails."""
+    errs = []
+
+    @settings(max_examples=25, database=None, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(d=st.integers(2, 12), m=st.integers(1, 8), seed=st.integers(0, 2**31 - 1),
+           log_norm=st.floats(-2, 3), steps_c=st.sampled_from([None, 1.0, 10.0, 100.0]),
+           attention=st.sampled_from(["softmax", "linear", "erf"]), data=st.data())
+    @example(d=2, m=2, seed=1, log_norm=0.0, steps_c=100.0, attention="softmax", data=None)
+    def prop(d, m, seed, log_norm, steps_c, attention, data):
+        a = data.draw(st.integers(0, d - 1)) if data is not None else 0
+        b = (a + 1 + (data.draw(st.integers(0, d - 2)) if data is not None else 0)) % d
+        V, th, tt = _torch_instance(d, m, seed, log_norm, steps_c, (a, b), attention)
+        rel, ref = _torch_assert(V, th, tt, (a, b), attention)
+        if rel is not None:
+            errs.append((rel, float(ref)))
+
+    prop()
+    # post-step models near a solution (d = 12, m = 8, default step size)
+    near, expanded = [], []
+    for seed in (0, 4, 7, 9):
+        g = torch.Generator().manual_seed(seed)
+        V = nx.sample_embeddings(12, 8, generator=g)
+        th, tt = nx.sample_init(8, generator=torch.Generator().manual_seed(100 + seed))
+        th, tt = nx.one_step(V, th, tt, (3, 9), nx.default_lr(12, 8))
+        rel, ref = _torch_assert(V, th, tt, (3, 9), "softmax")
+        near.append((rel, float(ref)))
+        rel_exp, _ = _torch_rel_err(V, th, tt, (3, 9), "softmax", lambda V, a, b, s, att:
+                                    closed_form_loss(attention_weights(V, a), attention_weights(V, b), s))
+        expanded.append(rel_exp)
+    evidence["hypothesis_examples"] = len(errs)
+    evidence["max_rel_err"] = max(e for e, _ in errs + near)
+    evidence["near_solution_losses"] = [L for _, L in near]
+    evidence["near_solution_max_rel_err"] = max(e for e, _ in near)
+    evidence["expanded_form_rel_err_near_solution"] = expanded
+    assert evidence["max_rel_err"] <= 1e-10
+    assert max(L for _, L in near) < 1e-20            # the regime the residual form exists for
+    assert min(expanded) > 1e-3                       # where the expanded form has no digits left

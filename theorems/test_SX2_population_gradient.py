@@ -98,3 +98,105 @@ def test_gradient_full_sweep(evidence):
                                near=(25.0, 70.0, 140.0))
     evidence.update(symbolic_cases=len(rep.cases), reference_max_rel_diff=ref.max_rel_diff)
     assert rep.passed and all(c.passed for c in chain) and ref.passed
+
+
+# --------------------------------------------------------------------------------------------
+# torch engine (issue 3): numeric.xor.population_grad (closed form, no autograd) against the
+# 50-digit reference above, against autograd through the loss, and under gradcheck.
+
+import torch  # noqa: E402
+
+from numeric import xor as nx  # noqa: E402
+from verify.tolerances import assert_close  # noqa: E402
+
+
+def _ref_digits(V, th, tt):
+    """50 digits plus what a saturated softmax head needs: the reference forms
+    gamma_k (g_k - gamma.g) at dps + 15 digits, which loses 1 - gamma_k = e^{-gap} below that."""
+    gaps = []
+    for t in (th, tt):
+        z = (V @ t).sort(descending=True).values
+        gaps.append(float(z[0] - z[1]))
+    return 50 + int(max(gaps) / 2.302585) + 1
+
+
+def _torch_grad_instances():
+    """(V, theta, theta~, support, attention): three maps at moderate logits, d = 2..12, m >= 2
+    (m = 1 makes every v_i = +-1, so tied logits cancel V^T w: covered in tests/), and
+    softmax models after one step with the default step size (near a solution or not)."""
+    out = []
+    for k, (d, m) in enumerate(((2, 2), (5, 3), (9, 6), (12, 8))):
+        g = torch.Generator().manual_seed(k)
+        V = nx.sample_embeddings(d, m, generator=g)
+        th = torch.randn(m, generator=g, dtype=torch.float64) * 2
+        tt = torch.randn(m, generator=g, dtype=torch.float64) * 2
+        for att in ("softmax", "linear", "erf"):
+            out.append((V, th, tt, (d - 1, 0), att))
+    for seed in (0, 1, 4, 7):
+        V = nx.sample_embeddings(12, 8, generator=torch.Generator().manual_seed(seed))
+        th, tt = nx.sample_init(8, generator=torch.Generator().manual_seed(100 + seed))
+        th, tt = nx.one_step(V, th, tt, (3, 9), nx.default_lr(12, 8))
+        out.append((V, th, tt, (3, 9), "softmax"))
+    return out
+
+
+@pytest.mark.claim("SX-2")
+def test_torch_population_grad_equals_reference_autograd_and_gradcheck(evidence):
+    """torch float64 population_grad (closed form, O(dm), no autograd) == 50-digit reference
+    (each vector to rtol 1e-10 + atol 1e-12 x its largest component, also near a solution),
+    == autograd through population_loss (moderate logits), and passes
+    torch.autograd.gradcheck, for softmax, linear and erf."""
+    worst_ref, worst_auto, smallest = 0.0, 0.0, []
+    for V, th, tt, sup, att in _torch_grad_instances():
+        ours = nx.population_grad(V, th, tt, sup, att)
+        dps = _ref_digits(V, th, tt) if att == "softmax" else 50
+        with mpmath.workdps(dps):
+            refs = population_grad(V, th, tt, sup, att, dps=dps)
+            for head, (g, r) in enumerate(zip(ours, refs)):
+                big = max(abs(x) for x in r)
+                for k in range(len(r)):
+                    assert_close(float(g[k]), float(r[k]), scale=float(big),
+                                 what=f"{att} grad head {head + 1}[{k}]")
+                worst_ref = max(worst_ref, float(max(abs(mpmath.mpf(float(g[k])) - r[k])
+                                                     for k in range(len(r))) / big))
+                smallest.append(float(big))
+        if sup == (3, 9):
+            continue      # autograd through the loss (softmax backward gamma*(g - gamma.g))
+            # cancels near a solution; the closed form is the accurate one there (above)
+        a, b = th.clone().requires_grad_(), tt.clone().requires_grad_()
+        nx.population_loss(V, a, b, sup, att).backward()
+        for g, auto in zip(ours, (a.grad, b.grad)):
+            s = float(g.abs().max())
+            for k in range(len(g)):
+                assert_close(float(g[k]), float(auto[k]), scale=s, what=f"{att} autograd")
+            worst_auto = max(worst_auto, float((g - auto).abs().max()) / s)
+
+    class Engine(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, th, tt, V, att):
+            ctx.save_for_backward(th, tt, V)
+            ctx.att = att
+            return nx.population_loss(V, th, tt, (1, 4), att)
+
+        @staticmethod
+        def backward(ctx, up):
+            th, tt, V = ctx.saved_tensors
+            g, gt = nx.population_grad(V, th, tt, (1, 4), ctx.att)
+            return up[..., None] * g, up[..., None] * gt, None, None
+
+    checked = []
+    for att in ("softmax", "linear", "erf"):
+        gen = torch.Generator().manual_seed(11)
+        V = nx.sample_embeddings(6, 4, batch_shape=(2,), generator=gen)
+        th = (torch.randn(2, 4, generator=gen, dtype=torch.float64) * 1.5).requires_grad_()
+        tt = (torch.randn(2, 4, generator=gen, dtype=torch.float64) * 1.5).requires_grad_()
+        assert torch.autograd.gradcheck(lambda a, b: Engine.apply(a, b, V, att), (th, tt),
+                                        eps=1e-6, atol=1e-8, rtol=1e-6)
+        checked.append(att)
+    evidence["instances"] = len(_torch_grad_instances())
+    evidence["max_rel_err_vs_reference"] = worst_ref
+    evidence["smallest_gradient_checked"] = min(smallest)
+    evidence["max_rel_err_vs_autograd"] = worst_auto
+    evidence["gradcheck_passed"] = checked
+    assert worst_ref <= 1e-10 and worst_auto <= 1e-10
+    assert min(smallest) < 1e-10          # includes post-step models near a solution
