@@ -272,3 +272,18 @@ def test_reference_matches_enumeration_property(d, m, seed, scale, attention, da
         for x, y in ((g, eg), (gt, egt)):
             scale_g = max(abs(v) for v in y)
             assert _max_diff(x, y) <= mpmath.mpf("1e-45") * scale_g
+
+
+def test_gradient_of_a_saturated_head_far_from_the_target():
+    # Head 1 saturated on a = 0 (1 - gamma_0 ~ 2e-87, below the working precision), head 2 on
+    # position 2, not on b = 1: the gamma form is used, and gamma_0 (g_0 - gamma.g) must not be
+    # formed as a difference (regression: it returned exactly 0 before).
+    import mpmath
+
+    V = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    g, gt = population_grad(V, [200, 0, 0], [0, 0, 200], (0, 1))
+    g150, gt150 = population_grad(V, [200, 0, 0], [0, 0, 200], (0, 1), dps=150)
+    for x, y in zip(g + gt, g150 + gt150):
+        assert abs(x - y) <= mpmath.mpf(10) ** -48 * abs(y)
+    assert mpmath.nstr(g[0], 15) == "5.53558610694695e-87"
+    assert mpmath.nstr(gt[2], 15) == "8.30337916042043e-87"

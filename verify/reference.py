@@ -219,8 +219,10 @@ class _Weights:
         1 - gamma_idx = -u_idx exact, so the O(u^2) result is not a difference of O(u) terms."""
         d = len(self.gamma)
         if self.attention == "softmax" and idx is None:
-            s = mpmath.fsum(gi * gg for gi, gg in zip(g, self.gamma))
-            return [gg * (gi - s) for gi, gg in zip(g, self.gamma)]
+            # Far from the target the most-attended position can still be saturated
+            # (1 - gamma_k below the working precision): treat it as the residual index too.
+            idx = max(range(d), key=lambda j: self.e[j])
+            u_idx = self.residual(idx)[idx]
         if self.attention == "softmax":
             rest = mpmath.fsum(gi * gg for j, (gi, gg) in enumerate(zip(g, self.gamma)) if j != idx)
             s = rest + self.gamma[idx] * g[idx]
