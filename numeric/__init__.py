@@ -1,6 +1,8 @@
 """The torch engine (CPU and CUDA, float64 by default).
 
-Depends on nothing in the suite but :mod:`verify.errors` (the shared exception type).
+Depends on nothing in the suite but the leaf modules :mod:`verify.errors` (the shared exception
+type), :mod:`verify.tolerances` and :mod:`verify.io` (atomic writes); none of them imports
+anything else of the suite.
 """
 
 # Boolean functions and exact sensitivity profiles (issue 5)
@@ -19,7 +21,7 @@ from .transformer import (  # noqa: E402
 
 # training on Boolean targets (SG-8); the entry point is numeric.train.train (the module
 # name is kept free so that `import numeric.train` keeps meaning the module)
-from .train import TrainResult, baseline_accuracy, target_mean_sensitivity, wilson_interval  # noqa: E402
+from .train import TrainResult, baseline_accuracy, target_mean_sensitivity  # noqa: E402
 
 # two-head model for the sparse XOR (issue 3)
 from .attention import ATTENTIONS, attention_jvp, attention_map, attention_vjp, attention_weights  # noqa: E402

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 import time
 from pathlib import Path
 
 import torch
 
 from verify.errors import InputError
+from verify.io import atomic_write_json
 
 from . import xor
 from .xor_metrics import limit_step_attention, step_metrics
@@ -83,24 +82,6 @@ def _check_positive_ints(name, values, lo):
     return sorted(vals)
 
 
-def _atomic_write_json(path, obj):
-    # numeric/ may not import verify.io; same temp-then-rename scheme.
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, indent=1)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def load_results(path):
     """Read a results file written by a sweep (``{"schema", "cells": [...]}``)."""
     path = Path(path)
@@ -133,7 +114,7 @@ class _Store:
     def add(self, cell):
         self.cells = [c for c in self.cells if c.get("key") != cell["key"]] + [cell]
         if self.out is not None:
-            _atomic_write_json(self.out, {"schema": _SCHEMA, "cells": self.cells})
+            atomic_write_json(self.out, {"schema": _SCHEMA, "cells": self.cells})
 
 
 def _chunks(seeds, per_seed_elems, max_elems):

@@ -34,12 +34,12 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict, dataclass, field, fields
-from statistics import NormalDist
 from typing import Callable
 
 import torch
 
 from verify.errors import InputError
+from verify.stats import wilson_interval  # noqa: F401  (re-exported)
 
 TARGETS = ("majority", "first", "parity")
 LOSSES = ("bce", "mse")
@@ -234,23 +234,6 @@ def target_profile_fraction(target: str, N: int) -> list[float]:
 
 # ----------------------------------------------------------------------------- statistics
 
-
-def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    r"""Wilson score interval for a binomial proportion :math:`k/n`.
-
-    :math:`\frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n}` with
-    :math:`z = \Phi^{-1}(1 - (1-c)/2)`.
-    """
-    _check_int("n", n, 1)
-    _check_int("k", k, 0, n)
-    if not 0 < confidence < 1:
-        raise InputError(f"confidence = {confidence!r}: expected a number in (0, 1)")
-    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 # ----------------------------------------------------------------------------- evaluation

@@ -9,14 +9,6 @@ import pytest
 from verify.cli import main
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    import torch
-
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 def _run(capsys, *argv):

@@ -96,7 +96,7 @@ def test_poisson_limit_digits():
     "call, match",
     [
         (lambda: enumerate_random_functions(5), "1 <= N <= 4"),
-        (lambda: wilson_interval(3, 2), "hits"),
+        (lambda: wilson_interval(3, 2), "successes"),
         (lambda: wilson_interval(1, 0), "positive number"),
         (lambda: wilson_interval(1, 2, z=float("nan")), "z"),
         (lambda: monte_carlo_K0(0, 10), "1 <= N <= 20"),

@@ -20,14 +20,6 @@ from verify.errors import InputError
 from verify.tolerances import assert_close, tolerance
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    # tiny batched kernels: with 2 intra-op threads on 2 shared cores a forward pass of a
-    # few strings took ~50 ms instead of ~1.4 ms (spin-waiting threads)
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 # -- an independent reference: one string at a time, numpy, explicit formulas -----------

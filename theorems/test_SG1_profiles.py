@@ -9,21 +9,12 @@ from a sum over Hamming weights (verify.sensitivity_proofs), and exact enumerati
 import math
 
 import pytest
-import torch
 
 from numeric.boolean import truth_table
 from numeric.sensitivity import profile
 from verify.sensitivity_proofs import FORMS, formula_profile, prove_all
 
 
-@pytest.fixture
-def one_thread():
-    """Single torch thread for the elementwise table work (much faster on a loaded 2-core
-    machine), restored afterwards so that later tests keep their setting."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 def _as_dict(K):
@@ -91,13 +82,13 @@ def _enumerate(Ns, evidence):
 
 
 @pytest.mark.claim("SG-1")
-def test_enumeration_matches_proof_N_le_20(evidence, one_thread):
+def test_enumeration_matches_proof_N_le_20(evidence):
     _enumerate(range(1, 21), evidence)
 
 
 @pytest.mark.slow
 @pytest.mark.claim("SG-1")
-def test_enumeration_matches_proof_all_dictators_and_sparse_sets(evidence, one_thread):
+def test_enumeration_matches_proof_all_dictators_and_sparse_sets(evidence):
     # every dictator position and several sparse sets, N <= 20
     compared = 0
     for N in range(1, 21):

@@ -20,14 +20,6 @@ from verify.sensitivity_proofs import (
 )
 
 
-@pytest.fixture
-def one_thread():
-    """Single torch thread for the elementwise table work (much faster on a loaded 2-core
-    machine), restored afterwards so that later tests keep their setting."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 Z999 = 3.2905267314918945  # two-sided 99.9% normal quantile
@@ -51,7 +43,7 @@ def test_expected_K0_is_one_exactly(evidence):
 
 
 @pytest.mark.claim("SG-2")
-def test_P_K0_exact_for_N_le_4(evidence, one_thread):
+def test_P_K0_exact_for_N_le_4(evidence):
     got = {N: enumerate_random_functions(N) for N in range(1, 5)}
     # N = 1: the two constant functions have K_0 = 2, the two others K_0 = 0
     assert got[1]["p_K0_ge_1"] == Fraction(1, 2)

@@ -23,13 +23,6 @@ from verify.bounds import blowup_bound
 from verify.tolerances import tolerance
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    # small batched kernels: a second intra-op thread only adds contention on 2 shared cores
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 RTOL = tolerance("float64").rtol

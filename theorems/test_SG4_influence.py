@@ -22,19 +22,11 @@ H = 2, uniform box B = 1. Fast: N = 8 … 256, 6 models. Full (``slow``): N = 8 
 from __future__ import annotations
 
 import pytest
-import torch
 
 from numeric.transformer import TransformerConfig
 from numeric.transformer_eval import influence_sweep, loglog_slope
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    # small batched kernels: a second intra-op thread only adds contention on 2 shared cores
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 SLOPE_LO, SLOPE_HI = -1.3, -0.7

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 
 import pytest
-import torch
 
 from numeric.transformer import TransformerConfig
 from numeric.transformer_eval import margin_sweep
@@ -31,13 +30,6 @@ from verify.bounds import DEFAULT_C_LIPS, n_params, packing_crossover
 from verify.tolerances import assert_close
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    # small batched kernels: a second intra-op thread only adds contention on 2 shared cores
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 CFG = dict(D=16, L=2, H=2, eps=1e-5)

@@ -28,21 +28,14 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-import torch
 
 from numeric.transformer import SCHEMES, TransformerConfig
 from numeric.transformer_eval import random_profiles
 from verify.bounds import crossover, theorem_exponent
-from verify.commands.sensitivity_random import summarize_profiles, wilson95
+from verify.commands.sensitivity_random import summarize_profiles
+from verify.stats import wilson_interval
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    # small batched kernels: a second intra-op thread only adds contention on 2 shared cores
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 P_RANDOM = 1 - math.exp(-1)
@@ -53,7 +46,7 @@ def _check_init(scheme, N, models, cfg_kw, seed, evidence):
     cfg = TransformerConfig(N_max=max(64, N), **cfg_kw)
     K = random_profiles(cfg, scheme, N, models, seed=seed)
     s = summarize_profiles(K, N)
-    lo, hi = wilson95(int((K[:, 0] >= 1).sum()), models)
+    lo, hi = wilson_interval(int((K[:, 0] >= 1).sum()), models)
     evidence[scheme] = {
         "N": N, "models": models, "frac_K0_ge_1": s["frac_K0_ge_1"], "wilson95": [lo, hi],
         "mean_K0_frac": s["mean_K0_frac"], "frac_constant": s["frac_constant"],

@@ -7,21 +7,12 @@ sit at k = N, k = |S| >= 1, k = 1) and by exact enumeration of all 2^N strings, 
 
 import pytest
 import sympy as sp
-import torch
 
 from numeric.boolean import truth_table
 from numeric.sensitivity import min_sensitivity, profile
 from verify.sensitivity_proofs import FORMS, formula_profile, prove_dictator, prove_parity, prove_sparse_parity
 
 
-@pytest.fixture
-def one_thread():
-    """Single torch thread for the elementwise table work (much faster on a loaded 2-core
-    machine), restored afterwards so that later tests keep their setting."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 IMPLICATION = (
@@ -54,7 +45,7 @@ def test_K0_is_zero_for_all_N_symbolically(evidence):
 
 
 @pytest.mark.claim("SG-7")
-def test_K0_is_zero_by_enumeration(evidence, one_thread):
+def test_K0_is_zero_by_enumeration(evidence):
     rows = 0
     for N in range(1, 21):
         tables = {

@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 
 import pytest
-import torch
 
 from numeric.train import train
 
@@ -49,13 +48,7 @@ _FAST_DTYPE = "float32"
 
 @functools.lru_cache(maxsize=None)
 def _run(target, N, seed):
-    # one thread: the suite shares 2 cores, and the numbers do not depend on it
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        return train(target, N, seed=seed, dtype=_FAST_DTYPE, **_FAST[N])
-    finally:
-        torch.set_num_threads(threads)
+    return train(target, N, seed=seed, dtype=_FAST_DTYPE, **_FAST[N])
 
 
 def _record(evidence, key, runs):
@@ -119,12 +112,7 @@ FULL_SEEDS = (0, 1, 2)
 
 
 def _full(target, N, seed):
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        return train(target, N, seed=seed)  # defaults: 400 steps, float64; N = 24 sampled
-    finally:
-        torch.set_num_threads(threads)
+    return train(target, N, seed=seed)  # defaults: 400 steps, float64; N = 24 sampled
 
 
 @pytest.mark.slow

@@ -12,7 +12,6 @@ import math
 import os
 
 import pytest
-import torch
 
 from numeric.sweep import run_sweep
 from verify.fits import compare_fits, m_star_from_cells, wilson_interval
@@ -33,7 +32,6 @@ def _summary(cells, ds):
 
 
 def test_one_step_fast(evidence):
-    torch.set_num_threads(1)
     ms = [8, 16, 24, 32, 48, 64]
     cells = run_sweep([1000], ms, 200) + run_sweep([10000], ms, 60)
     s = _summary(cells, [1000, 10000])
@@ -54,7 +52,6 @@ def test_one_step_fast(evidence):
 
 @pytest.mark.slow
 def test_one_step_full(evidence, tmp_path):
-    torch.set_num_threads(1)
     out = os.environ.get("BOOLVERIFY_XOR_SWEEP_FILE") or tmp_path / "sweep.json"
     g1 = [4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]
     cells = (run_sweep([100], g1, 1000, out=out) + run_sweep([1000], g1, 400, out=out)

@@ -13,7 +13,6 @@ Fast: 100 seeds for the one step, 6 seeds x T = 200 steps. Full (slow): 400 seed
 import math
 
 import pytest
-import torch
 
 from numeric import xor
 from numeric.baselines import compare, train
@@ -52,7 +51,6 @@ def _assert_comparison(res, evidence):
 
 
 def test_softmax_necessity_fast(evidence):
-    torch.set_num_threads(1)
     eta = xor.default_lr(D, M)
     # GD over a grid of rates: eta itself diverges for linear attention (loss -> inf), which
     # would make "loss stays > 0.9" hold trivially; the best rate of the grid is what counts
@@ -62,7 +60,6 @@ def test_softmax_necessity_fast(evidence):
 
 
 def test_representational_bounds_fast(evidence):
-    torch.set_num_threads(1)
     support = cell_support(D, 1, M)
     V, th0, tt0 = make_instances(D, M, [0, 1, 2])
     res = [linear_attention_loss_bound(V[k].numpy(), support) for k in range(3)]
@@ -87,7 +84,6 @@ def test_representational_bounds_fast(evidence):
 
 @pytest.mark.slow
 def test_softmax_necessity_full(evidence):
-    torch.set_num_threads(1)
     eta = xor.default_lr(D, M)
     res = compare(D, M, 400, train_seeds=30, steps=2000,
                   gd_lrs=(eta, eta * 1e-2, eta * 1e-4, eta * 1e-6), adam_lrs=(0.1, 1.0))

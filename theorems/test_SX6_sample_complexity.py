@@ -17,7 +17,6 @@ import math
 import os
 
 import pytest
-import torch
 
 from numeric.sweep import run_samples
 from verify.fits import fit_power, m_star_from_cells
@@ -34,7 +33,6 @@ def _nstar(cells, ds):
 
 
 def test_sample_complexity_fast(evidence):
-    torch.set_num_threads(1)
     ds = [16, 32]
     ks = (2, 4, 8, 16, 32, 64)
     cells = run_samples(ds, {d: [k * d * d for k in ks] for d in ds}, 32, 30)
@@ -52,7 +50,6 @@ def test_sample_complexity_fast(evidence):
 
 @pytest.mark.slow
 def test_sample_complexity_full(evidence, tmp_path):
-    torch.set_num_threads(1)
     out = os.environ.get("BOOLVERIFY_XOR_SAMPLES_FILE") or tmp_path / "samples.json"
     plan = [(16, (1, 2, 4, 8, 16, 32, 64), 40), (32, (2, 4, 8, 16, 32, 64), 40),
             (64, (4, 8, 16, 32, 64), 40), (128, (16, 32, 64), 20)]

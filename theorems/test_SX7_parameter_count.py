@@ -6,7 +6,6 @@ extrapolated beyond (marked as extrapolated)."""
 import os
 
 import pytest
-import torch
 
 from numeric.sweep import run_sweep
 from verify.fits import compare_fits, m_star_from_cells, parameter_table
@@ -15,7 +14,6 @@ pytestmark = pytest.mark.claim("SX-7")
 
 
 def test_parameter_count_fast(evidence):
-    torch.set_num_threads(1)
     cells = run_sweep([1000], [8, 16, 24, 32, 48, 64], 200)
     m = m_star_from_cells(cells, 1000)
     rows = parameter_table({1000: m}, ds=(1000,))
@@ -28,7 +26,6 @@ def test_parameter_count_fast(evidence):
 
 @pytest.mark.slow
 def test_parameter_table_full(evidence, tmp_path):
-    torch.set_num_threads(1)
     out = os.environ.get("BOOLVERIFY_XOR_SWEEP_FILE") or tmp_path / "sweep.json"
     g1 = [4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]
     cells = (run_sweep([100], g1, 1000, out=out) + run_sweep([1000], g1, 400, out=out)

@@ -13,7 +13,6 @@ pytestmark = pytest.mark.claim("SX-8")
 
 
 def _check(d, m, n_seeds, evidence):
-    torch.set_num_threads(1)
     a, b = cell_support(d, 1, m)
     V, th0, tt0 = make_instances(d, m, list(range(n_seeds)))
     g, gt = xor.population_grad(V, th0, tt0, (a, b))

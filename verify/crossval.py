@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import InputError
-from .tolerances import is_close, tolerance
+from .tolerances import is_close
 
 ATTENTIONS = ("softmax", "linear", "erf")
 

@@ -18,37 +18,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .errors import InputError
+from .stats import wilson_interval  # noqa: F401  (re-exported: the sweeps' intervals)
 
-
-def wilson_interval(successes, trials, z=1.959963984540054):
-    r"""Wilson score interval for a binomial proportion.
-
-    .. math:: \frac{\hat p + \frac{z^2}{2n} \pm z\sqrt{\frac{\hat p(1-\hat p)}{n} + \frac{z^2}{4n^2}}}{1 + z^2/n}
-
-    Args:
-        successes: integer ``0 <= s <= n``; trials: integer ``n >= 1``; z: normal quantile
-            (default 95% two-sided).
-    Returns:
-        ``(low, high)`` as floats in ``[0, 1]``.
-    """
-    try:
-        s, n = int(successes), int(trials)
-    except (TypeError, ValueError):
-        raise InputError(f"successes={successes!r}, trials={trials!r}: expected integers") from None
-    if s != successes or n != trials:
-        raise InputError(f"successes={successes!r}, trials={trials!r}: expected integers")
-    if n < 1 or s < 0 or s > n:
-        raise InputError(f"successes={s}, trials={n}: expected 0 <= successes <= trials, trials >= 1")
-    if not (z > 0 and math.isfinite(z)):
-        raise InputError(f"z = {z!r}: expected a finite positive quantile")
-    p = s / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    # At s = 0 or s = n one end is exactly 0 or 1; say so rather than trust rounding.
-    lo = 0.0 if s == 0 else max(0.0, centre - half)
-    hi = 1.0 if s == n else min(1.0, centre + half)
-    return lo, hi
 
 
 def isotonic(values, weights=None):

@@ -35,13 +35,13 @@ Independent of :mod:`numeric` (numpy only), so that the theorem tests compare tw
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import sympy as sp
 
 from .errors import InputError
+from .stats import wilson_interval  # noqa: F401  (re-exported)
 
 # symbols: N general, m for N = 2m / 2m + 1, j a case parameter, k = |S|
 _N = sp.Symbol("N", integer=True, positive=True)
@@ -331,21 +331,6 @@ def enumerate_random_functions(N: int) -> dict:
     }
 
 
-def wilson_interval(hits: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    r"""Wilson score interval for a binomial proportion:
-    :math:`\frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n}`."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InputError(f"n = {n!r}: expected a positive number of trials")
-    if not 0 <= hits <= n:
-        raise InputError(f"hits = {hits!r}: expected 0 <= hits <= n = {n}")
-    if not (z > 0 and math.isfinite(z)):
-        raise InputError(f"z = {z!r}: expected a positive finite number")
-    p = hits / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
-
 
 def monte_carlo_K0(N: int, samples: int, seed: int = 0, z: float = 1.959963984540054) -> dict:
     r"""Monte Carlo over uniformly random functions: the fraction with :math:`K_0 \ge 1` with a
@@ -382,7 +367,7 @@ def monte_carlo_K0(N: int, samples: int, seed: int = 0, z: float = 1.95996398454
         hits += _popcount(np.atleast_1d(anyz))
         k0_total += _popcount(Z)
     n_f = batches * 64
-    lo, hi = wilson_interval(hits, n_f, z)
+    lo, hi = wilson_interval(hits, n_f, z=z)
     return {
         "N": N, "samples": n_f, "seed": seed, "hits": hits, "p_hat": hits / n_f,
         "wilson": [lo, hi], "z": z, "mean_K0": k0_total / n_f,

@@ -10,7 +10,7 @@ def register(sub):
     inner = p.add_subparsers(dest="crossval_command", metavar="SUBCOMMAND", parser_class=type(p))
     for kind in ("grad", "loss"):
         q = inner.add_parser(f"xor-{kind}", help=f"a population-{kind} function of the two-head model (MODULE:FUNCTION)",
-                             description=f"FUNCTION(V, theta, theta_tilde, support[, attention=...]) -> "
+                             description="FUNCTION(V, theta, theta_tilde, support[, attention=...]) -> "
                              + ("(grad_theta, grad_theta_tilde)" if kind == "grad" else "loss")
                              + ", V of shape (d, m); driven by Hypothesis against the 50-digit reference.")
         q.add_argument("target", metavar="MODULE:FUNCTION")

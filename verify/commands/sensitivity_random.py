@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
+from ..stats import wilson_interval
 
 RANDOM_FUNCTION_P_K0 = 1 - math.exp(-1)  # P(K_0 >= 1) of a uniformly random function, N -> inf
 
@@ -48,13 +49,6 @@ def register(sub):
     b.set_defaults(func=_bounds)
 
 
-def wilson95(k, n, z=1.959963984540054):
-    p = k / n
-    den = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / den
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, c - h), min(1.0, c + h)
-
 
 def summarize_profiles(K, N: int) -> dict:
     """Plain-number summary of a ``(models, N+1)`` profile tensor."""
@@ -67,7 +61,7 @@ def summarize_profiles(K, N: int) -> dict:
     return {
         "models": models,
         "frac_K0_ge_1": has0 / models,
-        "frac_K0_ge_1_ci95": list(wilson95(has0, models)),
+        "frac_K0_ge_1_ci95": list(wilson_interval(has0, models)),
         "mean_K0_frac": float(frac[:, 0].mean()),
         "frac_constant": float((K[:, 0] == 2**N).double().mean()),
         "mean_avg_sensitivity": float((frac * k).sum(1).mean()),
