@@ -90,7 +90,8 @@ def test_forward_matches_reference(cfgN, scheme, seed):
         detail = model.blowup(x)
     for i in range(3):
         T_ref, zs, h = reference_forward(model, x[i].tolist())
-        scale = max(1.0, float(np.abs(h).max()) * float(model.out.weight.abs().sum()) + abs(float(model.out.bias[0])))
+        scale = max(1.0, float(np.abs(h).max()) * float(model.out.weight.detach().abs().sum())
+                    + abs(float(model.out.bias.detach()[0])))
         assert_close(T[i], T_ref, scale=scale, what="T (eos-only last layer)")
         assert_close(T_full[i], T_ref, scale=scale, what="T (full last layer)")
         beta_ref = math.prod(1 + float(z.max()) for z in zs)
@@ -163,7 +164,7 @@ def test_uniform_box_on_all_parameters():
 
 def test_gaussian_scale():
     model = random_model(TransformerConfig(D=16, L=2, H=2), "gaussian", 0, sigma=2.0)
-    allp = torch.cat([p.flatten() for p in model.parameters()])
+    allp = torch.cat([p.detach().flatten() for p in model.parameters()])
     # n ~ 9000 draws: the sample std is within 5% of sigma with overwhelming probability
     assert abs(float(allp.std()) - 2.0) < 0.1
     assert abs(float(allp.mean())) < 0.1

@@ -51,8 +51,13 @@ def tolerance(dtype="float64", device="cpu") -> Tolerance:
 def is_close(actual, expected, dtype="float64", device="cpu", scale=1.0) -> bool:
     """``|actual - expected| <= rtol |expected| + atol * scale`` for one scalar pair."""
     tol = tolerance(dtype, device)
-    a, e = float(actual), float(expected)
+    a, e = _float(actual), _float(expected)
     return abs(a - e) <= tol.rtol * abs(e) + tol.atol * float(scale)
+
+
+def _float(x) -> float:
+    # torch tensors that require grad: read the value without a warning
+    return float(x.detach()) if hasattr(x, "detach") else float(x)
 
 
 def assert_close(actual, expected, dtype="float64", device="cpu", scale=1.0, what="value"):
@@ -60,8 +65,8 @@ def assert_close(actual, expected, dtype="float64", device="cpu", scale=1.0, wha
     if not is_close(actual, expected, dtype, device, scale):
         tol = tolerance(dtype, device)
         raise AssertionError(
-            f"{what}: got {float(actual)!r}, expected {float(expected)!r} "
-            f"(|diff| = {abs(float(actual) - float(expected)):.3e}, rtol={tol.rtol}, "
+            f"{what}: got {_float(actual)!r}, expected {_float(expected)!r} "
+            f"(|diff| = {abs(_float(actual) - _float(expected)):.3e}, rtol={tol.rtol}, "
             f"atol={tol.atol} x scale {float(scale):.3e}, dtype={_key(dtype)}, device={device})"
         )
 
