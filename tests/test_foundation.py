@@ -100,3 +100,21 @@ def test_check_interrupted_writes_no_report(tmp_path):
     assert proc.returncode == 130, err
     assert "interrupted" in err
     assert os.listdir(tmp_path) == []
+
+
+def test_report_rendering():
+    from verify.report import format_evidence, to_markdown
+
+    ev = {"curve": [1, 2, 3], "max_rel_err": 3.14159e-17, "passed": True, "note": "ok"}
+    # scalars first, nested values left to the JSON report
+    assert format_evidence(ev) == "max_rel_err=3.14e-17, passed=True, note=ok, (+1 more in the JSON report)"
+    report = {
+        "profile": "quick", "started": "T", "duration_s": 1.0, "passed": False, "worker_errors": [],
+        "environment": {"python": "3", "torch": "2", "cuda": False, "cpus": 2},
+        "claims": [{"id": "SX-1", "statement": "L = |g|^2", "evidence": ev, "status": "fail", "duration_s": 0.5,
+                    "tests": [{"nodeid": "t::x", "outcome": "failed", "message": "assert 1 == 2\nmore"}]}],
+    }
+    md = to_markdown(report)
+    row = next(line for line in md.splitlines() if line.startswith("| SX-1"))
+    assert row.count(" | ") == 4  # five cells: the statement's pipes are escaped
+    assert "overall: **FAIL**" in md and "- SX-1 `t::x`: assert 1 == 2" in md

@@ -20,8 +20,8 @@ class Claim:
 
 
 _A = [
-    ("SX-1", "Closed-form population loss L = |g|^2|g~|^2 + 2(g.g~)^2 - 2 sum g_i^2 g~_i^2 "
-             "- 2(g_a g~_b + g_b g~_a) + 1 of the two-head model", "test_SX1_population_loss.py"),
+    ("SX-1", "Closed-form population loss of the two-head model: L = ‖γ‖²‖γ̃‖² + 2(γ·γ̃)² "
+             "− 2Σ_i γ_i²γ̃_i² − 2(γ_aγ̃_b + γ_bγ̃_a) + 1", "test_SX1_population_loss.py"),
     ("SX-2", "Closed-form population gradient through softmax, linear and erf attention",
              "test_SX2_population_gradient.py"),
     ("SX-3", "The CLS-token one-layer two-head transformer equals the two-head model, forward "
@@ -50,7 +50,8 @@ _B = [
     ("SG-5", "eps > 0: only constant functions stay recognisable with margin xi as N grows "
              "(packing bound independent of N)", "test_SG5_margin_recognition.py"),
     ("SG-6", "eps = 0, random init: random transformers have zero-sensitivity strings "
-             "(K_0 >= 1, profile skewed to 0); Theorem 4.5 bound N^((D-1)/(2L)-5)",
+             "(K_0 >= 1, profile skewed to 0, vs ~0.632 for random functions); the Theorem 4.5 "
+             "exponent a = (D-1)/(2L) - 5 and the N where N^a < 2^N are computed, not asserted at finite N",
              "test_SG6_random_init_sensitivity.py"),
     ("SG-7", "PARITY, sparse parity, DICTATOR, FIRST have K_0 = 0, hence lie in the "
              "measure-zero set of Theorem 4.5", "test_SG7_measure_zero_targets.py"),

@@ -240,7 +240,8 @@ def to_markdown(report: dict) -> str:
     ]
     for c in report["claims"]:
         ev = format_evidence(c["evidence"], limit=6).replace("|", "\\|")
-        lines.append(f"| {c['id']} | {c['statement']} | {ev} | {c['status']} | {c['duration_s']:.1f} |")
+        statement = c["statement"].replace("|", "\\|")
+        lines.append(f"| {c['id']} | {statement} | {ev} | {c['status']} | {c['duration_s']:.1f} |")
     failures = [(c["id"], t) for c in report["claims"] for t in c["tests"] if t["outcome"] in ("failed", "error")]
     if failures:
         lines += ["", "## Failures", ""]
