@@ -92,6 +92,7 @@ def attention_map(z: torch.Tensor, attention: str = "softmax") -> torch.Tensor:
     """
     check_attention(attention)
     _check_logits(z)
+    _check_finite(z, "z")
     return _map(z, attention)
 
 
@@ -122,6 +123,8 @@ def map_jvp(z: torch.Tensor, dz: torch.Tensor, attention: str = "softmax",
     _check_logits(z)
     _check_float_tensor(dz, "dz")
     _check_pair(z, dz, "z", "dz")
+    _check_finite(z, "z")
+    _check_finite(dz, "dz")
     return _map_jt(z, dz, attention, gamma)
 
 
@@ -138,6 +141,8 @@ def map_vjp(z: torch.Tensor, g: torch.Tensor, attention: str = "softmax",
     _check_logits(z)
     _check_float_tensor(g, "g")
     _check_pair(z, g, "z", "g")
+    _check_finite(z, "z")
+    _check_finite(g, "g")
     return _map_jt(z, g, attention, gamma)
 
 

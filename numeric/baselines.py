@@ -53,7 +53,7 @@ def train(V, theta0, theta_tilde0, support, *, attention="softmax", optimizer="g
         m2 = [torch.zeros_like(th), torch.zeros_like(tt)]
         b1, b2, ae = 0.9, 0.999, 1e-8
     rec_steps, rec_loss = [], []
-    alive = torch.ones(th.shape[:-1], dtype=torch.bool)
+    alive = torch.ones(th.shape[:-1], dtype=torch.bool, device=th.device)
 
     def record(t):
         with torch.no_grad():

@@ -16,7 +16,9 @@ scores :math:`s^h_i = (W_Q^h c)^\top W_K^h t_i = \theta_h^\top v_i`,
 
 The module runs a *generic* masked multi-head attention over the whole sequence (every row, then
 the CLS row is read), so that the equivalence is checked on a standard transformer rather than on
-the reduced formula. No dependence on :mod:`numeric.xor`.
+the reduced formula. The model does not use :mod:`numeric.xor` (only its input check
+:func:`numeric.xor.check_support`). Every tensor the model creates takes the dtype and device
+of ``V``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ import itertools
 import torch
 
 from verify.errors import InputError
+
+from .attention import _check_float_tensor
+from .xor import check_support
 
 
 def _check_finite(name, t):
@@ -37,7 +42,8 @@ class CLSTransformer(torch.nn.Module):
     r"""One-layer two-head transformer with a CLS token and structural masks.
 
     Args:
-        V: positional embeddings, shape ``(d, m)`` (row ``i`` is :math:`v_i`), frozen.
+        V: positional embeddings, a float64/float32 tensor of shape ``(d, m)`` (row ``i`` is
+            :math:`v_i`), frozen; its dtype and device are the model's.
         W_Q: shape ``(2, k, 1+m)``, the two query matrices (trainable parameter).
         W_K: shape ``(2, k, 1+m)``, the two key matrices (frozen; column 0 is masked out).
         W_V: shape ``(2, 1+m)`` or ``None`` (default :math:`e_0^\top` for both heads; the
@@ -47,7 +53,9 @@ class CLSTransformer(torch.nn.Module):
 
     def __init__(self, V, W_Q, W_K, cls, W_V=None):
         super().__init__()
-        V, W_Q, W_K, cls = (torch.as_tensor(t) for t in (V, W_Q, W_K, cls))
+        _check_float_tensor(V, "V")
+        dt, dev = V.dtype, V.device
+        W_Q, W_K, cls = (torch.as_tensor(t) for t in (W_Q, W_K, cls))
         if V.ndim != 2 or V.shape[0] < 2 or V.shape[1] < 1:
             raise InputError(f"V has shape {tuple(V.shape)}; expected (d, m) with d >= 2, m >= 1")
         d, m = V.shape
@@ -59,34 +67,33 @@ class CLSTransformer(torch.nn.Module):
         if tuple(cls.shape) != (D,):
             raise InputError(f"cls has shape {tuple(cls.shape)}; expected ({D},)")
         if W_V is None:
-            W_V = torch.zeros(2, D, dtype=V.dtype)
+            W_V = torch.zeros(2, D, dtype=dt, device=dev)
             W_V[:, 0] = 1.0
         W_V = torch.as_tensor(W_V)
         if tuple(W_V.shape) != (2, D):
             raise InputError(f"W_V has shape {tuple(W_V.shape)}; expected (2, {D})")
         for name, t in (("V", V), ("W_Q", W_Q), ("W_K", W_K), ("cls", cls), ("W_V", W_V)):
             _check_finite(name, t)
-        dt = V.dtype
         self.d, self.m, self.k = d, m, W_Q.shape[1]
         self.register_buffer("V", V.clone())
-        self.W_Q = torch.nn.Parameter(W_Q.to(dt).clone())
+        self.W_Q = torch.nn.Parameter(W_Q.to(dtype=dt, device=dev).clone())
         # Structural masks: keys see positions only, values see content only.
-        key_mask = torch.ones(D, dtype=dt)
+        key_mask = torch.ones(D, dtype=dt, device=dev)
         key_mask[0] = 0.0
-        val_mask = torch.zeros(D, dtype=dt)
+        val_mask = torch.zeros(D, dtype=dt, device=dev)
         val_mask[0] = 1.0
-        self.register_buffer("W_K", W_K.to(dt) * key_mask)
-        self.register_buffer("W_V", W_V.to(dt) * val_mask)
-        self.register_buffer("cls", cls.to(dt).clone())
+        self.register_buffer("W_K", W_K.to(dtype=dt, device=dev) * key_mask)
+        self.register_buffer("W_V", W_V.to(dtype=dt, device=dev) * val_mask)
+        self.register_buffer("cls", cls.to(dtype=dt, device=dev).clone())
         # Row 0 (CLS) attends to the d bit tokens only; bit rows attend to everything (their
         # outputs are not read; the mask just has to be a standard one).
-        mask = torch.ones(d + 1, d + 1, dtype=torch.bool)
+        mask = torch.ones(d + 1, d + 1, dtype=torch.bool, device=dev)
         mask[0, 0] = False
         self.register_buffer("attn_mask", mask)
 
     def tokens(self, X):
         r"""The token sequence ``(*batch, d+1, 1+m)``: CLS then :math:`[x_i; v_i]`."""
-        X = torch.as_tensor(X, dtype=self.V.dtype)
+        X = torch.as_tensor(X, dtype=self.V.dtype, device=self.V.device)
         if X.ndim < 1 or X.shape[-1] != self.d:
             raise InputError(f"X has shape {tuple(X.shape)}; expected (..., {self.d})")
         _check_finite("X", X)
@@ -133,11 +140,13 @@ class CLSTransformer(torch.nn.Module):
         return (self.cls @ self.cls) * Kp.transpose(-1, -2) @ Kp
 
 
-def all_inputs(d, dtype=torch.float64):
-    r"""All :math:`2^d` points of :math:`\{\pm1\}^d`, shape ``(2**d, d)`` (``d <= 16``)."""
-    if not isinstance(d, int) or d < 1 or d > 16:
+def all_inputs(d, dtype=torch.float64, device=None):
+    r"""All :math:`2^d` points of :math:`\{\pm1\}^d`, shape ``(2**d, d)`` (``d <= 16``),
+    as ``dtype`` on ``device`` (``None``: the default device)."""
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1 or d > 16:
         raise InputError(f"d = {d!r}; exhaustive enumeration needs an integer 1 <= d <= 16")
-    pts = torch.tensor(list(itertools.product((-1.0, 1.0), repeat=d)), dtype=dtype)
+    pts = torch.tensor(list(itertools.product((-1.0, 1.0), repeat=d)), dtype=dtype,
+                       device=device)
     return pts
 
 
@@ -150,8 +159,8 @@ def cls_population_loss(model: CLSTransformer, support):
     Returns:
         a 0-d tensor differentiable w.r.t. ``model.W_Q``.
     """
-    a, b = _check_support(support, model.d)
-    X = all_inputs(model.d, model.V.dtype)
+    a, b = check_support(support, model.d)
+    X = all_inputs(model.d, model.V.dtype, model.V.device)
     y = -X[:, a] * X[:, b]
     return ((model(X) - y) ** 2).mean()
 
@@ -171,18 +180,6 @@ def cls_step(model: CLSTransformer, support, lr):
     with torch.no_grad():
         model.W_Q -= lr * model.W_Q.grad
     return theta0, model.theta().detach().clone()
-
-
-def _check_support(support, d):
-    try:
-        a, b = (int(s) for s in support)
-    except (TypeError, ValueError):
-        raise InputError(f"support {support!r}: expected a pair (a, b) of integers") from None
-    if a == b:
-        raise InputError(f"support ({a}, {b}): a and b must differ")
-    if not (0 <= a < d and 0 <= b < d):
-        raise InputError(f"support ({a}, {b}): indices must lie in 0..{d - 1}")
-    return a, b
 
 
 __all__ = ["CLSTransformer", "all_inputs", "cls_population_loss", "cls_step"]

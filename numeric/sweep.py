@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import time
 from pathlib import Path
 
@@ -129,6 +130,14 @@ def _limit_success(g1, gt1, support, eps):
     return ((g1[..., a] >= one) & (gt1[..., b] >= one)) | ((g1[..., b] >= one) & (gt1[..., a] >= one))
 
 
+def _check_eps(eps):
+    """The success threshold: a number in (0, 0.5), as :func:`numeric.xor_metrics.step_metrics`
+    requires (checked before any cell runs)."""
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (0 < eps < 0.5):
+        raise InputError(f"eps = {eps!r}; expected a number with 0 < eps < 0.5 "
+                         "(the success threshold of step_metrics)")
+
+
 def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, progress=None,
               max_elems=2**25, dtype=torch.float64, seeds_for_d=None):
     r"""One population step for every ``(d, m)`` cell and ``n_seeds`` seeds (SX-4, SX-8).
@@ -151,8 +160,7 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
     ms = _check_positive_ints("ms", ms, 1)
     if not isinstance(n_seeds, int) or n_seeds < 1:
         raise InputError(f"n_seeds = {n_seeds!r}; expected an integer >= 1")
-    if not (0 < eps < 1):
-        raise InputError(f"eps = {eps!r}; expected 0 < eps < 1")
+    _check_eps(eps)
     if not (c > 0 and math.isfinite(c)):
         raise InputError(f"c = {c!r}; expected a finite positive learning-rate constant")
     seeds_for_d = dict(seeds_for_d or {})
@@ -235,8 +243,7 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
         raise InputError(f"m = {m!r}; expected an integer >= 1")
     if not isinstance(n_seeds, int) or n_seeds < 1:
         raise InputError(f"n_seeds = {n_seeds!r}; expected an integer >= 1")
-    if not (0 < eps < 1):
-        raise InputError(f"eps = {eps!r}; expected 0 < eps < 1")
+    _check_eps(eps)
     if not isinstance(ns_for_d, dict) or set(ns_for_d) != set(ds):
         raise InputError("ns_for_d must be a dict with one list of sample sizes per d in ds")
     plan = []

@@ -41,6 +41,8 @@ import torch
 from verify.errors import InputError
 from verify.stats import wilson_interval  # noqa: F401  (re-exported)
 
+from .transformer_eval import strings as _bits  # bit matrix of string indices (SPEC §1)
+
 TARGETS = ("majority", "first", "parity")
 LOSSES = ("bce", "mse")
 #: largest N for exact accuracy / profile over all 2^N strings (2^20 ≈ 1e6 forward passes)
@@ -143,11 +145,6 @@ def _dtype(dtype):
 
 
 # ----------------------------------------------------------------------------- strings, labels
-
-
-def _bits(index: torch.Tensor, N: int) -> torch.Tensor:
-    """Bit matrix of string indices (``x = Σ_n bit_n 2^n``, SPEC §1), shape ``(len, N)``."""
-    return (index.unsqueeze(-1) >> torch.arange(N, device=index.device)) & 1
 
 
 def labels(target: str, bits: torch.Tensor) -> torch.Tensor:

@@ -48,6 +48,7 @@ A zero variance at a position that cannot influence ``T`` is then not detected.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import torch
@@ -96,10 +97,10 @@ class TransformerConfig:
                 f"TransformerConfig: D = {self.D} is not divisible by H = {self.H}; "
                 "the head width D/H must be an integer"
             )
-        try:
-            eps = float(self.eps)
-        except (TypeError, ValueError):
-            raise InputError(f"TransformerConfig: eps = {self.eps!r} must be a number >= 0") from None
+        if isinstance(self.eps, bool) or not isinstance(self.eps, numbers.Real):
+            raise InputError(f"TransformerConfig: eps = {self.eps!r} must be a real number >= 0 "
+                             "(not a bool or a string)")
+        eps = float(self.eps)
         if not math.isfinite(eps) or eps < 0:
             raise InputError(f"TransformerConfig: eps = {self.eps!r} must be finite and >= 0 (0 is allowed)")
         object.__setattr__(self, "eps", eps)

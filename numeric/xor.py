@@ -302,10 +302,13 @@ def _check_lr(lr, batch, ref):
         if not bool(torch.isfinite(lr).all()) or bool((lr < 0).any()):
             raise InputError("lr must be finite and >= 0")
         try:
-            torch.broadcast_shapes(lr.shape, batch)
+            fits = torch.broadcast_shapes(lr.shape, batch) == tuple(batch)
         except RuntimeError:
-            raise InputError(f"lr of shape {tuple(lr.shape)} does not broadcast over the batch "
-                             f"{tuple(batch)}") from None
+            fits = False
+        if not fits:
+            raise InputError(f"lr of shape {tuple(lr.shape)} does not broadcast to the batch "
+                             f"{tuple(batch)}; expected a shape that broadcasts to "
+                             f"{tuple(batch)} without enlarging it (e.g. {tuple(batch)} or ())")
         return lr.to(dtype=ref.dtype, device=ref.device).unsqueeze(-1)
     if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not math.isfinite(lr) or lr < 0:
         raise InputError(f"lr must be a finite number >= 0 or a tensor; got {lr!r}")

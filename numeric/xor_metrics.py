@@ -136,8 +136,12 @@ def step_metrics(V, theta, theta_tilde, support, eps=0.01, attention="softmax", 
     if attention == "softmax":
         ca, cb = st.ca, st.cb                      # 1 - gamma_a, 1 - gamma_b per head
     else:
+        # theta = 0 is legal and gives gamma = 0: no share on the support (eps = 1, no
+        # success) instead of 0/0 = NaN
         l1 = Gam.abs().sum(-1)
-        ca, cb = 1 - ga / l1, 1 - gb / l1
+        pos = l1 > 0
+        ca = 1 - torch.where(pos, ga / torch.where(pos, l1, 1), 0)
+        cb = 1 - torch.where(pos, gb / torch.where(pos, l1, 1), 0)
     plus = (1 + 2 * ca[..., 0]) * (1 + 2 * cb[..., 1])      # head1 <-> a, head2 <-> b
     minus = (1 + 2 * cb[..., 0]) * (1 + 2 * ca[..., 1])
     swap = minus < plus
@@ -149,7 +153,9 @@ def step_metrics(V, theta, theta_tilde, support, eps=0.01, attention="softmax", 
         gp = torch.where(swap, gb[..., 0], ga[..., 0])
         gq = torch.where(swap, ga[..., 1], gb[..., 1])
         l1 = Gam.abs().sum(-1)
-        r1, r2 = l1[..., 0] - gp.abs(), l1[..., 1] - gq.abs()
+        # clamp: l1 - |gamma_p| is a sum of |gamma_j| (>= 0); rounding must not make it negative
+        r1 = (l1[..., 0] - gp.abs()).clamp_min(0)
+        r2 = (l1[..., 1] - gq.abs()).clamp_min(0)
         sup_bound = (1 - gp * gq).abs() + gp.abs() * r2 + gq.abs() * r1 + r1 * r2
     out = {
         "attn_a_head1": ga[..., 0], "attn_b_head1": gb[..., 0],

@@ -122,3 +122,19 @@ def test_bad_inputs_raise_input_error():
         attention_vjp(V, th, torch.ones(5, dtype=torch.float64))
     with pytest.raises(InputError, match="at least 2 dimension"):
         attention_weights(th, th)
+
+
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_non_finite_logits_and_tangents_raise(attention):
+    bad = torch.tensor([1.0, math.inf, math.nan], dtype=torch.float64)
+    ok = torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64)
+    with pytest.raises(InputError, match="z contains NaN or inf"):
+        attention_map(bad, attention)
+    with pytest.raises(InputError, match="z contains NaN or inf"):
+        map_jvp(bad, ok, attention)
+    with pytest.raises(InputError, match="z contains NaN or inf"):
+        map_vjp(bad, ok, attention)
+    with pytest.raises(InputError, match="dz contains NaN or inf"):
+        map_jvp(ok, bad, attention)
+    with pytest.raises(InputError, match="g contains NaN or inf"):
+        map_vjp(ok, bad, attention)

@@ -101,3 +101,29 @@ def test_other_bad_input():
         cls_step(model, (0, 1), -1.0)
     with pytest.raises(InputError):
         all_inputs(17)
+
+
+@pytest.mark.parametrize("support", [(0.7, 1.9), (True, 2), (0, False)])
+def test_non_integer_support_is_rejected(support):
+    model = CLSTransformer(*_model(6, 3, 2))
+    with pytest.raises(InputError, match="support"):
+        cls_population_loss(model, support)
+
+
+def test_integer_V_is_rejected():
+    V, WQ, WK, c = _model(6, 3, 2)
+    with pytest.raises(InputError, match="V must have dtype float64 or float32"):
+        CLSTransformer(V.round().to(torch.int64), WQ, WK, c)
+
+
+def test_factory_tensors_follow_the_model_dtype_and_device():
+    V, WQ, WK, c = _model(6, 3, 2)
+    model = CLSTransformer(V.float(), WQ, WK, c)
+    for name in ("V", "W_K", "W_V", "cls", "attn_mask"):
+        assert getattr(model, name).device == V.device
+    assert model.W_V.dtype == model.W_K.dtype == torch.float32
+    assert model.W_V.tolist() == [[1.0, 0.0, 0.0, 0.0]] * 2
+    X = all_inputs(6, torch.float32, device=V.device)
+    assert X.dtype == torch.float32 and X.device == V.device
+    assert model(X).dtype == torch.float32
+    assert model.tokens(X.double()).dtype == torch.float32

@@ -118,3 +118,52 @@ def test_report_rendering():
     row = next(line for line in md.splitlines() if line.startswith("| SX-1"))
     assert row.count(" | ") == 4  # five cells: the statement's pipes are escaped
     assert "overall: **FAIL**" in md and "- SX-1 `t::x`: assert 1 == 2" in md
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["sensitivity", "profile", "--function", "majority", "--N", "4", "--json", "/proc/nope/x.json"],
+         "cannot write '/proc/nope/x.json'"),
+        (["derive", "--out", "/", "--no-checks"], "expected a file name ending in .tex"),
+        (["sensitivity", "profile", "--function", "majority", "--N", "4", "--json", "/"],
+         "cannot write '/': it is a directory"),
+        (["sensitivity", "random", "--N", "4", "--models", "1", "--figure", "out.xyz"],
+         "expected a file name ending in .png, .pdf, .svg"),
+        (["sensitivity", "train", "--target", "majority", "--N", "4", "--figure", "out.xyz"],
+         "expected a file name ending in .png, .pdf, .svg"),
+        (["sensitivity", "random", "--N", "4", "--models", "1", "--device", "tpu"], "device 'tpu'"),
+        (["xor", "sweep", "--d", "1e400", "--m", "8"], "expected comma-separated integers"),
+        (["xor", "step", "--d", "8", "--m", "2", "--figure", "a.gif"], "expected a file name ending in"),
+    ],
+)
+def test_cli_bad_paths_and_options_one_line_exit_2(args, message):
+    r = _cli(*args)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"instances": [{"V": [[1.0], [-1.0]], "theta": [1.0], "theta_tilde": [-1.0], "support": ["x", 1], '
+         '"loss": 1.0}]}', "support must be two integers"),
+        ('{"instances": [{"V": [[1.0], [-1.0]], "theta": [1.0], "theta_tilde": [-1.0], "support": [0.5, 1], '
+         '"loss": 1.0}]}', "support must be two integers"),
+    ],
+)
+def test_crossval_file_support_must_be_integers(tmp_path, content, message):
+    p = tmp_path / "f.json"
+    p.write_text(content)
+    r = _cli("crossval", "xor-file", str(p))
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_crossval_profile_claimed_must_be_integers(tmp_path):
+    p = tmp_path / "t.json"
+    p.write_text('{"table": [0, 1, 1, 0], "profile": ["a", 1, 2]}')
+    r = _cli("crossval", "profile", str(p))
+    assert r.returncode == 2 and "'profile' must be a list of 3 integers K_0..K_2" in r.stderr
+    p.write_text('{"table": [0, 1, 1, 0], "profile": [0, 0, 4]}')
+    assert _cli("crossval", "profile", str(p)).returncode == 0

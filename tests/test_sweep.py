@@ -88,11 +88,13 @@ def test_compare_shapes():
 
 
 @pytest.mark.parametrize("kw", [dict(ds=[1]), dict(ms=[0]), dict(n_seeds=0), dict(eps=1.5),
+                                dict(eps=0.5), dict(eps=0.7), dict(eps=True), dict(eps="0.1"),
                                 dict(c=-1.0), dict(ds=[10, 10]), dict(seeds_for_d={10: 0})])
 def test_sweep_bad_input(kw):
     args = dict(ds=[10], ms=[2], n_seeds=2)
     args.update(kw)
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match="eps = .*expected a number with 0 < eps < 0.5"
+                       if "eps" in kw else None):
         run_sweep(args.pop("ds"), args.pop("ms"), args.pop("n_seeds"), **args)
 
 

@@ -269,3 +269,10 @@ def test_cuda_run_matches_the_contract():
     assert sum(r.profile) == 2**8
     s = train("majority", 22, steps=30, device="cuda", test_samples=512, profile_samples=64)
     assert not s.accuracy_exact and 0 <= s.accuracy_ci[0] <= s.accuracy <= s.accuracy_ci[1] <= 1
+
+
+def test_bit_matrix_helper_is_shared_with_transformer_eval():
+    import numeric.train as tr
+    import numeric.transformer_eval as te
+
+    assert tr._bits is te.strings

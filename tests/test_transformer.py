@@ -126,7 +126,7 @@ def test_evaluate_all_order_and_chunking():
     tab = boolean_table(model, N)
     assert torch.equal(tab, (T > 0).long())
     T2, beta = evaluate_all_blowup(model, N, chunk=50)
-    assert torch.allclose(T, T2, rtol=tolerance().rtol, atol=1e-12)
+    assert torch.allclose(T, T2, rtol=tolerance().rtol, atol=tolerance().atol)
     assert (beta > 1).all()
 
 
@@ -331,3 +331,10 @@ def test_cuda_matches_cpu():
     T_gpu = evaluate_all(gpu, 10).cpu()
     tol = tolerance("float64", "cuda")
     assert torch.allclose(T_gpu, T_cpu, rtol=tol.rtol, atol=tol.atol * float(T_cpu.abs().max()))
+
+
+@pytest.mark.parametrize("kw", [dict(eps=True), dict(eps=False), dict(eps="0.1"),
+                                dict(eps=float("nan")), dict(eps=-1e-3)])
+def test_config_rejects_non_numeric_eps(kw):
+    with pytest.raises(InputError, match="eps"):
+        TransformerConfig(**kw)

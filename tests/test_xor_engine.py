@@ -19,7 +19,7 @@ from numeric.xor_forms import closed_form_loss, closed_form_weight_grad, residua
 from numeric.xor_metrics import limit_step_attention, step_metrics
 from numeric.attention import ATTENTIONS, attention_weights
 from verify import InputError
-from verify.tolerances import assert_close
+from verify.tolerances import assert_close, tolerance
 
 F64 = torch.float64
 
@@ -105,7 +105,7 @@ def test_expanded_form_loses_digits_near_a_solution_the_engine_does_not():
         expanded = closed_form_loss(attention_weights(V, th1), attention_weights(V, tt1), (3, 9))
         rel_ours = float(abs((mpmath.mpf(float(ours)) - ref) / ref))
         rel_expanded = float(abs((mpmath.mpf(float(expanded)) - ref) / ref))
-    assert rel_ours <= 1e-10 < 1e-3 < rel_expanded
+    assert rel_ours <= tolerance().rtol < 1e-3 < rel_expanded
 
 
 # --------------------------------------------------------------------------- SX-2 gradient
@@ -450,3 +450,22 @@ def test_bad_empirical_inputs():
         empirical_loss(V, th, tt, X, y * math.inf)
     with pytest.raises(InputError, match="must have V's dtype"):
         empirical_loss(V, th, tt, X.float(), y)
+
+
+def test_lr_larger_than_the_batch_is_rejected():
+    V = sample_embeddings(10, 4, batch_shape=(4,), generator=_gen(22))
+    th, tt = sample_init(4, batch_shape=(4,), generator=_gen(23))
+    with pytest.raises(InputError, match=r"lr of shape \(4, 1\).*batch \(4,\)"):
+        one_step(V, th, tt, (0, 7), torch.ones(4, 1, dtype=F64))
+    t1, _ = one_step(V, th, tt, (0, 7), torch.ones(1, dtype=F64))   # (1,) broadcasts: fine
+    assert t1.shape == th.shape
+
+
+@pytest.mark.parametrize("attention", ["linear", "erf"])
+def test_step_metrics_at_theta_zero_are_finite(attention):
+    V = sample_embeddings(6, 3, generator=_gen(3))
+    z = torch.zeros(3, dtype=F64)
+    M = step_metrics(V, z, z, (1, 4), attention=attention)
+    for k in ("eps1", "eps2", "sup_bound", "loss", "sup_exact"):
+        assert bool(torch.isfinite(M[k]).all()), k
+    assert not bool(M["success"])

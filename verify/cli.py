@@ -49,6 +49,9 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"boolverify: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # e.g. an unreadable input that slipped past validation
+        print(f"boolverify: error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("boolverify: interrupted; no partial output was written", file=sys.stderr)
         return 130

@@ -358,7 +358,9 @@ def crossval_file(path) -> CrossvalResult:
         support = inst["support"]
         if not (isinstance(support, (list, tuple)) and len(support) == 2):
             raise InputError(f"{where}: support must be a pair [a, b], got {support!r}")
-        support = (int(support[0]) - base, int(support[1]) - base)
+        if not all(isinstance(s, int) and not isinstance(s, bool) for s in support):
+            raise InputError(f"{where}: support must be two integers [a, b], got {support!r}")
+        support = (support[0] - base, support[1] - base)
         attention = inst.get("attention", "softmax")
         if "loss" in inst:
             exp = _reference("loss", inst["V"], inst["theta"], inst["theta_tilde"], support, attention)
@@ -505,6 +507,11 @@ def read_table(path, N=None):
         raise InputError(f"{path}: table length {arr.size} is not a power of two")
     if N is not None and n != N:
         raise InputError(f"{path}: table has 2^{n} entries but --N is {N}")
+    if claimed is not None and not (
+        isinstance(claimed, list) and len(claimed) == n + 1
+        and all(isinstance(k, int) and not isinstance(k, bool) for k in claimed)
+    ):
+        raise InputError(f"{path}: 'profile' must be a list of {n + 1} integers K_0..K_{n}")
     return arr.astype(np.uint8), claimed
 
 

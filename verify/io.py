@@ -11,6 +11,29 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from .errors import InputError
+
+
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+def _read_umask() -> int:
+    # read once at import: os.umask can only be read by setting it
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def check_figure_path(path, allowed=FIGURE_SUFFIXES) -> Path:
+    """Validate a figure file name before any work is done (the format comes from the suffix)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in allowed:
+        raise InputError(f"figure {str(path)!r}: expected a file name ending in {', '.join(allowed)}")
+    return Path(path)
+
 
 @contextmanager
 def atomic_path(path, suffix=None):
@@ -20,15 +43,18 @@ def atomic_path(path, suffix=None):
     name (matplotlib, numpy) still work.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{path.name}.", suffix=suffix if suffix is not None else path.suffix, dir=path.parent
-    )
+    if path.is_dir():
+        raise InputError(f"cannot write {str(path)!r}: it is a directory; expected a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=suffix if suffix is not None else path.suffix, dir=path.parent
+        )
+    except OSError as exc:
+        raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     os.close(fd)
     # mkstemp creates 0600; give the final file the usual permissions (0666 minus umask)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
+    os.chmod(tmp, 0o666 & ~_UMASK)
     try:
         yield Path(tmp)
         os.replace(tmp, path)
@@ -69,4 +95,5 @@ def _jsonable(x):
         return str(x)
 
 
-__all__ = ["atomic_path", "atomic_write_text", "atomic_write_json", "atomic_savefig"]
+__all__ = ["FIGURE_SUFFIXES", "check_figure_path", "atomic_path", "atomic_write_text", "atomic_write_json",
+           "atomic_savefig"]

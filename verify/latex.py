@@ -242,9 +242,12 @@ def compile_pdf(tex_path, timeout: float = 180) -> Path:
     with tempfile.TemporaryDirectory(prefix="boolverify-tex-") as tmp:
         src = Path(tmp) / "doc.tex"
         shutil.copyfile(tex_path, src)
-        proc = subprocess.run(
-            [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", src.name],
-            cwd=tmp, capture_output=True, text=True, timeout=timeout)
+        try:
+            proc = subprocess.run(
+                [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", src.name],
+                cwd=tmp, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise LatexError(f"pdflatex did not finish on {tex_path} within {timeout:g} s") from None
         out = Path(tmp) / "doc.pdf"
         if proc.returncode != 0 or not out.is_file():
             log = proc.stdout.splitlines()

@@ -210,9 +210,9 @@ def draw_profiles(results, path, ncols=None):
 
     from verify.io import atomic_savefig
 
-    suffix = Path(path).suffix.lower()
-    if suffix not in (".png", ".pdf", ".svg"):
-        raise InputError(f"--figure {str(path)!r}: expected a .png, .pdf or .svg file name")
+    from verify.io import check_figure_path
+
+    check_figure_path(path)
     n = len(results)
     ncols = ncols or min(n, 2)
     nrows = -(-n // ncols)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
+from ..io import check_figure_path
 from ..stats import wilson_interval
 
 RANDOM_FUNCTION_P_K0 = 1 - math.exp(-1)  # P(K_0 >= 1) of a uniformly random function, N -> inf
@@ -72,7 +73,6 @@ def summarize_profiles(K, N: int) -> dict:
 
 
 def _random(args) -> int:
-    import torch
     from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
@@ -86,8 +86,11 @@ def _random(args) -> int:
         raise InputError(f"--N {args.N}: expected 1 <= N <= {ENUM_LIMIT} (the enumeration limit; 2^N strings are evaluated)")
     if args.models < 1:
         raise InputError(f"--models {args.models}: expected >= 1")
-    if args.device.startswith("cuda") and not torch.cuda.is_available():
-        raise InputError(f"--device {args.device}: CUDA is not available")
+    from numeric.boolean import _device
+
+    _device(args.device)  # unknown or unavailable devices: one-line InputError
+    if args.figure:
+        check_figure_path(args.figure)  # before the run, not after it
     cfg = TransformerConfig(D=args.D, L=args.L, H=args.H, F=args.F, eps=args.eps, N_max=max(64, args.N))
     console = Console()
     with Progress(console=console, transient=True) as prog:

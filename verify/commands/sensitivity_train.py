@@ -75,6 +75,10 @@ def _parse_list(text, what, conv):
 
 
 def _validate(args):
+    from ..io import check_figure_path
+
+    for path in args.figure or []:
+        check_figure_path(path)  # before any model is trained
     targets = _parse_list(args.target, "target", str)
     for t in targets:
         if t not in _TARGETS:

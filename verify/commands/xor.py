@@ -17,7 +17,7 @@ from ..errors import InputError
 def _int_list(text, name, lo):
     try:
         vals = [int(float(t)) if "e" in t.lower() else int(t) for t in str(text).split(",") if t.strip()]
-    except ValueError:
+    except (ValueError, OverflowError):
         raise InputError(f"--{name} {text!r}: expected comma-separated integers, e.g. 100,1000") from None
     if not vals:
         raise InputError(f"--{name} {text!r}: expected at least one integer")
@@ -34,7 +34,7 @@ def _seeds_for_d(text):
         try:
             d, s = part.split(":")
             out[int(float(d))] = int(s)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise InputError(f"--seeds-for-d {text!r}: expected D:N pairs, e.g. 1000000:20") from None
         if out[int(float(d))] < 1:
             raise InputError(f"--seeds-for-d {text!r}: seed counts must be >= 1")
@@ -118,8 +118,10 @@ def _check_common(args):
         raise InputError(f"--eps {args.eps}: expected 0 < eps < 1")
     if not (args.c > 0) or args.c == float("inf"):
         raise InputError(f"--c {args.c}: expected a finite positive constant")
-    if args.figure and not args.figure.endswith((".png", ".pdf")):
-        raise InputError(f"--figure {args.figure}: expected a .png or .pdf file name")
+    if args.figure:
+        from ..io import check_figure_path
+
+        check_figure_path(args.figure)
 
 
 def _step(args):
