@@ -204,6 +204,20 @@ class CrossvalResult:
     rows: list = field(default_factory=list)
 
 
+def _run_property(prop, last, count) -> CrossvalResult:
+    """Run a Hypothesis property that records each mismatch in ``last`` before failing."""
+    try:
+        prop()
+    except InputError:
+        raise
+    except Exception:
+        if not last:
+            raise
+        # Hypothesis replays the shrunk example last.
+        return CrossvalResult(ok=False, examples=count[0], mismatch=last[-1])
+    return CrossvalResult(ok=True, examples=count[0])
+
+
 def _xor_instances():
     """Hypothesis strategy of (d, m, V, theta, theta_tilde, support): unit rows, moderate to large logits."""
     from hypothesis import strategies as st
@@ -279,16 +293,7 @@ def crossval_xor(fn, kind="grad", conventions: XorConventions | None = None, max
         return CrossvalResult(ok=False, examples=1, mismatch=Mismatch(
             dict(probe, attention=conv.attention), [], [], error=f"{type(exc).__name__}: {exc}"))
 
-    try:
-        _prop()
-    except InputError:
-        raise
-    except Exception:
-        if not last:
-            raise
-        # Hypothesis replays the shrunk example last.
-        return CrossvalResult(ok=False, examples=count[0], mismatch=last[-1])
-    return CrossvalResult(ok=True, examples=count[0])
+    return _run_property(_prop, last, count)
 
 
 def _load_instances(path):
@@ -460,15 +465,7 @@ def crossval_profile_function(fn, conventions: ProfileConventions | None = None,
             last.append(Mismatch(inputs, expected, received))
             raise AssertionError("mismatch")
 
-    try:
-        _prop()
-    except InputError:
-        raise
-    except Exception:
-        if not last:
-            raise
-        return CrossvalResult(ok=False, examples=count[0], mismatch=last[-1])
-    return CrossvalResult(ok=True, examples=count[0])
+    return _run_property(_prop, last, count)
 
 
 def read_table(path, N=None):
