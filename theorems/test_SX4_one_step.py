@@ -9,11 +9,10 @@ results file (e.g. docs/data/xor_sweep.json).
 """
 
 import math
-import os
 
 import pytest
 
-from numeric.sweep import run_sweep
+from theorems._xor_sweeps import FULL_DS, fast_cells, full_cells
 from verify.fits import compare_fits, m_star_from_cells, wilson_interval
 
 pytestmark = pytest.mark.claim("SX-4")
@@ -32,8 +31,7 @@ def _summary(cells, ds):
 
 
 def test_one_step_fast(evidence):
-    ms = [8, 16, 24, 32, 48, 64]
-    cells = run_sweep([1000], ms, 200) + run_sweep([10000], ms, 60)
+    cells = list(fast_cells(1000, 200)) + list(fast_cells(10000, 60))
     s = _summary(cells, [1000, 10000])
     evidence["summary"] = {str(d): v for d, v in s.items()}
     evidence["rates"] = {f"{c['d']},{c['m']}": c["rate"] for c in cells}
@@ -52,13 +50,8 @@ def test_one_step_fast(evidence):
 
 @pytest.mark.slow
 def test_one_step_full(evidence, tmp_path):
-    out = os.environ.get("BOOLVERIFY_XOR_SWEEP_FILE") or tmp_path / "sweep.json"
-    g1 = [4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]
-    cells = (run_sweep([100], g1, 1000, out=out) + run_sweep([1000], g1, 400, out=out)
-             + run_sweep([10000], g1, 200, out=out)
-             + run_sweep([100000], [8, 12, 16, 24, 32, 48, 64, 96], 60, out=out)
-             + run_sweep([1000000], [12, 16, 24, 32, 48, 64], 20, out=out))
-    ds = [100, 1000, 10000, 100000, 1000000]
+    cells = full_cells(tmp_path)
+    ds = list(FULL_DS)
     s = _summary(cells, ds)
     evidence["summary"] = {str(d): v for d, v in s.items()}
     known = [d for d in ds if s[d]["m_star"] is not None]

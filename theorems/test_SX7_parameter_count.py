@@ -3,18 +3,17 @@ whose first layer is dense (as formalised in boolverify). Fast: m*(10^3) measure
 (slow): the table for d = 10^2 ... 10^7 from the measured m*(d) (d <= 10^6) and the polylog fit
 extrapolated beyond (marked as extrapolated)."""
 
-import os
 
 import pytest
 
-from numeric.sweep import run_sweep
+from theorems._xor_sweeps import FULL_DS, fast_cells, full_cells
 from verify.fits import compare_fits, m_star_from_cells, parameter_table
 
 pytestmark = pytest.mark.claim("SX-7")
 
 
 def test_parameter_count_fast(evidence):
-    cells = run_sweep([1000], [8, 16, 24, 32, 48, 64], 200)
+    cells = list(fast_cells(1000, 200))  # the SX-4 fast sweep (cached when both run in one process)
     m = m_star_from_cells(cells, 1000)
     rows = parameter_table({1000: m}, ds=(1000,))
     evidence["table"] = rows
@@ -26,13 +25,8 @@ def test_parameter_count_fast(evidence):
 
 @pytest.mark.slow
 def test_parameter_table_full(evidence, tmp_path):
-    out = os.environ.get("BOOLVERIFY_XOR_SWEEP_FILE") or tmp_path / "sweep.json"
-    g1 = [4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128]
-    cells = (run_sweep([100], g1, 1000, out=out) + run_sweep([1000], g1, 400, out=out)
-             + run_sweep([10000], g1, 200, out=out)
-             + run_sweep([100000], [8, 12, 16, 24, 32, 48, 64, 96], 60, out=out)
-             + run_sweep([1000000], [12, 16, 24, 32, 48, 64], 20, out=out))
-    measured = {d: m_star_from_cells(cells, d) for d in (100, 1000, 10000, 100000, 1000000)}
+    cells = full_cells(tmp_path)
+    measured = {d: m_star_from_cells(cells, d) for d in FULL_DS}
     known = [d for d, v in measured.items() if v is not None]
     fit = compare_fits(known, [measured[d] for d in known])["polylog"]
     rows = parameter_table(measured, fit)
