@@ -86,3 +86,23 @@ def test_bad_out_and_missing_file(tmp_path, capsys):
         with pytest.raises(InputError, match=r"no such file to compile"):
             compile_pdf(tmp_path / "missing.tex")
 
+
+
+def test_derive_exits_1_when_an_enumeration_check_fails(tmp_path, monkeypatch, capsys):
+    from verify import enumeration
+    from verify.cli import main
+
+    real = enumeration.check_gradient
+
+    def broken(*args, **kwargs):
+        report = real(*args, **kwargs)
+        report.passed = False  # as if one case disagreed
+        return report
+
+    monkeypatch.setattr(enumeration, "check_gradient", broken)
+    out = tmp_path / "d.tex"
+    assert main(["derive", "--out", str(out)]) == 1
+    assert r"\textbf{MISMATCH}" in out.read_text()
+    assert "found a MISMATCH" in capsys.readouterr().err
+    monkeypatch.setattr(enumeration, "check_gradient", real)
+    assert main(["derive", "--out", str(out)]) == 0

@@ -97,6 +97,10 @@ def _poly_tex(poly):
     return " + ".join(parts).replace("+ -", "- ")
 
 
+# Printed in the document when an enumeration check fails; `boolverify derive` exits 1 on it.
+MISMATCH = r"\textbf{MISMATCH}"
+
+
 def derivation_tex(checks: bool = True) -> str:
     """The complete LaTeX document. With ``checks``, the exact enumeration checks are run
     (about a second) and their case counts reported."""
@@ -208,7 +212,7 @@ def _checks_tex(D):
     n = check_closed_form_numeric(D.loss, D.inv, ds=range(2, 13))
     g = check_gradient(D.grad_g, "g", D.inv, ds=range(2, 7))
     ok = all(c.passed for c in (a, r, n, g))
-    status = "all agree exactly" if ok else r"\textbf{MISMATCH}"
+    status = "all agree exactly" if ok else MISMATCH
     return rf"""
 \section{{Checks against enumeration}}
 Independently, $L=2^{{-d}}\sum_{{x\in\{{\pm1\}}^d}}(f(x)-y)^2$ was enumerated with symbolic
@@ -218,11 +222,13 @@ $\gamma,\tilde\gamma$ and compared exactly (polynomials over $\mathbb{{Q}}$): cl
 """
 
 
-def write_tex(path, checks: bool = True) -> Path:
-    """Write the document atomically to ``path``."""
+def write_tex(path, checks: bool = True) -> bool:
+    """Write the document atomically to ``path``; ``False`` when an enumeration check failed."""
     from .io import atomic_write_text
 
-    return atomic_write_text(path, derivation_tex(checks=checks))
+    text = derivation_tex(checks=checks)
+    atomic_write_text(path, text)
+    return MISMATCH not in text
 
 
 class LatexError(RuntimeError):

@@ -48,7 +48,7 @@ def run(args) -> int:
 
     t0 = time.perf_counter()
     D = derive()
-    write_tex(out, checks=not args.no_checks)
+    checks_ok = write_tex(out, checks=not args.no_checks)
     t_tex = time.perf_counter() - t0
     table = Table(title="boolverify derive (as formalised in boolverify)")
     table.add_column("step")
@@ -65,4 +65,7 @@ def run(args) -> int:
             return 1
         table.add_row("pdflatex", f"{pdf} ({time.perf_counter() - t1:.2f} s)")
     Console().print(table)
+    if not checks_ok:
+        print(f"boolverify: the enumeration checks in {out} found a MISMATCH", file=sys.stderr)
+        return 1
     return 0
