@@ -30,6 +30,7 @@ from verify.errors import InputError
 from verify.io import atomic_write_json
 
 from . import xor
+from .boolean import _device
 from .xor_metrics import limit_step_attention, step_metrics
 
 _SCHEMA = "boolverify.xor-sweep/1"
@@ -52,8 +53,11 @@ def cell_support(d, tag, key1):
     return int(a), int(b)
 
 
-def make_instances(d, m, seeds, *, dtype=torch.float64, tag=0):
+def make_instances(d, m, seeds, *, dtype=torch.float64, tag=0, device=None):
     r"""Stack the instances of ``seeds`` for cell ``(d, m)``.
+
+    Drawn on the CPU from per-seed generators (so an instance does not depend on the device or
+    on the batching of seeds), then moved to ``device``.
 
     Returns:
         ``(V, theta0, theta_tilde0)`` of shapes ``(S, d, m)``, ``(S, m)``, ``(S, m)`` with
@@ -66,6 +70,8 @@ def make_instances(d, m, seeds, *, dtype=torch.float64, tag=0):
         g = torch.Generator().manual_seed(instance_seed(tag, d, m, s))
         V[k] = xor.sample_embeddings(d, m, generator=g, dtype=dtype)
         th[k] = xor.sample_init(m, generator=g, dtype=dtype)[0]
+    if device is not None:
+        V, th = V.to(device), th.to(device)
     return V, th, -th
 
 
@@ -139,7 +145,7 @@ def _check_eps(eps):
 
 
 def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, progress=None,
-              max_elems=2**25, dtype=torch.float64, seeds_for_d=None):
+              max_elems=2**25, dtype=torch.float64, seeds_for_d=None, device=None):
     r"""One population step for every ``(d, m)`` cell and ``n_seeds`` seeds (SX-4, SX-8).
 
     For each seed: :math:`\theta^{(1)} = \theta^{(0)} - \eta\nabla_\theta L` with
@@ -151,7 +157,8 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
             ``seeds_for_d`` a dict ``d -> n_seeds`` overriding it (fewer seeds at large ``d``);
         c: learning-rate constant; eps: success threshold :math:`\varepsilon`;
         out: results file (JSON), resumable; progress: ``callback(done, total, text)``;
-        max_elems: largest number of embedding entries held at once.
+        max_elems: largest number of embedding entries held at once; device: where the steps
+        run (``"cuda"`` when present; instances are drawn on the CPU either way).
     Returns:
         list of cell dicts with ``d, m, n_seeds, successes, successes_limit, rate, rate_limit,
         assignment_matches, median_loss, seconds, success_bits``.
@@ -161,6 +168,7 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
     if not isinstance(n_seeds, int) or n_seeds < 1:
         raise InputError(f"n_seeds = {n_seeds!r}; expected an integer >= 1")
     _check_eps(eps)
+    device = _device(device)
     if not (c > 0 and math.isfinite(c)):
         raise InputError(f"c = {c!r}; expected a finite positive learning-rate constant")
     seeds_for_d = dict(seeds_for_d or {})
@@ -177,7 +185,7 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
                "eps": eps, "dtype": str(dtype)}
         cell = store.find(key)
         if cell is None:
-            cell = _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype)
+            cell = _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device)
             store.add(cell)
         cells.append(cell)
         done += d * m * S
@@ -186,7 +194,7 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
     return cells
 
 
-def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype):
+def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
     t0 = time.perf_counter()
     support = cell_support(d, 1, m)
     a, b = support
@@ -194,7 +202,7 @@ def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype):
     succ, succ_lim, match, losses, bits = 0, 0, 0, [], []
     seeds = list(range(seed_offset, seed_offset + S))
     for chunk in _chunks(seeds, d * m, max_elems):
-        V, th0, tt0 = make_instances(d, m, chunk, dtype=dtype)
+        V, th0, tt0 = make_instances(d, m, chunk, dtype=dtype, device=device)
         th1, tt1 = xor.one_step(V, th0, tt0, support, lr)
         met = step_metrics(V, th1, tt1, support, eps=eps, exact_sup=False)
         g1, gt1 = limit_step_attention(V, th0, tt0, support)
@@ -222,7 +230,7 @@ def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype):
 
 
 def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None,
-                progress=None, max_elems=2**25, dtype=torch.float64):
+                progress=None, max_elems=2**25, dtype=torch.float64, device=None):
     r"""One *empirical*-gradient step for every ``(d, n)`` cell (SX-6).
 
     :math:`\hat L = \frac1n\sum_k (f(x_k) - y_k)^2` on ``n`` fresh samples per seed, gradient by
@@ -244,6 +252,7 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
     if not isinstance(n_seeds, int) or n_seeds < 1:
         raise InputError(f"n_seeds = {n_seeds!r}; expected an integer >= 1")
     _check_eps(eps)
+    device = _device(device)
     if not isinstance(ns_for_d, dict) or set(ns_for_d) != set(ds):
         raise InputError("ns_for_d must be a dict with one list of sample sizes per d in ds")
     plan = []
@@ -259,7 +268,7 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
                "seed_offset": seed_offset, "c": c, "eps": eps, "dtype": str(dtype)}
         cell = store.find(key)
         if cell is None:
-            cell = _run_samples_cell(d, n, m, n_seeds, key, c, eps, seed_offset, max_elems, dtype)
+            cell = _run_samples_cell(d, n, m, n_seeds, key, c, eps, seed_offset, max_elems, dtype, device)
             store.add(cell)
         cells.append(cell)
         done += n * d * n_seeds
@@ -268,7 +277,7 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
     return cells
 
 
-def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype):
+def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
     t0 = time.perf_counter()
     support = cell_support(d, 2, m)
     lr = xor.default_lr(d, m, c)
@@ -278,7 +287,7 @@ def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype):
     # weights n_block / n: memory stays under max_elems for any n.
     block = max(1, min(n, int(max_elems // d)))
     for chunk in _chunks(seeds, min(n, block) * d + d * m, max_elems):
-        V, th0, tt0 = make_instances(d, m, chunk, dtype=dtype, tag=2)
+        V, th0, tt0 = make_instances(d, m, chunk, dtype=dtype, tag=2, device=device)
         # one sample stream per seed: the data of a seed depend neither on the batching of
         # seeds nor on the block size
         gens = [torch.Generator().manual_seed(instance_seed(3, d, n, m, s)) for s in chunk]
@@ -287,8 +296,8 @@ def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype):
         for start in range(0, n, block):
             nb = min(block, n - start)
             pairs = [xor.sample_data(nb, d, support, generator=gs, dtype=dtype) for gs in gens]
-            X = torch.stack([p[0] for p in pairs])
-            y = torch.stack([p[1] for p in pairs])
+            X = torch.stack([p[0] for p in pairs]).to(V.device)
+            y = torch.stack([p[1] for p in pairs]).to(V.device)
             del pairs
             g1, g2 = xor.empirical_grad(V, th0, tt0, X, y)
             gt += (nb / n) * g1

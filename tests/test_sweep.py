@@ -124,3 +124,21 @@ def test_sample_blocks_average_to_the_full_gradient():
     b = run_samples([12], {12: [3000]}, 8, 6, max_elems=12 * 700)
     assert a[0]["successes"] >= 2  # not vacuous
     assert a[0]["successes"] == b[0]["successes"] and a[0]["both_successes"] == b[0]["both_successes"]
+
+
+def test_sweep_device_argument_gives_the_same_cells_on_cpu():
+    a = run_sweep([64], [8], 12)
+    b = run_sweep([64], [8], 12, device="cpu")
+    assert a[0]["success_bits"] == b[0]["success_bits"] and a[0]["median_loss"] == b[0]["median_loss"]
+    with pytest.raises(InputError, match="device 'tpu'"):
+        run_sweep([64], [8], 2, device="tpu")
+
+
+@pytest.mark.gpu
+def test_sweep_and_samples_on_cuda_match_cpu():
+    # instances are drawn on the CPU, so the same seeds give the same success pattern
+    a, b = run_sweep([256], [16], 32), run_sweep([256], [16], 32, device="cuda")
+    assert a[0]["success_bits"] == b[0]["success_bits"]
+    c = run_samples([16], {16: [1024]}, 8, 8)
+    d = run_samples([16], {16: [1024]}, 8, 8, device="cuda")
+    assert c[0]["successes"] == d[0]["successes"]

@@ -92,6 +92,7 @@ def register(sub):
     w.add_argument("--m", required=True, help="comma-separated m values, e.g. 8,16,32")
     w.add_argument("--seeds", type=int, default=100)
     w.add_argument("--seeds-for-d", help="fewer seeds at large d, e.g. 1000000:20")
+    w.add_argument("--device", default="cpu", help="cpu or cuda (instances are drawn on the CPU either way)")
     _common(w)
     w.set_defaults(func=_sweep)
 
@@ -100,6 +101,7 @@ def register(sub):
     n.add_argument("--n", required=True, help="comma-separated sample sizes (used for every d)")
     n.add_argument("--m", type=int, default=64)
     n.add_argument("--seeds", type=int, default=40)
+    n.add_argument("--device", default="cpu", help="cpu or cuda (instances are drawn on the CPU either way)")
     _common(n)
     n.set_defaults(func=_samples)
 
@@ -190,7 +192,7 @@ def _sweep(args):
     with _progress() as prog:
         task = prog.add_task("sweep", total=1)
         cells = run_sweep(ds, ms, args.seeds, c=args.c, eps=args.eps, out=args.out,
-                          progress=_callback(prog, task), seeds_for_d=sfd)
+                          progress=_callback(prog, task), seeds_for_d=sfd, device=args.device)
     t = Table(title="one-step success per (d, m) (as formalised in boolverify)")
     for col in ("d", "m", "seeds", "success", "95% Wilson CI", "eta->inf", "assignment ok", "median L", "s"):
         t.add_column(col, justify="right")
@@ -238,7 +240,7 @@ def _samples(args):
     with _progress() as prog:
         task = prog.add_task("samples", total=1)
         cells = run_samples(ds, {d: ns for d in ds}, args.m, args.seeds, c=args.c, eps=args.eps,
-                            out=args.out, progress=_callback(prog, task))
+                            out=args.out, progress=_callback(prog, task), device=args.device)
     t = Table(title=f"empirical-gradient step, m = {args.m} (as formalised in boolverify)")
     for col in ("d", "n", "seeds", "success", "95% Wilson CI", "pop. success", "given pop.", "s"):
         t.add_column(col, justify="right")
