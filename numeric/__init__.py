@@ -1,7 +1,8 @@
 """The torch engine (CPU and CUDA, float64 by default).
 
 Depends on nothing in the suite but the leaf modules :mod:`verify.errors` (the shared exception
-type), :mod:`verify.tolerances` and :mod:`verify.io` (atomic writes); none of them imports
+type), :mod:`verify.checks`, :mod:`verify.tolerances`, :mod:`verify.io` (atomic writes) and
+:mod:`verify.stats`; none of them imports
 anything else of the suite.
 """
 

@@ -123,6 +123,14 @@ class _Store:
         if self.out is not None:
             atomic_write_json(self.out, {"schema": _SCHEMA, "cells": self.cells})
 
+    def cached(self, key, run):
+        """The saved cell for ``key``, or ``run()``'s cell, saved before it is returned."""
+        cell = self.find(key)
+        if cell is None:
+            cell = run()
+            self.add(cell)
+        return cell
+
 
 def _chunks(seeds, per_seed_elems, max_elems):
     size = max(1, int(max_elems // max(1, per_seed_elems)))
@@ -183,10 +191,7 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
     for d, m, S in plan:
         key = {"kind": "step", "d": d, "m": m, "n_seeds": S, "seed_offset": seed_offset, "c": c,
                "eps": eps, "dtype": str(dtype)}
-        cell = store.find(key)
-        if cell is None:
-            cell = _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device)
-            store.add(cell)
+        cell = store.cached(key, lambda: _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device))
         cells.append(cell)
         done += d * m * S
         if progress is not None:
@@ -266,10 +271,8 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
     for d, n in plan:
         key = {"kind": "samples", "d": d, "n": n, "m": m, "n_seeds": n_seeds,
                "seed_offset": seed_offset, "c": c, "eps": eps, "dtype": str(dtype)}
-        cell = store.find(key)
-        if cell is None:
-            cell = _run_samples_cell(d, n, m, n_seeds, key, c, eps, seed_offset, max_elems, dtype, device)
-            store.add(cell)
+        cell = store.cached(key, lambda: _run_samples_cell(d, n, m, n_seeds, key, c, eps, seed_offset,
+                                                            max_elems, dtype, device))
         cells.append(cell)
         done += n * d * n_seeds
         if progress is not None:

@@ -22,6 +22,7 @@ import operator
 
 import torch
 
+from verify.checks import check_support  # noqa: F401  (public here too: numeric.xor.check_support)
 from verify.errors import InputError
 
 from .attention import (_check_finite, _check_float_tensor, _map, _map_jt, attention_weights,
@@ -44,27 +45,6 @@ def _int(x, name, lo):
     if v < lo:
         raise InputError(f"{name} = {v}; expected an integer >= {lo}")
     return v
-
-
-def check_support(support, d):
-    """Validate ``support = (a, b)`` for ``d`` positions; returns ``(a, b)`` as ints."""
-    try:
-        pair = tuple(support)
-    except TypeError:
-        raise InputError(f"support must be a pair (a, b) of integers; got {support!r}") from None
-    if len(pair) != 2:
-        raise InputError(f"support must be a pair (a, b) of integers; got {support!r}")
-    try:
-        if any(isinstance(i, bool) for i in pair):
-            raise TypeError
-        a, b = operator.index(pair[0]), operator.index(pair[1])
-    except TypeError:
-        raise InputError(f"support must be a pair (a, b) of integers; got {support!r}") from None
-    if not (0 <= a < d and 0 <= b < d):
-        raise InputError(f"support ({a}, {b}): indices must satisfy 0 <= a, b < d = {d}")
-    if a == b:
-        raise InputError(f"support ({a}, {b}): a and b must differ")
-    return a, b
 
 
 def _check_model(V, theta, theta_tilde, support, attention):

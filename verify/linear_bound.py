@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .checks import check_support
 from .errors import InputError
 
 
@@ -51,14 +52,7 @@ def _check(V, support):
         raise InputError(f"m = {m}: the dense m^2 x m^2 system is limited to m <= 64")
     if not np.all(np.isfinite(V)):
         raise InputError("V contains NaN or inf")
-    try:
-        a, b = (int(s) for s in support)
-    except (TypeError, ValueError):
-        raise InputError(f"support {support!r}: expected a pair (a, b) of integers") from None
-    if a == b:
-        raise InputError(f"support ({a}, {b}): a and b must differ")
-    if not (0 <= a < d and 0 <= b < d):
-        raise InputError(f"support ({a}, {b}): indices must lie in 0..{d - 1}")
+    a, b = check_support(support, d)
     return V, a, b
 
 

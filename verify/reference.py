@@ -58,12 +58,12 @@ from __future__ import annotations
 
 import numbers
 from fractions import Fraction
-import operator
 from functools import lru_cache
 
 import mpmath
 from mpmath.libmp import from_rational, round_nearest
 
+from .checks import check_support
 from .errors import InputError
 
 ATTENTIONS = ("softmax", "linear", "erf")
@@ -151,26 +151,8 @@ def _validate(V, theta, theta_tilde, support, attention, dps):
                              f"({d}, {m}); got shape {st}")
         vecs.append([_scalar(tn[k], f"{name}[{k}]") for k in range(m)])
     rows = [[_scalar(Vn[i][k], f"V[{i}][{k}]") for k in range(m)] for i in range(d)]
-    a, b = _support(support, d)
+    a, b = check_support(support, d)
     return rows, vecs[0], vecs[1], a, b, int(dps)
-
-
-def _support(support, d):
-    try:
-        pair = tuple(support)
-    except TypeError:
-        raise InputError(f"support must be a pair (a, b) of integers; got {support!r}") from None
-    try:  # operator.index accepts int, numpy integers and 0-d integer tensors, not floats
-        if len(pair) != 2 or any(isinstance(i, bool) for i in pair):
-            raise TypeError
-        a, b = (operator.index(i) for i in pair)
-    except TypeError:
-        raise InputError(f"support must be a pair (a, b) of integers; got {support!r}") from None
-    if not (0 <= a < d and 0 <= b < d):
-        raise InputError(f"support ({a}, {b}): indices must satisfy 0 <= a, b < d = {d}")
-    if a == b:
-        raise InputError(f"support ({a}, {b}): a and b must differ")
-    return a, b
 
 
 # --------------------------------------------------------------------------- evaluation

@@ -106,8 +106,6 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
     if jobs < 1:
         raise InputError(f"--jobs {jobs}: expected at least 1")
     groups = _split(modules, jobs)
-    # each worker: one torch thread (verify.pytest_plugin), and the same for OpenMP/MKL
-    threads = 1
 
     started = time.time()
     events: list[dict] = []
@@ -116,8 +114,9 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
         for k, group in enumerate(groups):
             ev_path = Path(tmp) / f"events-{k}.jsonl"
             ev_path.touch()
-            env = dict(os.environ, BOOLVERIFY_EVENTS=str(ev_path), OMP_NUM_THREADS=str(threads),
-                       MKL_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
+            # one torch thread per worker (verify.pytest_plugin), and the same for OpenMP/MKL
+            env = dict(os.environ, BOOLVERIFY_EVENTS=str(ev_path), OMP_NUM_THREADS="1",
+                       MKL_NUM_THREADS="1", PYTHONUNBUFFERED="1")
             cmd = [sys.executable, "-m", "pytest", "-p", "verify.check_plugin", "-p", "no:cacheprovider",
                    "--capture=sys", "-q", "-m", PROFILES[profile], "--pyargs", *group]
             log = open(Path(tmp) / f"log-{k}.txt", "w")
