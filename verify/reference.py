@@ -291,9 +291,30 @@ def _agree(x, y, dps, groups):
     return True
 
 
-def _stable(fn, dps, groups_of):
+def _resolution_digits(z, zt, attention):
+    """Digits that the weights need beyond ``dps`` so that the stability check can see them.
+
+    Two working precisions that both round away the same information agree on a wrong answer:
+    saturated erf weights hold it ~log10(1/erfc|z|) digits down (d = 2, |z| = 14: gradient
+    5.2e-172, not 0), and softmax weights of nearly equal logits differ only ~log10(1/spread)
+    digits down (spread 1.2e-239: gradient 1.2e-239, not 0). Beyond ``_MAX_EXTRA`` digits the
+    information is out of reach anyway (the result rounds to 0, a documented limit), so no
+    extra precision is spent there."""
+    with mpmath.workdps(30):
+        if attention == "erf":
+            tail = mpmath.erfc(max(abs(_mpf(q)) for q in list(z) + list(zt)))
+        elif attention == "softmax":
+            spreads = [max(h) - min(h) for h in (z, zt) if max(h) != min(h)]  # exact Fractions
+            tail = _mpf(min(spreads)) if spreads else mpmath.mpf(1)
+        else:
+            return 0
+        digits = int(mpmath.ceil(-mpmath.log10(tail))) if tail > 0 else _MAX_EXTRA + 1
+    return digits if 0 < digits <= _MAX_EXTRA else 0
+
+
+def _stable(fn, dps, groups_of, start_extra=0):
     """Evaluate ``fn`` at two working precisions; raise the precision until they agree."""
-    extra = _GUARD
+    extra = _GUARD + start_extra
     while True:
         with mpmath.workdps(dps + extra):
             r1 = fn()
@@ -340,7 +361,8 @@ def population_loss(V, theta, theta_tilde, support, attention="softmax", dps=50)
     """
     rows, th, tht, a, b, dps = _validate(V, theta, theta_tilde, support, attention, dps)
     z, zt = _logits(rows, th), _logits(rows, tht)
-    return _stable(lambda: _loss_at(z, zt, a, b, attention), dps, lambda n: [(0, 1)])[0]
+    return _stable(lambda: _loss_at(z, zt, a, b, attention), dps, lambda n: [(0, 1)],
+                   _resolution_digits(z, zt, attention))[0]
 
 
 def population_grad(V, theta, theta_tilde, support, attention="softmax", dps=50):
@@ -374,7 +396,7 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", dps=50)
     m = len(th)
     z, zt = _logits(rows, th), _logits(rows, tht)
     r = _stable(lambda: _grad_at(rows, z, zt, a, b, attention)[0], dps,
-                lambda n: [(0, m), (m, 2 * m)])
+                lambda n: [(0, m), (m, 2 * m)], _resolution_digits(z, zt, attention))
     return r[:m], r[m:]
 
 
