@@ -121,7 +121,7 @@ def main(argv=None):
                 f"{f['speedup']:.0f}x slower")
     Console().print(tab)
     if args.json:
-        from verify.io import atomic_write_json
+        from verify.common.atomic_io import atomic_write_json
 
         atomic_write_json(args.json, res)
     return res

@@ -101,7 +101,7 @@ def main(argv=None):
     print(f"N={Nn}: eos-only last layer {t_short:.2f} s vs full last layer + blowup {t_full:.2f} s "
           f"({t_full / t_short:.2f}x); max |diff| {res['eos_only_last_layer']['max_abs_diff']:.1e}")
     if a.json:
-        from verify.io import atomic_write_json
+        from verify.common.atomic_io import atomic_write_json
 
         atomic_write_json(a.json, res)
     return res

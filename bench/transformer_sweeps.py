@@ -18,9 +18,10 @@ import numpy as np
 import torch
 
 from numeric.transformer import SCHEMES, TransformerConfig
-from numeric.transformer_eval import influence_sweep, loglog_slope, margin_sweep, random_profiles
-from verify.commands.sensitivity_random import summarize_profiles
-from verify.io import atomic_savefig, atomic_write_json
+from numeric.transformer import random_profiles
+from verify.experiments.random_transformers import influence_sweep, loglog_slope, margin_sweep
+from verify.experiments.random_transformers import summarize_profiles
+from verify.common.atomic_io import atomic_savefig, atomic_write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "docs" / "data"

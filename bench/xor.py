@@ -135,7 +135,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     r = run(args.threads, args.quick, args.repeats)
     if args.json:
-        from verify.io import atomic_write_json
+        from verify.common.atomic_io import atomic_write_json
 
         atomic_write_json(args.json, r)
     print(f"bench.xor  {r['date']}  {r['machine']}")

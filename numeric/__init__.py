@@ -1,38 +1,40 @@
-"""The torch engine (CPU and CUDA, float64 by default).
+"""The torch engine (CPU and CUDA, float64 by default). It stands alone: nothing here imports
+the rest of the suite, and ``import numeric.xor`` loads neither sympy nor mpmath.
 
-Depends on nothing in the suite but the leaf modules :mod:`verify.errors` (the shared exception
-type), :mod:`verify.checks`, :mod:`verify.tolerances`, :mod:`verify.io` (atomic writes) and
-:mod:`verify.stats`; none of them imports
-anything else of the suite.
+Public modules: :mod:`numeric.xor` (the two-head XOR model), :mod:`numeric.attention`,
+:mod:`numeric.cls_transformer`, :mod:`numeric.boolean`, :mod:`numeric.sensitivity`,
+:mod:`numeric.transformer` (the paper-B transformer), :mod:`numeric.validation` (argument
+checks and :class:`InputError`) and :mod:`numeric.vocabulary`. The names below are
+re-exported lazily, so importing one module does not load the others.
 """
 
-# Boolean functions and exact sensitivity profiles (issue 5)
-from .boolean import FUNCTIONS, all_strings, hamming_weights, truth_table  # noqa: E402
-# (the per-string `sensitivity` function is not re-exported: it would shadow the module
-# `numeric.sensitivity`, whose `profile` is the SPEC entry point)
-from .sensitivity import (  # noqa: E402
-    average_sensitivity, fourier_average_sensitivity, min_sensitivity, profile, walsh_hadamard,
-)
+import importlib
 
-# paper-B transformer (issue 6)
-from .transformer import (  # noqa: E402
-    SCHEMES, BooleanTransformer, TransformerConfig, boolean_table, evaluate_all,
-    initialize_, margin_recognition, max_influence, model_profile, random_model, random_profiles,
-)
+_EXPORTS = {
+    "numeric.validation": ("InputError",),
+    "numeric.vocabulary": ("ATTENTIONS", "FUNCTIONS", "INIT_SCHEMES"),
+    "numeric.boolean": ("all_strings", "hamming_weights", "truth_table"),
+    "numeric.sensitivity": ("average_sensitivity", "fourier_average_sensitivity",
+                            "min_sensitivity", "profile", "walsh_hadamard"),
+    "numeric.transformer": ("BooleanTransformer", "TransformerConfig", "boolean_table",
+                            "evaluate_all", "initialize_", "margin_recognition", "max_influence",
+                            "model_profile", "random_model", "random_profiles"),
+    "numeric.attention": ("attention_jvp", "attention_map", "attention_vjp", "attention_weights"),
+    "numeric.xor": ("check_embeddings", "default_lr", "empirical_grad", "empirical_loss",
+                    "one_step", "population_grad", "population_loss", "sample_data",
+                    "sample_embeddings", "sample_init", "limit_step_attention", "step_metrics"),
+    "numeric.cls_transformer": ("CLSTransformer", "cls_population_loss", "cls_step"),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
-# training on Boolean targets (SG-8); the entry point is numeric.train.train (the module
-# name is kept free so that `import numeric.train` keeps meaning the module)
-from .train import TrainResult, baseline_accuracy, target_mean_sensitivity  # noqa: E402
+__all__ = sorted(_WHERE)
 
-# two-head model for the sparse XOR (issue 3)
-from .attention import ATTENTIONS, attention_jvp, attention_map, attention_vjp, attention_weights  # noqa: E402
-from .xor import (  # noqa: E402
-    check_embeddings, default_lr, empirical_grad, empirical_loss, one_step, population_grad,
-    population_loss, sample_data, sample_embeddings, sample_init,
-)
-from .xor_metrics import limit_step_attention, step_metrics  # noqa: E402
 
-# paper-A experiments: CLS-token transformer, sweeps, attention baselines (issue 4)
-from .cls_transformer import CLSTransformer, cls_population_loss, cls_step  # noqa: E402
-from .sweep import load_results, make_instances, run_samples, run_sweep  # noqa: E402
-from .baselines import compare, train_entry  # noqa: E402
+def __getattr__(name):
+    if name in _WHERE:
+        return getattr(importlib.import_module(_WHERE[name]), name)
+    raise AttributeError(f"module 'numeric' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

@@ -29,9 +29,9 @@ import math
 
 import torch
 
-from verify.errors import InputError
+from numeric.validation import InputError
 
-ATTENTIONS = ("softmax", "linear", "erf")
+from numeric.vocabulary import ATTENTIONS
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -93,10 +93,10 @@ def attention_map(z: torch.Tensor, attention: str = "softmax") -> torch.Tensor:
     check_attention(attention)
     _check_logits(z)
     _check_finite(z, "z")
-    return _map(z, attention)
+    return map_unchecked(z, attention)
 
 
-def _map(z, attention):
+def map_unchecked(z, attention):
     if attention == "softmax":
         return torch.log_softmax(z, dim=-1).exp()
     d = z.shape[-1]
@@ -125,7 +125,7 @@ def map_jvp(z: torch.Tensor, dz: torch.Tensor, attention: str = "softmax",
     _check_pair(z, dz, "z", "dz")
     _check_finite(z, "z")
     _check_finite(dz, "dz")
-    return _map_jt(z, dz, attention, gamma)
+    return map_vjp_unchecked(z, dz, attention, gamma)
 
 
 def map_vjp(z: torch.Tensor, g: torch.Tensor, attention: str = "softmax",
@@ -143,15 +143,15 @@ def map_vjp(z: torch.Tensor, g: torch.Tensor, attention: str = "softmax",
     _check_pair(z, g, "z", "g")
     _check_finite(z, "z")
     _check_finite(g, "g")
-    return _map_jt(z, g, attention, gamma)
+    return map_vjp_unchecked(z, g, attention, gamma)
 
 
-def _map_jt(z, g, attention, gamma=None):
+def map_vjp_unchecked(z, g, attention, gamma=None):
     """J g for the symmetric Jacobian J of the map at z (no validation)."""
     d = z.shape[-1]
     if attention == "softmax":
         if gamma is None:
-            gamma = _map(z, "softmax")
+            gamma = map_unchecked(z, "softmax")
         dot = (gamma * g).sum(-1, keepdim=True)
         return gamma * (g - dot)
     if attention == "linear":
@@ -219,7 +219,7 @@ def attention_weights(V: torch.Tensor, theta: torch.Tensor,
     _check_finite(theta, "theta")
     z = _logits(V, theta)
     _check_finite(z, "V @ theta (V contains NaN/inf or the logits overflow)")
-    return _map(z, attention)
+    return map_unchecked(z, attention)
 
 
 def attention_jvp(V: torch.Tensor, theta: torch.Tensor, tangent: torch.Tensor,
@@ -239,7 +239,7 @@ def attention_jvp(V: torch.Tensor, theta: torch.Tensor, tangent: torch.Tensor,
     _check_finite(tangent, "tangent")
     z = _logits(V, theta)
     _check_finite(z, "V @ theta (V contains NaN/inf or the logits overflow)")
-    return _map_jt(z, _logits(V, tangent), attention)
+    return map_vjp_unchecked(z, _logits(V, tangent), attention)
 
 
 def attention_vjp(V: torch.Tensor, theta: torch.Tensor, g: torch.Tensor,
@@ -265,10 +265,11 @@ def attention_vjp(V: torch.Tensor, theta: torch.Tensor, g: torch.Tensor,
     _check_finite(g, "g")
     z = _logits(V, theta)
     _check_finite(z, "V @ theta (V contains NaN/inf or the logits overflow)")
-    return _vt_mul(V, _map_jt(z, g, attention))
+    return _vt_mul(V, map_vjp_unchecked(z, g, attention))
 
 
 __all__ = [
     "ATTENTIONS", "check_attention", "attention_map", "map_jvp", "map_vjp", "logits",
+    "map_unchecked", "map_vjp_unchecked",
     "attention_weights", "attention_jvp", "attention_vjp",
 ]

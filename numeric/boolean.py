@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import torch
 
-from verify.errors import InputError
+from numeric.validation import InputError
 
 #: Default largest ``N`` for tables and profiles (16 MB per uint8 table); raise it with
 #: ``max_N=`` or ``allow_large=True``.

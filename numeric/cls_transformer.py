@@ -27,10 +27,10 @@ import itertools
 
 import torch
 
-from verify.errors import InputError
+from numeric.validation import InputError
 
-from .attention import _check_float_tensor
-from .xor import check_support
+from numeric.attention import _check_float_tensor
+from numeric.validation import check_support
 
 
 def _check_finite(name, t):

@@ -30,10 +30,10 @@ from fractions import Fraction
 
 import torch
 
-from verify.errors import InputError
+from numeric.validation import InputError
 
-from . import _bitsliced
-from .boolean import _bit_view, _limit, _weights
+from numeric import _bitsliced
+from numeric.boolean import _bit_view, _limit, _weights
 
 _WORD = 3  # log2(bytes per int64 word)
 # byte-swap masks for bits 0, 1, 2 inside an int64 word (low member of each pair)

@@ -15,9 +15,9 @@ import math
 
 import torch
 
-from verify.errors import InputError
+from numeric.validation import InputError
 
-from .transformer import BooleanTransformer
+from numeric.transformer_model import BooleanTransformer
 
 #: Largest N whose 2^N strings are enumerated (2^24 ~ 1.7e7 forward passes).
 ENUM_LIMIT = 24
@@ -105,7 +105,7 @@ def boolean_table(model: BooleanTransformer, N: int, *, chunk: int | None = None
 def table_profile(table: torch.Tensor) -> torch.Tensor:
     r"""Profile :math:`K_k = \#\{x : s(x, f) = k\}` of a 0/1 table, via
     :func:`numeric.sensitivity.profile` (flips are table lookups, no model evaluation)."""
-    from .sensitivity import profile
+    from numeric.sensitivity import profile
 
     return profile(table)
 
@@ -212,7 +212,7 @@ def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, 
     Returns:
         int64 tensor ``(models, N+1)``; row ``i`` is :math:`(K_0, \dots, K_N)` of model ``i``.
     """
-    from .transformer import random_model
+    from numeric.transformer_model import random_model
 
     if isinstance(models, bool) or not isinstance(models, int) or models < 1:
         raise InputError(f"models = {models!r} must be an integer >= 1")
@@ -225,75 +225,7 @@ def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, 
     return out
 
 
-def influence_sweep(config, Ns, models: int, *, samples: int = 2, positions: int | None = 16,
-                    seed: int = 0, B: float = 1.0, device=None) -> torch.Tensor:
-    r"""Max single-bit influence (:func:`max_influence`) of ``models`` uniform-box models
-    (seeds ``seed + j``; one parameter vector per model, whatever :math:`N`) at each
-    :math:`N` in ``Ns``.
-
-    Args:
-        config: :class:`~numeric.transformer.TransformerConfig` with ``N_max >= max(Ns)``.
-
-    Returns:
-        float64 tensor ``(models, len(Ns))``.
-    """
-    from .transformer import random_model
-
-    Ns = [int(n) for n in Ns]
-    if not Ns or max(Ns) > config.N_max:
-        raise InputError(f"Ns = {Ns}: expected a non-empty list with max <= N_max = {config.N_max}")
-    vals = torch.zeros(models, len(Ns), dtype=torch.float64)
-    for j in range(models):
-        model = random_model(config, "uniform", seed + j, B=B, device=device)
-        for i, N in enumerate(Ns):
-            gen = torch.Generator().manual_seed(seed + 7919 * j + N)
-            vals[j, i] = max_influence(model, N, samples=samples, positions=positions, generator=gen)
-    return vals
-
-
-def loglog_slope(Ns, values) -> float:
-    r"""Least-squares slope of :math:`\log y` against :math:`\log N`; for a ``(models,
-    len(Ns))`` array the mean of :math:`\log y` over models is fitted (a geometric mean,
-    robust to one model with a large constant)."""
-    y = torch.as_tensor(values, dtype=torch.float64)
-    if (y <= 0).any():
-        raise InputError("loglog_slope: values must be > 0")
-    y = y.log()
-    if y.dim() == 2:
-        y = y.mean(0)
-    x = torch.tensor([math.log(n) for n in Ns], dtype=torch.float64)
-    if x.numel() != y.numel() or x.numel() < 2:
-        raise InputError("loglog_slope: need >= 2 values of N, one value (column) per N")
-    xc = x - x.mean()
-    return float((xc * (y - y.mean())).sum() / (xc * xc).sum())
-
-
-def margin_sweep(config, Ns, models: int, xis, *, seed: int = 0, B: float = 1.0, device=None) -> dict:
-    r"""For each :math:`\xi` in ``xis`` and :math:`N` in ``Ns``: how many of ``models``
-    uniform-box models (seeds ``seed + j``) recognise a non-constant function with margin
-    :math:`\xi` (:func:`margin_recognition`), and how many recognise any function.
-
-    Returns:
-        ``{str(xi): {"nonconstant": [count per N], "recognises": [count per N]}}``.
-    """
-    from .transformer import random_model
-
-    res = {str(xi): {"nonconstant": [], "recognises": []} for xi in xis}
-    for N in Ns:
-        cnt = {xi: [0, 0] for xi in xis}
-        for j in range(models):
-            T = evaluate_all(random_model(config, "uniform", seed + j, B=B, device=device), N)
-            for xi in xis:
-                r = margin_recognition(T, xi)
-                cnt[xi][0] += r["nonconstant"]
-                cnt[xi][1] += r["recognises"]
-        for xi in xis:
-            res[str(xi)]["nonconstant"].append(cnt[xi][0])
-            res[str(xi)]["recognises"].append(cnt[xi][1])
-    return res
-
-
 __all__ = [
-    "influence_sweep", "loglog_slope", "margin_sweep", "random_profiles", "ENUM_LIMIT", "strings", "evaluate_all", "evaluate_all_blowup", "boolean_table",
+    "random_profiles", "ENUM_LIMIT", "strings", "evaluate_all", "evaluate_all_blowup", "boolean_table",
     "table_profile", "model_profile", "margin_recognition", "max_influence",
 ]

@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import torch
 
-from .attention import _map
+from numeric.attention import map_unchecked
 
 
 def closed_form_loss(gamma: torch.Tensor, gamma_tilde: torch.Tensor, support) -> torch.Tensor:
@@ -141,14 +141,14 @@ def residual_polynomial(u: torch.Tensor, u_tilde: torch.Tensor, support) -> torc
             + nu * nut + 2 * p * p - 2 * s)
 
 
-class _State:
+class ClosedFormState:
     """Weights of both heads and the sums over R = complement of {a, b} (module docstring)."""
 
     __slots__ = ("Gam", "GamR", "ga", "gb", "ca", "cb", "N", "P", "Q", "c0", "t", "a", "b")
 
     def __init__(self, Z, a, b, attention):
         self.a, self.b = a, b
-        Gam = _map(Z, attention)                      # (*batch, 2, d)
+        Gam = map_unchecked(Z, attention)                      # (*batch, 2, d)
         GamR = Gam.clone()
         GamR[..., a] = 0
         GamR[..., b] = 0
@@ -219,4 +219,4 @@ class _State:
         return W
 
 
-__all__ = ["closed_form_loss", "closed_form_weight_grad", "residual_polynomial"]
+__all__ = ["ClosedFormState", "closed_form_loss", "closed_form_weight_grad", "residual_polynomial"]

@@ -12,10 +12,10 @@ import numbers
 
 import torch
 
-from verify.errors import InputError
+from numeric.validation import InputError
 
-from .xor import _check_model, _head_logits, population_grad
-from .xor_forms import _State
+from numeric.xor_population import check_model, head_logits, population_grad
+from numeric.xor_forms import ClosedFormState
 
 MAX_EXACT_SUP_D = 20
 _CHUNK_ELEMS = 1 << 22      # entries of one (inputs x batch) block in the exact sup
@@ -126,12 +126,12 @@ def step_metrics(V, theta, theta_tilde, support, eps=0.01, attention="softmax", 
     eps = _check_eps(eps)
     if exact_sup not in (None, True, False):
         raise InputError(f"exact_sup must be None, True or False; got {exact_sup!r}")
-    a, b, batch = _check_model(V, theta, theta_tilde, support, attention)
+    a, b, batch = check_model(V, theta, theta_tilde, support, attention)
     d = V.shape[-2]
     if exact_sup is True and d > MAX_EXACT_SUP_D:
         raise InputError(f"exact_sup=True needs d <= {MAX_EXACT_SUP_D} (2^d inputs); got d = {d}")
-    Z = _head_logits(V, theta, theta_tilde, batch)
-    st = _State(Z, a, b, attention)
+    Z = head_logits(V, theta, theta_tilde, batch)
+    st = ClosedFormState(Z, a, b, attention)
     Gam, ga, gb = st.Gam, st.ga, st.gb
     if attention == "softmax":
         ca, cb = st.ca, st.cb                      # 1 - gamma_a, 1 - gamma_b per head

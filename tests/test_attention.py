@@ -8,7 +8,7 @@ import torch
 from numeric.attention import (ATTENTIONS, attention_jvp, attention_map, attention_vjp,
                                attention_weights, logits, map_jvp, map_vjp)
 from verify import InputError
-from verify.tolerances import assert_close
+from verify.common.tolerances import assert_close
 
 
 def _gen(seed=0):

@@ -9,7 +9,7 @@ import torch
 from numeric.boolean import (
     DEFAULT_MAX_N, FUNCTIONS, HARD_MAX_N, all_strings, check_N, hamming_weights, truth_table,
 )
-from verify.errors import InputError
+from numeric.validation import InputError
 
 
 def _bits(x, N):

@@ -11,11 +11,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from numeric.transformer import BooleanTransformer, TransformerConfig
-from verify.bounds import (
+from verify.reference.bounds import (
     blowup_bound, bounds_report, crossover, crossover_direct, n_params, packing_crossover,
     packing_log2_bound, theorem_exponent,
 )
-from verify.errors import InputError
+from numeric.validation import InputError
 
 
 def test_theorem_exponent():

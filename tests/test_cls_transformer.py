@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from numeric import attention_weights, xor
 from numeric.cls_transformer import CLSTransformer, all_inputs, cls_population_loss, cls_step
-from verify.errors import InputError
-from verify.tolerances import assert_close
+from numeric.validation import InputError
+from verify.common.tolerances import assert_close
 
 
 def _model(d=6, m=3, k=2, seed=0):

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from verify.crossval import (
+from verify.crossval.implementations import (
     ProfileConventions,
     XorConventions,
     crossval_file,
@@ -17,7 +17,7 @@ from verify.crossval import (
     load_callable,
     read_table,
 )
-from verify.errors import InputError
+from numeric.validation import InputError
 
 IMPL = Path(__file__).resolve().parents[1] / "docs" / "examples" / "xor_impl.py"
 

@@ -11,12 +11,12 @@ import mpmath
 import pytest
 import sympy as sp
 
-from verify.chain_rule import derive_jacobian, dij, gdot, g_i, gi, gj, zi
-from verify.derivation import (Invariants, delta, derive, index_symbol, invariant,
+from verify.symbolic.chain_rule import derive_jacobian, dij, gdot, g_i, gi, gj, zi
+from verify.symbolic.derivation import (Invariants, delta, derive, index_symbol, invariant,
                                form_lambdas, moment_coefficients)
-from verify.enumeration import (_evaluate, check_closed_form, check_gradient,
+from verify.symbolic.enumeration import (evaluate_exact, check_closed_form, check_gradient,
                                 enumerated_loss_poly)
-from verify.errors import InputError
+from numeric.validation import InputError
 
 
 def _moment_by_rule(idx):
@@ -116,14 +116,14 @@ def test_lambdified_forms_match_exact_evaluation(form):
 
     with mpmath.workdps(50):
         mkw = {k: mp(q) for k, q in kw.items()}
-        assert abs(loss(**mkw) - mp(_evaluate(expr_l, vals))) < mpmath.mpf("1e-48")
+        assert abs(loss(**mkw) - mp(evaluate_exact(expr_l, vals))) < mpmath.mpf("1e-48")
         for i in range(d):
             vals_i = dict(vals)
             vals_i.update({index_symbol(v): u[i], index_symbol(vt): ut[i],
                            delta("a"): int(i == a), delta("b"): int(i == b)})
             gi_, gti_ = grad(ui=mp(u[i]), uti=mp(ut[i]), dia=int(i == a), dib=int(i == b), **mkw)
-            assert abs(gi_ - mp(_evaluate(expr_g, vals_i))) < mpmath.mpf("1e-48")
-            assert abs(gti_ - mp(_evaluate(expr_gt, vals_i))) < mpmath.mpf("1e-48")
+            assert abs(gi_ - mp(evaluate_exact(expr_g, vals_i))) < mpmath.mpf("1e-48")
+            assert abs(gti_ - mp(evaluate_exact(expr_gt, vals_i))) < mpmath.mpf("1e-48")
 
 
 def test_derived_jacobians():

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verify.errors import InputError
-from verify.fits import compare_fits, isotonic, m_star_from_cells, fit_polylog, fit_power, polylog_predict, threshold, wilson_interval
-from verify.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, quadratic_form_loss
+from numeric.validation import InputError
+from verify.experiments.fits import compare_fits, isotonic, m_star_from_cells, fit_polylog, fit_power, polylog_predict, threshold, wilson_interval
+from verify.reference.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, quadratic_form_loss
 
 
 def test_wilson_known_values():

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from verify import CLAIMS, InputError, assert_close, get_claim, is_close, tolerance
-from verify.io import atomic_savefig, atomic_write_json, atomic_write_text
+from verify.common.atomic_io import atomic_savefig, atomic_write_json, atomic_write_text
 
 
 def test_tolerance_table_is_keyed_by_dtype():
@@ -103,7 +103,7 @@ def test_check_interrupted_writes_no_report(tmp_path):
 
 
 def test_report_rendering():
-    from verify.report import format_evidence, to_markdown
+    from verify.report.runner import format_evidence, to_markdown
 
     ev = {"curve": [1, 2, 3], "max_rel_err": 3.14159e-17, "passed": True, "note": "ok"}
     # scalars first, nested values left to the JSON report

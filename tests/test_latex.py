@@ -5,9 +5,9 @@ import shutil
 import pytest
 
 from verify.cli import main
-from verify.derivation import derive
-from verify.errors import InputError
-from verify.latex import LatexError, compile_pdf, derivation_tex, multiline, tex
+from verify.symbolic.derivation import derive
+from numeric.validation import InputError
+from verify.symbolic.latex import LatexError, compile_pdf, derivation_tex, multiline, tex
 
 needs_pdflatex = pytest.mark.skipif(shutil.which("pdflatex") is None,
                                     reason="pdflatex not installed (CI installs texlive-latex-base)")
@@ -89,7 +89,7 @@ def test_bad_out_and_missing_file(tmp_path, capsys):
 
 
 def test_derive_exits_1_when_an_enumeration_check_fails(tmp_path, monkeypatch, capsys):
-    from verify import enumeration
+    from verify.symbolic import enumeration
     from verify.cli import main
 
     real = enumeration.check_gradient

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from verify.enumeration import enumerated_grad_mp, enumerated_loss_mp
-from verify.errors import InputError
-from verify.reference import ATTENTIONS, population_grad, population_loss
+from verify.reference.oracle import enumerated_grad_mp, enumerated_loss_mp
+from numeric.validation import InputError
+from verify.reference.population import ATTENTIONS, population_grad, population_loss
 
 
 def _unit(rng, m):
@@ -116,7 +116,7 @@ def test_linear_attention_near_a_solution():
 def test_precision_is_raised_when_two_evaluations_disagree(monkeypatch):
     """With 1 guard digit, linear attention near a solution loses ~12 digits in u_a = z_a/d - 1;
     the confirming evaluation must notice and raise the working precision."""
-    import verify.reference as ref
+    import verify.reference.population as ref
 
     monkeypatch.setattr(ref, "_GUARD", 1)
     d = 5

@@ -15,8 +15,8 @@ from numeric.sensitivity import (
     fourier_coefficients, from_msb_first, from_normalized, from_pm1, max_sensitivity,
     min_sensitivity, profile, sensitivity, to_msb_first, to_normalized, to_pm1, walsh_hadamard,
 )
-from verify.errors import InputError
-from verify.tolerances import assert_close
+from numeric.validation import InputError
+from verify.common.tolerances import assert_close
 
 
 def brute_sensitivity(table):

@@ -1,4 +1,4 @@
-"""Unit tests of verify.sensitivity_proofs: the per-weight lemma, the proofs can fail,
+"""Unit tests of verify.symbolic.profile_proofs: the per-weight lemma, the proofs can fail,
 exact random-function facts, Wilson intervals, bad input."""
 
 from fractions import Fraction
@@ -8,11 +8,14 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verify.errors import InputError
-from verify.sensitivity_proofs import (
-    _N, Case, _prove, enumerate_random_functions, expected_K0, formula_profile, majority_claim,
-    monte_carlo_K0, poisson_limit, prove_majority, variance_K0, variance_K0_claim,
-    weight_sensitivity, wilson_interval,
+from numeric.validation import InputError
+from verify.experiments.random_function_sampling import monte_carlo_K0
+from verify.experiments.statistics import wilson_interval
+from verify.reference.random_functions import (
+    enumerate_random_functions, expected_K0, poisson_limit, variance_K0, variance_K0_claim,
+)
+from verify.symbolic.profile_proofs import (
+    _N, Case, _prove, formula_profile, majority_claim, prove_majority, weight_sensitivity,
 )
 
 

@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from numeric import xor
-from numeric.baselines import compare, train
-from numeric.sweep import instance_seed, load_results, make_instances, run_samples, run_sweep
-from verify.errors import InputError
+from verify.experiments.attention_comparison import compare, train
+from verify.experiments.xor_sweeps import instance_seed, load_results, make_instances, run_samples, run_sweep
+from numeric.validation import InputError
 
 
 def test_instances_do_not_depend_on_batching():

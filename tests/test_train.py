@@ -15,12 +15,12 @@ import torch
 
 from numeric.boolean import all_strings, truth_table
 from numeric.sensitivity import average_sensitivity, profile
-from numeric.train import (
+from verify.experiments.training import (
     EXACT_LIMIT, baseline_accuracy, labels, target_mean_sensitivity, target_profile_fraction,
     train, wilson_interval,
 )
 from verify.cli import main
-from verify.errors import InputError
+from numeric.validation import InputError
 
 
 class _Linear(torch.nn.Module):
@@ -272,7 +272,7 @@ def test_cuda_run_matches_the_contract():
 
 
 def test_bit_matrix_helper_is_shared_with_transformer_eval():
-    import numeric.train as tr
+    import verify.experiments.training as tr
     import numeric.transformer_eval as te
 
     assert tr._bits is te.strings

@@ -16,8 +16,8 @@ from numeric.transformer import (
     random_model,
 )
 from numeric.transformer_eval import strings
-from verify.errors import InputError
-from verify.tolerances import assert_close, tolerance
+from numeric.validation import InputError
+from verify.common.tolerances import assert_close, tolerance
 
 
 

@@ -19,7 +19,7 @@ from numeric.xor_forms import closed_form_loss, closed_form_weight_grad, residua
 from numeric.xor_metrics import limit_step_attention, step_metrics
 from numeric.attention import ATTENTIONS, attention_weights
 from verify import InputError
-from verify.tolerances import assert_close, tolerance
+from verify.common.tolerances import assert_close, tolerance
 
 F64 = torch.float64
 
@@ -97,7 +97,7 @@ def test_expanded_form_loses_digits_near_a_solution_the_engine_does_not():
     th, tt = sample_init(8, generator=_gen(100))      # a seed whose step succeeds: L ~ 1e-42
     th1, tt1 = one_step(V, th, tt, (3, 9), default_lr(12, 8))
     with mpmath.workdps(50):
-        from verify.reference import population_loss as ref_loss
+        from verify.reference.population import population_loss as ref_loss
 
         ref = ref_loss(V, th1, tt1, (3, 9))
         assert ref < 1e-20

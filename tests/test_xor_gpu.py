@@ -11,7 +11,7 @@ from numeric.attention import ATTENTIONS
 from numeric.xor import (default_lr, empirical_grad, empirical_loss, one_step, population_grad,
                          population_loss, sample_data, sample_embeddings, sample_init)
 from numeric.xor_metrics import limit_step_attention, step_metrics
-from verify.tolerances import assert_close
+from verify.common.tolerances import assert_close
 
 pytestmark = pytest.mark.gpu
 

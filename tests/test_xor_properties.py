@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from numeric.xor import default_lr, one_step, population_grad, population_loss, sample_embeddings
 from verify import reference
-from verify.tolerances import assert_close
+from verify.common.tolerances import assert_close
 
 # below this the float64 products that form L (or a gradient) are subnormal or underflow
 UNDERFLOW = {torch.float64: 1e-280, torch.float32: 1e-30}

@@ -1,2 +1,3 @@
-# Claim markers, the `evidence` fixture and the Hypothesis profiles live in one place.
-from verify.pytest_plugin import evidence, pytest_collection_modifyitems, pytest_configure  # noqa: F401
+# Wiring, not a layer: the harness (claim markers, the `evidence` fixture, Hypothesis profiles)
+# is the report layer's pytest plugin, registered here for the tests of this folder.
+from verify.report.pytest_plugin import evidence, pytest_collection_modifyitems, pytest_configure  # noqa: F401

@@ -2,7 +2,7 @@
 MAJORITY (as formalised in boolverify, SPEC §3).
 
 Two independent checks: a sympy proof for all N (symbolic N, N = 2m and N = 2m + 1) built
-from a sum over Hamming weights (verify.sensitivity_proofs), and exact enumeration of all
+from a sum over Hamming weights (verify.symbolic.profile_proofs), and exact enumeration of all
 2^N strings with the torch engine (numeric.sensitivity.profile), N <= 20.
 """
 
@@ -12,7 +12,7 @@ import pytest
 
 from numeric.boolean import truth_table
 from numeric.sensitivity import profile
-from verify.sensitivity_proofs import FORMS, formula_profile, prove_all
+from verify.symbolic.profile_proofs import FORMS, formula_profile, prove_all
 
 
 

@@ -14,9 +14,9 @@ import sympy as sp
 import torch
 
 from numeric.sensitivity import profile
-from verify.sensitivity_proofs import (
-    enumerate_random_functions, expected_K0, monte_carlo_K0, poisson_limit, variance_K0,
-    variance_K0_claim,
+from verify.experiments.random_function_sampling import monte_carlo_K0
+from verify.reference.random_functions import (
+    enumerate_random_functions, expected_K0, poisson_limit, variance_K0, variance_K0_claim,
 )
 
 

@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from numeric.transformer import SCHEMES, BooleanTransformer, TransformerConfig, initialize_
-from verify.bounds import blowup_bound
-from verify.tolerances import tolerance
+from verify.reference.bounds import blowup_bound
+from verify.common.tolerances import tolerance
 
 
 

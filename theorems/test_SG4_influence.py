@@ -24,7 +24,7 @@ from __future__ import annotations
 import pytest
 
 from numeric.transformer import TransformerConfig
-from numeric.transformer_eval import influence_sweep, loglog_slope
+from verify.experiments.random_transformers import influence_sweep, loglog_slope
 
 
 

@@ -25,9 +25,9 @@ import math
 import pytest
 
 from numeric.transformer import TransformerConfig
-from numeric.transformer_eval import margin_sweep
-from verify.bounds import DEFAULT_C_LIPS, n_params, packing_crossover
-from verify.tolerances import assert_close
+from verify.experiments.random_transformers import margin_sweep
+from verify.reference.bounds import DEFAULT_C_LIPS, n_params, packing_crossover
+from verify.common.tolerances import assert_close
 
 
 

@@ -31,9 +31,9 @@ import pytest
 
 from numeric.transformer import SCHEMES, TransformerConfig
 from numeric.transformer_eval import random_profiles
-from verify.bounds import crossover, theorem_exponent
-from verify.commands.sensitivity_random import summarize_profiles
-from verify.stats import wilson_interval
+from verify.reference.bounds import crossover, theorem_exponent
+from verify.experiments.random_transformers import summarize_profiles
+from verify.experiments.statistics import wilson_interval
 
 
 

@@ -10,7 +10,7 @@ import sympy as sp
 
 from numeric.boolean import truth_table
 from numeric.sensitivity import min_sensitivity, profile
-from verify.sensitivity_proofs import FORMS, formula_profile, prove_dictator, prove_parity, prove_sparse_parity
+from verify.symbolic.profile_proofs import FORMS, formula_profile, prove_dictator, prove_parity, prove_sparse_parity
 
 
 

@@ -30,7 +30,7 @@ import functools
 
 import pytest
 
-from numeric.train import train
+from verify.experiments.training import train
 
 SEEDS = (0, 1)
 SMALL, MID = 8, 12  # MAJORITY and FIRST

@@ -7,8 +7,8 @@ import torch
 
 from numeric import attention_weights, xor
 from numeric.cls_transformer import CLSTransformer, all_inputs, cls_population_loss, cls_step
-from verify.cls_identity import prove_cls_identity
-from verify.tolerances import assert_close
+from verify.symbolic.cls_identity import prove_cls_identity
+from verify.common.tolerances import assert_close
 
 pytestmark = pytest.mark.claim("SX-3")
 

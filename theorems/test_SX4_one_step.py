@@ -12,8 +12,8 @@ import math
 
 import pytest
 
-from theorems._xor_sweeps import FULL_DS, fast_cells, full_cells
-from verify.fits import compare_fits, m_star_from_cells, wilson_interval
+from verify.experiments.plans import FULL_DS, fast_cells, full_cells
+from verify.experiments.fits import compare_fits, m_star_from_cells, wilson_interval
 
 pytestmark = pytest.mark.claim("SX-4")
 

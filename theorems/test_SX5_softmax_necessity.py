@@ -15,11 +15,11 @@ import math
 import pytest
 
 from numeric import xor
-from numeric.baselines import compare, train
-from numeric.sweep import cell_support, make_instances
-from verify.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, matrix_form_loss
-from verify.fits import wilson_interval
-from verify.tolerances import assert_close
+from verify.experiments.attention_comparison import compare, train
+from verify.experiments.xor_sweeps import cell_support, make_instances
+from verify.reference.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, matrix_form_loss
+from verify.experiments.fits import wilson_interval
+from verify.common.tolerances import assert_close
 
 pytestmark = pytest.mark.claim("SX-5")
 

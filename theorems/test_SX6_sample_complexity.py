@@ -18,8 +18,8 @@ import os
 
 import pytest
 
-from numeric.sweep import run_samples
-from verify.fits import fit_power, m_star_from_cells
+from verify.experiments.xor_sweeps import run_samples
+from verify.experiments.fits import fit_power, m_star_from_cells
 
 pytestmark = pytest.mark.claim("SX-6")
 

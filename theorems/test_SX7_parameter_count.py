@@ -6,8 +6,8 @@ extrapolated beyond (marked as extrapolated)."""
 
 import pytest
 
-from theorems._xor_sweeps import FULL_DS, fast_cells, full_cells
-from verify.fits import compare_fits, m_star_from_cells, parameter_table
+from verify.experiments.plans import FULL_DS, fast_cells, full_cells
+from verify.experiments.fits import compare_fits, m_star_from_cells, parameter_table
 
 pytestmark = pytest.mark.claim("SX-7")
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from numeric import xor
-from numeric.sweep import cell_support, make_instances
+from verify.experiments.xor_sweeps import cell_support, make_instances
 from numeric.xor_metrics import step_metrics
 
 pytestmark = pytest.mark.claim("SX-8")

@@ -1,44 +1,41 @@
-"""The symbolic and high-precision side: sympy derivations, mpmath references and bounds,
-LaTeX, cross-validation, the CLI and reports.
+"""The verification side: sympy derivations (:mod:`verify.symbolic`), 50-digit references and
+bounds (:mod:`verify.reference`), experiments, statistics and run plans
+(:mod:`verify.experiments`), cross-validation of other implementations (:mod:`verify.crossval`),
+the claims registry, report and figures (:mod:`verify.report`), and the CLI (:mod:`verify.cli`).
+``docs/architecture.md`` draws the layers.
 
-Modules here never import :mod:`numeric` at import time, except the CLI commands, which
-import it lazily when they run.
+The names below are re-exported lazily: ``import verify`` loads nothing heavy.
 """
 
-from .claims import CLAIMS, Claim, get_claim
-from .errors import InputError
-from .reference import population_grad, population_loss  # mpmath only; sympy loads lazily
-from .tolerances import TOLERANCES, Tolerance, assert_close, is_close, tolerance
-from .bounds import (  # paper-B bounds, mpmath only (issue 6)
-    blowup_bound, bounds_report, crossover, n_params, packing_crossover, theorem_exponent,
-)
+import importlib
 
-from .fits import (  # paper-A sweep statistics, numpy only (issue 4)
-    compare_fits, fit_polylog, fit_power, isotonic, m_star_from_cells, parameter_table, threshold,
-    wilson_interval,
-)
-from .linear_bound import erf_attention_loss_bound, linear_attention_loss_bound  # (issue 4)
+_EXPORTS = {
+    "numeric.validation": ("InputError",),
+    "verify.report.claims": ("CLAIMS", "Claim", "get_claim"),
+    "verify.common.tolerances": ("TOLERANCES", "Tolerance", "assert_close", "is_close",
+                                 "tolerance"),
+    "verify.reference.population": ("population_loss", "population_grad"),
+    "verify.reference.bounds": ("blowup_bound", "bounds_report", "crossover", "n_params",
+                                "packing_crossover", "theorem_exponent"),
+    "verify.reference.linear_bound": ("erf_attention_loss_bound", "linear_attention_loss_bound"),
+    "verify.experiments.fits": ("compare_fits", "fit_polylog", "fit_power", "isotonic",
+                                "m_star_from_cells", "parameter_table", "threshold"),
+    "verify.experiments.statistics": ("wilson_interval",),
+    "verify.symbolic.profile_proofs": ("prove_all", "formula_profile"),
+    "verify.reference.random_functions": ("expected_K0", "variance_K0",
+                                          "enumerate_random_functions", "poisson_limit"),
+    "verify.experiments.random_function_sampling": ("monte_carlo_K0",),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
-__all__ = [
-    "CLAIMS", "Claim", "get_claim", "InputError",
-    "TOLERANCES", "Tolerance", "assert_close", "is_close", "tolerance",
-    "population_loss", "population_grad",
-    "blowup_bound", "bounds_report", "crossover", "n_params", "packing_crossover", "theorem_exponent",
-    "compare_fits", "fit_polylog", "fit_power", "isotonic", "m_star_from_cells", "parameter_table",
-    "threshold", "wilson_interval", "erf_attention_loss_bound", "linear_attention_loss_bound",
-]
-
-# Sensitivity-profile proofs (issue 5): sympy-heavy, so resolved on first access only.
-_LAZY_SENSITIVITY = (
-    "prove_all", "formula_profile", "expected_K0", "variance_K0", "enumerate_random_functions",
-    "monte_carlo_K0", "poisson_limit",
-)
-__all__ += list(_LAZY_SENSITIVITY)
+__all__ = sorted(_WHERE)
 
 
 def __getattr__(name):
-    if name in _LAZY_SENSITIVITY:
-        from . import sensitivity_proofs
-
-        return getattr(sensitivity_proofs, name)
+    if name in _WHERE:
+        return getattr(importlib.import_module(_WHERE[name]), name)
     raise AttributeError(f"module 'verify' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

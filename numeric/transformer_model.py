@@ -1,0 +1,390 @@
+r"""The paper-B transformer, as formalised in boolverify (SPEC §3), its four initialisations,
+and the layer-norm blowup.
+
+Architecture (each choice is ours, made after Hahn & Rofin 2024 and Chiang & Cholak 2022;
+the paper's exact architecture is not known):
+
+- **Input.** A bit string :math:`x \in \{0,1\}^N` followed by one ``eos`` token, so the
+  sequence has length :math:`N+1`; token ids are 0, 1 and ``EOS = 2``. (Hahn & Rofin read
+  the output at one designated position; Chiang & Cholak use an end/CLS token. We read it
+  at ``eos``.)
+- **Embedding.** :math:`h^0_n = E_{t_n} + P_n` with a token embedding
+  :math:`E \in \mathbb{R}^{3\times D}` and a learned absolute positional embedding
+  :math:`P \in \mathbb{R}^{(N_{\max}+1)\times D}`; ``eos`` sits at position :math:`N`.
+- **Layers.** :math:`L` post-LN layers (the original transformer and both references):
+  :math:`h \leftarrow \mathrm{LN}(h + \mathrm{MHA}(h))`, then
+  :math:`h \leftarrow \mathrm{LN}(h + \mathrm{MLP}(h))`; so :math:`L' = 2L` layer-norm
+  applications.
+- **Attention.** :math:`H` heads of width :math:`d_h = D/H`, bidirectional (no causal
+  mask: every position, ``eos`` included, attends to all :math:`N+1` positions), softmax
+  of :math:`QK^\top/\sqrt{d_h}` in log-sum-exp form; :math:`Q, K, V` and the output
+  projection are affine (weights and biases).
+- **MLP.** :math:`W_2\,\mathrm{ReLU}(W_1 h + b_1) + b_2` of width :math:`F` (default
+  :math:`4D`).
+- **Layer norm** with :math:`\varepsilon \ge 0`, **including** :math:`\varepsilon = 0`
+  (the regime of Chiang & Cholak and of Theorem 4.5 as formalised here):
+
+  .. math:: \mathrm{LN}(u) = g \odot \frac{u - \bar u}{\sqrt{\operatorname{var} u + \varepsilon}} + b,
+     \qquad \operatorname{var} u = \frac1D \sum_i (u_i - \bar u)^2 .
+
+  At :math:`\varepsilon = 0` a mathematically zero variance (all components equal) makes
+  LN undefined: :class:`~verify.errors.InputError` names the layer, which LN and the
+  position.
+- **Output.** :math:`T(x) = w^\top h^L_{\mathrm{eos}} + \omega`; Boolean output
+  :math:`f(x) = 1[T(x) > 0]`.
+
+**Blowup** (SPEC §3). For each LN application and position :math:`n`,
+:math:`z_n = 1/\sqrt{\operatorname{var}(u_n) + \varepsilon}`; per application
+:math:`\tau = \max_n (1 + z_n)`; :math:`\beta^L = \prod \tau` over all :math:`L' = 2L`
+applications, per input. For :math:`\varepsilon > 0`, :math:`z \le 1/\sqrt\varepsilon`
+and :math:`\beta^L \le (1 + 1/\sqrt\varepsilon)^{2L}` (claim SG-3).
+
+Shortcut: without ``return_blowup`` the last layer computes only what ``T`` reads (the
+``eos`` query and the ``eos`` MLP row); the keys and values still use every position. The
+result is identical; the blowup needs every position and so runs the full last layer.
+A zero variance at a position that cannot influence ``T`` is then not detected.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from numeric.validation import InputError
+
+EOS = 2
+SCHEMES = ("uniform", "gaussian", "xavier_uniform", "xavier_normal")
+_LN_NAMES = ("attention", "MLP")
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """Shape of the transformer (as formalised in boolverify).
+
+    Args:
+        D: model width (``D % H == 0``).
+        L: number of post-LN layers (``L >= 1``); the number of LN applications is ``2L``.
+        H: number of attention heads.
+        F: MLP width (``None``: ``4 * D``).
+        eps: layer-norm :math:`\\varepsilon \\ge 0`; ``0`` is allowed.
+        N_max: longest input (the positional table has ``N_max + 1`` rows, for ``eos``).
+    """
+
+    D: int = 32
+    L: int = 2
+    H: int = 2
+    F: int | None = None
+    eps: float = 0.0
+    N_max: int = 64
+
+    def __post_init__(self):
+        for name in ("D", "L", "H", "N_max"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise InputError(f"TransformerConfig: {name} = {v!r} must be an integer >= 1")
+        if self.D < 2:
+            raise InputError(f"TransformerConfig: D = {self.D} must be >= 2 (layer norm of a 1-d vector has zero variance)")
+        if self.F is None:
+            object.__setattr__(self, "F", 4 * self.D)
+        if isinstance(self.F, bool) or not isinstance(self.F, int) or self.F < 1:
+            raise InputError(f"TransformerConfig: F = {self.F!r} must be an integer >= 1 (or None for 4*D)")
+        if self.D % self.H:
+            raise InputError(
+                f"TransformerConfig: D = {self.D} is not divisible by H = {self.H}; "
+                "the head width D/H must be an integer"
+            )
+        if isinstance(self.eps, bool) or not isinstance(self.eps, numbers.Real):
+            raise InputError(f"TransformerConfig: eps = {self.eps!r} must be a real number >= 0 "
+                             "(not a bool or a string)")
+        eps = float(self.eps)
+        if not math.isfinite(eps) or eps < 0:
+            raise InputError(f"TransformerConfig: eps = {self.eps!r} must be finite and >= 0 (0 is allowed)")
+        object.__setattr__(self, "eps", eps)
+
+    @property
+    def n_ln(self) -> int:
+        """Number of layer-norm applications :math:`L' = 2L`."""
+        return 2 * self.L
+
+    @property
+    def n_params(self) -> int:
+        """Number of real parameters :math:`M` (embeddings, layers, readout)."""
+        D, F = self.D, self.F
+        layer = 4 * (D * D + D) + (D * F + F) + (F * D + D) + 4 * D
+        return 3 * D + (self.N_max + 1) * D + self.L * layer + D + 1
+
+
+class _LayerNorm(nn.Module):
+    def __init__(self, D):
+        super().__init__()
+        self.gain = nn.Parameter(torch.ones(D, dtype=torch.float64))
+        self.bias = nn.Parameter(torch.zeros(D, dtype=torch.float64))
+
+
+class _Layer(nn.Module):
+    def __init__(self, cfg: TransformerConfig):
+        super().__init__()
+        D, F = cfg.D, cfg.F
+        kw = dict(dtype=torch.float64)
+        self.q = nn.Linear(D, D, **kw)
+        self.k = nn.Linear(D, D, **kw)
+        self.v = nn.Linear(D, D, **kw)
+        self.o = nn.Linear(D, D, **kw)
+        self.ln1 = _LayerNorm(D)
+        self.fc1 = nn.Linear(D, F, **kw)
+        self.fc2 = nn.Linear(F, D, **kw)
+        self.ln2 = _LayerNorm(D)
+
+
+class BooleanTransformer(nn.Module):
+    """The transformer of SPEC §3 (see the module docstring), float64.
+
+    Call ``model(x)`` with ``x`` a ``(..., N)`` tensor of 0/1 (``1 <= N <= N_max``) to get
+    ``T(x)`` of shape ``(...)``; ``model(x, return_blowup=True)`` gives ``(T, beta)``.
+    Parameters start at the Xavier-uniform scheme; use :func:`initialize_` to choose.
+    """
+
+    def __init__(self, config: TransformerConfig | None = None):
+        super().__init__()
+        if config is None:
+            config = TransformerConfig()
+        if not isinstance(config, TransformerConfig):
+            raise InputError(f"BooleanTransformer: config must be a TransformerConfig, got {type(config).__name__}")
+        self.config = config
+        D = config.D
+        self.tok = nn.Parameter(torch.zeros(3, D, dtype=torch.float64))
+        self.pos = nn.Parameter(torch.zeros(config.N_max + 1, D, dtype=torch.float64))
+        self.layers = nn.ModuleList(_Layer(config) for _ in range(config.L))
+        self.out = nn.Linear(D, 1, dtype=torch.float64)
+        initialize_(self, "xavier_uniform", generator=torch.Generator().manual_seed(0))
+
+    # -- input -------------------------------------------------------------------------
+    def _check_input(self, x):
+        if not isinstance(x, torch.Tensor):
+            x = torch.as_tensor(x)
+        if x.dim() < 1:
+            raise InputError(f"x must have shape (..., N) with N >= 1, got a {x.dim()}-d tensor")
+        N = x.shape[-1]
+        if N < 1 or N > self.config.N_max:
+            raise InputError(f"x has length N = {N}; expected 1 <= N <= N_max = {self.config.N_max}")
+        if x.is_floating_point() and not torch.isfinite(x).all():
+            raise InputError("x contains NaN or inf; expected bits 0/1")
+        if ((x != 0) & (x != 1)).any():
+            raise InputError("x must contain only the bits 0 and 1")
+        return x.to(device=self.tok.device, dtype=torch.long)
+
+    # -- pieces ------------------------------------------------------------------------
+    def _ln(self, ln, u, layer, which, labels, record, offset, n_total):
+        r"""Layer norm of ``u`` (..., n, D) holding positions ``offset, offset+1, ...`` of
+        ``n_total``; returns (LN(u), z) with :math:`z = 1/\sqrt{\operatorname{var} u + \varepsilon}`."""
+        mean = u.mean(-1, keepdim=True)
+        c = u - mean
+        var = (c * c).mean(-1)
+        eps = self.config.eps
+        if eps == 0.0:
+            # Mathematically zero variance = all components equal (rounding in the mean
+            # can leave a tiny non-zero computed var, so test equality, and var == 0).
+            flat = (u == u[..., :1]).all(-1) | (var == 0)
+            if flat.any():
+                self._zero_var_error(flat, layer, which, labels, offset, n_total)
+        z = torch.rsqrt(var + eps)
+        y = ln.gain * (c * z.unsqueeze(-1)) + ln.bias
+        return y, (z if record else None)
+
+    @staticmethod
+    def _zero_var_error(flat, layer, which, labels, offset, n_total):
+        b, pos = flat.reshape(-1, flat.shape[-1]).nonzero()[0].tolist()
+        pos += offset
+        where = "eos" if pos == n_total - 1 else "bit"
+        if labels is not None:
+            inp = f"string index {int(labels.reshape(-1)[b])}"
+        else:
+            inp = f"batch element {b}"
+        raise InputError(
+            f"zero variance in layer {layer + 1}, {_LN_NAMES[which]} layer norm, position {pos} "
+            f"({where}), {inp}, with eps = 0: LN is undefined there; use eps > 0 or other parameters"
+        )
+
+    def _attention(self, lay, q, k, v):
+        """MHA from projected queries ``q`` (..., m, D) and keys/values ``k, v`` (..., n, D)."""
+        H = self.config.H
+        dh = self.config.D // H
+
+        def split(t):
+            return t.unflatten(-1, (H, dh)).transpose(-3, -2)  # (..., H, len, dh)
+
+        scores = (split(q) @ split(k).transpose(-1, -2)) * (1.0 / math.sqrt(dh))
+        a = _softmax(scores)
+        o = (a @ split(v)).transpose(-3, -2).flatten(-2)
+        return lay.o(o)
+
+    # -- forward -----------------------------------------------------------------------
+    def _run(self, x, full: bool, record: bool, labels=None):
+        x = self._check_input(x)
+        N = x.shape[-1]
+        eos = torch.full(x.shape[:-1] + (1,), EOS, dtype=torch.long, device=x.device)
+        t = torch.cat([x, eos], dim=-1)
+        # Layer-1 inputs take only 3 values per position (token 0, 1, eos): embed and
+        # project the (N+1) x 3 table once, then gather (saves the three D x D products
+        # of layer 1 per string; the result is the same).
+        flat = t + 3 * torch.arange(N + 1, device=x.device)
+        table = (self.tok.unsqueeze(0) + self.pos[: N + 1].unsqueeze(1)).reshape(3 * (N + 1), -1)
+        lay0 = self.layers[0]
+        qkv_table = torch.cat([lay0.q(table), lay0.k(table), lay0.v(table)], dim=-1)
+        # index_select on the flattened index is ~8x faster than advanced indexing on CPU
+        h = table.index_select(0, flat.reshape(-1)).unflatten(0, flat.shape)
+        zs = []
+        L = self.config.L
+        D = self.config.D
+        for ell, lay in enumerate(self.layers):
+            last_short = (ell == L - 1) and not full
+            hq = h[..., -1:, :] if last_short else h
+            if ell == 0:
+                qkv = qkv_table.index_select(0, flat.reshape(-1)).unflatten(0, flat.shape)
+                q, k, v = qkv[..., :D], qkv[..., D : 2 * D], qkv[..., 2 * D :]
+                if last_short:
+                    q = q[..., -1:, :]
+            else:
+                q, k, v = lay.q(hq), lay.k(h), lay.v(h)
+            u = hq + self._attention(lay, q, k, v)
+            off = N if last_short else 0
+            h1, z = self._ln(lay.ln1, u, ell, 0, labels, record, off, N + 1)
+            zs.append(z)
+            u = h1 + lay.fc2(torch.relu(lay.fc1(h1)))
+            h, z = self._ln(lay.ln2, u, ell, 1, labels, record, off, N + 1)
+            zs.append(z)
+        T = self.out(h[..., -1, :]).squeeze(-1)
+        return T, zs
+
+    def forward(self, x, return_blowup: bool = False):
+        r"""``T(x)`` for ``x`` of shape ``(..., N)``; with ``return_blowup`` also
+        :math:`\beta^L(x) = \prod_{\text{LN}} \max_n (1 + z_n)`, shape ``(...)``."""
+        if not return_blowup:
+            return self._run(x, full=False, record=False)[0]
+        T, zs = self._run(x, full=True, record=True)
+        beta = torch.stack([(1 + z).amax(-1) for z in zs], dim=-1).prod(-1)
+        return T, beta
+
+    def blowup(self, x):
+        r"""Per-input blowup detail for ``x`` of shape ``(..., N)``.
+
+        Returns:
+            dict with ``T`` (...), ``z`` (..., 2L, N+1) (LN applications in order
+            attention-LN, MLP-LN of layer 1, then layer 2, ...), ``tau`` (..., 2L)
+            :math:`\tau = \max_n (1 + z_n)` and ``beta`` (...) :math:`= \prod \tau`.
+        """
+        T, zs = self._run(x, full=True, record=True)
+        z = torch.stack(zs, dim=-2)
+        tau = (1 + z).amax(-1)
+        return {"T": T, "z": z, "tau": tau, "beta": tau.prod(-1)}
+
+
+# -- initialisation --------------------------------------------------------------------
+def _softmax(s):
+    r"""Softmax over the last axis in max-subtracted (log-sum-exp) form,
+    :math:`e^{s_j - \max s} / \sum_k e^{s_k - \max s}`: finite for any finite logits.
+    (Twice as fast as ``torch.softmax`` in float64 for short rows on CPU.)"""
+    e = s - s.amax(-1, keepdim=True)
+    if torch.is_grad_enabled() and s.requires_grad:
+        e = e.exp()
+        return e / e.sum(-1, keepdim=True)
+    e.exp_()
+    return e.div_(e.sum(-1, keepdim=True))
+
+
+def _param_kind(name: str) -> str:
+    if name in ("tok", "pos"):
+        return "embedding"
+    if ".ln1." in name or ".ln2." in name:
+        return "ln_gain" if name.endswith("gain") else "ln_bias"
+    if name.endswith("bias"):
+        return "bias"
+    return "weight"
+
+
+def _check_scale(name, v):
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise InputError(f"initialize_: {name} = {v!r} must be a positive number") from None
+    if not math.isfinite(f) or f <= 0:
+        raise InputError(f"initialize_: {name} = {v!r} must be finite and > 0")
+    return f
+
+
+@torch.no_grad()
+def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: float = 1.0, sigma: float = 1.0):
+    r"""Re-initialise ``model`` in place with one of the four schemes (SPEC §3).
+
+    - ``"uniform"``: every parameter (embeddings, weights, biases, LN gains and biases,
+      readout) i.i.d. :math:`U(-B, B)`, i.e. :math:`\theta \sim \mathrm{Unif}([-B,B]^M)`,
+      the box of the theory.
+    - ``"gaussian"``: every parameter i.i.d. :math:`\mathcal N(0, \sigma^2)` (our choice: the
+      absolutely continuous analogue of the box, on all parameters).
+    - ``"xavier_uniform"`` / ``"xavier_normal"``: each weight matrix
+      :math:`W \in \mathbb{R}^{\text{out}\times\text{in}}` from
+      :math:`U(-a, a)`, :math:`a = \sqrt{6/(\text{in}+\text{out})}`, resp.
+      :math:`\mathcal N(0, 2/(\text{in}+\text{out}))`; the embeddings :math:`E, P` with
+      fans :math:`(D, D)` (so their scale does not depend on :math:`N_{\max}`); biases 0;
+      LN gain 1 and bias 0 (the usual practice).
+
+    Args:
+        model: a :class:`BooleanTransformer`.
+        scheme: one of ``SCHEMES``.
+        generator: a CPU ``torch.Generator`` (reproducible draws on every device).
+        B: half-width of the box (``uniform``). sigma: standard deviation (``gaussian``).
+
+    Returns:
+        ``model``.
+    """
+    if not isinstance(model, BooleanTransformer):
+        raise InputError(f"initialize_: model must be a BooleanTransformer, got {type(model).__name__}")
+    if scheme not in SCHEMES:
+        raise InputError(f"unknown init scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
+    B = _check_scale("B", B)
+    sigma = _check_scale("sigma", sigma)
+    if generator is None:
+        generator = torch.Generator()
+    D = model.config.D
+    for name, p in model.named_parameters():
+        shape = p.shape
+        kind = _param_kind(name)
+        if scheme == "uniform":
+            val = (torch.rand(shape, generator=generator, dtype=torch.float64) * 2 - 1) * B
+        elif scheme == "gaussian":
+            val = torch.randn(shape, generator=generator, dtype=torch.float64) * sigma
+        elif kind in ("bias", "ln_bias"):
+            val = torch.zeros(shape, dtype=torch.float64)
+        elif kind == "ln_gain":
+            val = torch.ones(shape, dtype=torch.float64)
+        else:
+            fan_out, fan_in = (D, D) if kind == "embedding" else (shape[0], shape[1])
+            if scheme == "xavier_uniform":
+                a = math.sqrt(6.0 / (fan_in + fan_out))
+                val = (torch.rand(shape, generator=generator, dtype=torch.float64) * 2 - 1) * a
+            else:
+                std = math.sqrt(2.0 / (fan_in + fan_out))
+                val = torch.randn(shape, generator=generator, dtype=torch.float64) * std
+        p.copy_(val.to(p.device))
+    return model
+
+
+def random_model(config: TransformerConfig | None, scheme: str, seed: int, *, device=None, **kw) -> BooleanTransformer:
+    """A :class:`BooleanTransformer` initialised by ``scheme`` from ``torch.Generator`` seed
+    ``seed`` (keywords ``B``, ``sigma`` go to :func:`initialize_`), on ``device``."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InputError(f"random_model: seed = {seed!r} must be an integer")
+    model = BooleanTransformer(config)
+    initialize_(model, scheme, generator=torch.Generator().manual_seed(seed), **kw)
+    if device is not None:
+        model = model.to(device)
+    return model
+
+
+__all__ = [
+    "EOS", "SCHEMES", "TransformerConfig", "BooleanTransformer", "initialize_", "random_model",
+]

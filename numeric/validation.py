@@ -1,0 +1,193 @@
+"""Every argument check of the suite, in one place, with one message format.
+
+Each check takes the value and the argument's name, returns the value in its canonical form
+(``int``, ``float``, a ``torch.device`` ...) and raises :class:`InputError` otherwise. Messages
+read ``<name> = <value>: expected <what>``, so a caller (and a test) can rely on the argument's
+name being in the message.
+
+This module imports no torch at import time: the CLI validates its arguments before the engine
+is loaded.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+
+
+class InputError(ValueError):
+    """Bad input to a public function or CLI command.
+
+    The message names the argument, its value and what is expected, e.g.
+    ``support = (3, 3): expected two distinct positions a != b``.
+    """
+
+
+def _fail(name, value, expected):
+    shown = value if isinstance(value, str) and value.startswith("<") else repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    raise InputError(f"{name} = {shown}: expected {expected}")
+
+
+def _range_text(lo, hi, kind):
+    if lo is not None and hi is not None:
+        return f"{kind} in [{lo}, {hi}]"
+    if lo is not None:
+        return f"{kind} >= {lo}"
+    if hi is not None:
+        return f"{kind} <= {hi}"
+    return kind
+
+
+def check_int(value, name, *, lo=None, hi=None):
+    """An integer (Python, numpy or 0-d integer tensor; never a bool or a float) in
+    ``[lo, hi]`` (either bound may be ``None``); returned as ``int``."""
+    expected = _range_text(lo, hi, "an integer")
+    if isinstance(value, bool):
+        _fail(name, value, expected)
+    try:
+        v = operator.index(value)
+    except TypeError:
+        _fail(name, value, expected)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        _fail(name, v, expected)
+    return v
+
+
+def check_ints(values, name, *, lo=None, hi=None):
+    """A non-empty sequence of integers, each as :func:`check_int`; returned as a list."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        _fail(name, values, "a non-empty list of integers")
+    out = [check_int(v, f"{name}[{i}]", lo=lo, hi=hi) for i, v in enumerate(values)]
+    if not out:
+        _fail(name, values, "a non-empty list of integers")
+    return out
+
+
+def check_real(value, name, *, lo=None, hi=None, lo_open=False, hi_open=False):
+    """A finite real number (never a bool) in the interval given by ``lo``/``hi`` (closed
+    unless ``lo_open``/``hi_open``); returned as ``float``."""
+    left = "(" if lo_open else "["
+    right = ")" if hi_open else "]"
+    if lo is not None and hi is not None:
+        expected = f"a finite number in {left}{lo}, {hi}{right}"
+    elif lo is not None:
+        expected = f"a finite number {'>' if lo_open else '>='} {lo}"
+    elif hi is not None:
+        expected = f"a finite number {'<' if hi_open else '<='} {hi}"
+    else:
+        expected = "a finite number"
+    if isinstance(value, bool):
+        _fail(name, value, expected)
+    if not isinstance(value, numbers.Real):
+        if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:  # numpy / torch scalar
+            value = value.item()
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            _fail(name, value, expected)
+    try:
+        v = float(value)
+    except OverflowError:
+        _fail(name, value, expected)
+    if not math.isfinite(v):
+        _fail(name, value, expected)
+    if lo is not None and (v < lo or (lo_open and v == lo)):
+        _fail(name, value, expected)
+    if hi is not None and (v > hi or (hi_open and v == hi)):
+        _fail(name, value, expected)
+    return v
+
+
+def check_choice(value, name, choices):
+    """One of ``choices`` (compared with ``==``); returned unchanged."""
+    try:
+        ok = value in choices
+    except TypeError:
+        ok = False
+    if not ok:
+        _fail(name, value, "one of " + ", ".join(repr(c) for c in choices))
+    return value
+
+
+def check_bool(value, name):
+    """``True`` or ``False`` (not 0/1)."""
+    if not isinstance(value, bool):
+        _fail(name, value, "True or False")
+    return value
+
+
+def check_support(support, d, name="support"):
+    """``support = (a, b)``: two distinct integer positions in ``0..d-1`` (ints, numpy
+    integers or 0-d integer tensors; not floats or bools). Returns ``(a, b)``."""
+    expected = f"a pair (a, b) of distinct integers with 0 <= a, b < d = {d}"
+    try:
+        pair = tuple(support)
+    except TypeError:
+        _fail(name, support, expected)
+    if len(pair) != 2 or any(isinstance(i, bool) for i in pair):
+        _fail(name, support, expected)
+    try:
+        a, b = (operator.index(i) for i in pair)
+    except TypeError:
+        _fail(name, support, expected)
+    if not (0 <= a < d and 0 <= b < d) or a == b:
+        _fail(name, (a, b), expected)
+    return a, b
+
+
+def check_float_tensor(x, name, *, min_dim=0):
+    """A float64 or float32 torch tensor with at least ``min_dim`` dimensions."""
+    import torch
+
+    if not isinstance(x, torch.Tensor):
+        _fail(name, f"<{type(x).__name__}>", "a torch.Tensor of dtype float64 or float32")
+    if x.dtype not in (torch.float64, torch.float32):
+        _fail(name, f"<tensor of dtype {x.dtype}>", "dtype float64 or float32")
+    if x.dim() < min_dim:
+        _fail(name, f"<tensor of shape {tuple(x.shape)}>", f"at least {min_dim} dimension(s)")
+    return x
+
+
+def check_finite(x, name):
+    """A tensor without NaN or inf entries."""
+    import torch
+
+    if not bool(torch.isfinite(x).all()):
+        _fail(name, "<tensor with NaN or inf>", "finite entries")
+    return x
+
+
+def check_dtype(dtype, name="dtype"):
+    """``torch.float64``/``torch.float32`` or their names; returned as the torch dtype."""
+    import torch
+
+    table = {"float64": torch.float64, "float32": torch.float32,
+             torch.float64: torch.float64, torch.float32: torch.float32}
+    try:
+        return table[dtype]
+    except (KeyError, TypeError):
+        _fail(name, dtype, "torch.float64 or torch.float32 (or 'float64', 'float32')")
+
+
+def check_device(device, name="device"):
+    """A torch device that exists here (``None`` is the CPU); returned as ``torch.device``."""
+    import torch
+
+    if device is None:
+        return torch.device("cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        _fail(name, device, "'cpu', 'cuda' or 'cuda:K'")
+    if dev.type not in ("cpu", "cuda"):
+        _fail(name, device, "'cpu', 'cuda' or 'cuda:K'")
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        _fail(name, device, "a CUDA device, but CUDA is not available on this machine")
+    return dev
+
+
+__all__ = [
+    "InputError", "check_int", "check_ints", "check_real", "check_choice", "check_bool",
+    "check_support", "check_float_tensor", "check_finite", "check_dtype", "check_device",
+]

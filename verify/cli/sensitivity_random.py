@@ -1,0 +1,166 @@
+"""`boolverify sensitivity random` and `boolverify sensitivity bounds` (paper B, as formalised
+in boolverify).
+
+``random``: exact sensitivity profiles of many randomly initialised transformers (SG-6).
+``bounds``: the 50-digit bounds of :mod:`verify.bounds` (Theorem 4.5 exponent and its
+Lambert-W crossover, the eps > 0 blowup bound, the packing bound).
+"""
+
+from __future__ import annotations
+
+import math
+
+from numeric.validation import InputError
+from verify.common.atomic_io import check_figure_path
+from verify.experiments.random_transformers import RANDOM_FUNCTION_P_K0, summarize_profiles
+
+
+
+def register(sub):
+    p = sub.add_parser("random", help="exact sensitivity profiles of random transformers (SG-6)")
+    p.add_argument("--N", type=int, default=12, help="input length (all 2^N strings; default 12)")
+    p.add_argument("--D", type=int, default=32, help="model width (default 32)")
+    p.add_argument("--L", type=int, default=2, help="layers (default 2)")
+    p.add_argument("--H", type=int, default=2, help="heads (default 2)")
+    p.add_argument("--F", type=int, default=None, help="MLP width (default 4D)")
+    p.add_argument("--eps", type=float, default=0.0, help="layer-norm epsilon >= 0 (default 0)")
+    p.add_argument("--init", default="uniform",
+                   help="uniform | gaussian | xavier_uniform | xavier_normal (default uniform)")
+    p.add_argument("--B", type=float, default=1.0, help="box half-width for --init uniform (default 1)")
+    p.add_argument("--sigma", type=float, default=1.0, help="std for --init gaussian (default 1)")
+    p.add_argument("--models", type=int, default=100, help="number of random models (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="first seed (model i uses seed + i)")
+    p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON (atomically)")
+    p.add_argument("--figure", metavar="FILE", help="draw the mean profile beside a random function")
+    p.set_defaults(func=_random)
+
+    b = sub.add_parser("bounds", help="Theorem 4.5 exponent, Lambert-W crossover, blowup and packing bounds")
+    b.add_argument("--D", type=int, default=64, help="model width (default 64)")
+    b.add_argument("--L", type=int, default=2, help="layers (default 2)")
+    b.add_argument("--F", type=int, default=None, help="MLP width (default 4D)")
+    b.add_argument("--N-max", dest="N_max", type=int, default=64, help="positional table size - 1 (default 64)")
+    b.add_argument("--eps", type=float, default=1e-5, help="layer-norm epsilon for the blowup bound (default 1e-5)")
+    b.add_argument("--xi", type=float, default=0.1, help="recognition margin (default 0.1)")
+    b.add_argument("--B", type=float, default=1.0, help="box half-width; diam = 2B in sup-norm (default 1)")
+    b.add_argument("--C-lip", dest="C_lip", type=float, action="append",
+                   help="Lipschitz constant(s) of theta -> T (repeatable; default 1, 1e3, 1e6, 1e12, 1e24)")
+    b.add_argument("--json", metavar="FILE", help="write the results as JSON (atomically)")
+    b.set_defaults(func=_bounds)
+
+
+
+def _random(args) -> int:
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from numeric.transformer import SCHEMES, TransformerConfig
+    from numeric.transformer_eval import ENUM_LIMIT, random_profiles
+
+    if args.init not in SCHEMES:
+        raise InputError(f"unknown init scheme {args.init!r}; expected one of {', '.join(SCHEMES)}")
+    if args.N < 1 or args.N > ENUM_LIMIT:
+        raise InputError(f"--N {args.N}: expected 1 <= N <= {ENUM_LIMIT} (the enumeration limit; 2^N strings are evaluated)")
+    if args.models < 1:
+        raise InputError(f"--models {args.models}: expected >= 1")
+    from numeric.boolean import _device
+
+    _device(args.device)  # unknown or unavailable devices: one-line InputError
+    if args.figure:
+        check_figure_path(args.figure)  # before the run, not after it
+    cfg = TransformerConfig(D=args.D, L=args.L, H=args.H, F=args.F, eps=args.eps, N_max=max(64, args.N))
+    console = Console()
+    with Progress(console=console, transient=True) as prog:
+        task = prog.add_task(f"{args.models} models, N = {args.N}", total=args.models)
+        K = random_profiles(cfg, args.init, args.N, args.models, seed=args.seed, device=args.device,
+                            B=args.B, sigma=args.sigma, progress=lambda i: prog.advance(task))
+    s = summarize_profiles(K, args.N)
+    params = {"N": args.N, "D": cfg.D, "L": cfg.L, "H": cfg.H, "F": cfg.F, "eps": cfg.eps,
+              "init": args.init, "B": args.B, "sigma": args.sigma, "seed": args.seed}
+    t = Table(title=f"random transformers ({args.init}, D={cfg.D}, L={cfg.L}, H={cfg.H}, eps={cfg.eps:g}, "
+                    f"N={args.N}), as formalised in boolverify")
+    t.add_column("quantity")
+    t.add_column("random transformers", justify="right")
+    t.add_column("random function", justify="right")
+    lo, hi = s["frac_K0_ge_1_ci95"]
+    t.add_row("models", str(s["models"]), "")
+    t.add_row("fraction with K_0 >= 1", f"{s['frac_K0_ge_1']:.3f}  [{lo:.3f}, {hi:.3f}]", f"~{RANDOM_FUNCTION_P_K0:.3f}")
+    t.add_row("mean K_0 / 2^N", f"{s['mean_K0_frac']:.4f}", f"{2.0**-args.N:.2e}")
+    t.add_row("fraction constant", f"{s['frac_constant']:.3f}", f"{2.0**(1 - 2**args.N):.1e}")
+    t.add_row("mean average sensitivity", f"{s['mean_avg_sensitivity']:.4f}", f"{args.N / 2:.1f}")
+    console.print(t)
+    pt = Table(title="mean profile K_k / 2^N")
+    pt.add_column("k", justify="right")
+    pt.add_column("random transformers", justify="right")
+    pt.add_column("random function (E)", justify="right")
+    for k, v in enumerate(s["mean_profile_frac"]):
+        pt.add_row(str(k), f"{v:.4f}", f"{math.comb(args.N, k) / 2**args.N:.4f}")
+    console.print(pt)
+    if args.json:
+        from verify.common.atomic_io import atomic_write_json
+
+        atomic_write_json(args.json, {"params": params, "summary": s, "profiles": K.tolist(),
+                                      "note": "as formalised in boolverify"})
+    if args.figure:
+        _profile_figure(args.figure, s, args.N, f"{args.init}, D={cfg.D}, L={cfg.L}, eps={cfg.eps:g}")
+    return 0
+
+
+def _profile_figure(path, s, N, label):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from verify.common.atomic_io import atomic_savefig
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    k = list(range(N + 1))
+    ax.bar([i - 0.2 for i in k], s["mean_profile_frac"], width=0.4, label=f"random transformers ({label})")
+    ax.bar([i + 0.2 for i in k], [math.comb(N, i) / 2**N for i in k], width=0.4, label="random function")
+    ax.set_xlabel("sensitivity k")
+    ax.set_ylabel("mean K_k / 2^N")
+    ax.set_yscale("log")
+    ax.set_title(f"N = {N}, {s['models']} models (as formalised in boolverify)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    atomic_savefig(fig, path)
+    plt.close(fig)
+
+
+def _bounds(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from verify.reference.bounds import DEFAULT_C_LIPS, bounds_report
+
+    r = bounds_report(args.D, args.L, F=args.F, N_max=args.N_max, eps=args.eps, xi=args.xi, B=args.B,
+                      C_lips=tuple(args.C_lip) if args.C_lip else DEFAULT_C_LIPS)
+    console = Console()
+    t = Table(title=f"paper-B bounds, D={r['D']}, L={r['L']} (mpmath, 50 digits; as formalised in boolverify)")
+    t.add_column("quantity")
+    t.add_column("value", justify="right")
+    t.add_row("Theorem 4.5 exponent a = (D-1)/(2L) - 5", f"{r['a']} = {r['a_float']:g}")
+    t.add_row("regime of N^a = 2^N", r["regime"])
+    if r["N_upper"] is not None:
+        t.add_row("upper root -(a/ln2) W_{-1}(-ln2/a)", r["N_upper"][:22])
+        t.add_row("lower root -(a/ln2) W_0(-ln2/a)", r["N_lower"][:22])
+    t.add_row("smallest N with N'^a < 2^N' for all N' >= N (Lambert W)", str(r["N_star"]))
+    t.add_row("same, by direct evaluation", f"{r['N_star_direct']} ({'agree' if r['agree'] else 'DISAGREE'})")
+    t.add_row(f"blowup bound (1 + 1/sqrt(eps))^(2L), eps={r['eps']:g}", str(r["blowup_bound"]))
+    t.add_row("parameters M", str(r["M"]))
+    console.print(t)
+    p = Table(title=f"packing bound |F_N| <= (1 + C_lip diam/xi)^M vs 2^(2^N); diam = {r['diam']:g}, xi = {r['xi']:g}")
+    p.add_column("C_lip", justify="right")
+    p.add_column("log2 of bound", justify="right")
+    p.add_column("crossover N (2^(2^N) > bound)", justify="right")
+    for row in r["packing"]:
+        p.add_row(f"{row['C_lip']:g}", row["log2_bound"], str(row["N_star"]))
+    console.print(p)
+    console.print("C_lip is a parameter of our formalisation (not derived); see verify/bounds.py.")
+    if args.json:
+        from verify.common.atomic_io import atomic_write_json
+
+        atomic_write_json(args.json, r)
+    return 0

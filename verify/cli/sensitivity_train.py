@@ -1,0 +1,271 @@
+"""`boolverify sensitivity train`: train the paper-B transformer on Boolean targets (SG-8).
+
+Example::
+
+    boolverify sensitivity train --target majority --N 16 --seeds 3
+    boolverify sensitivity train --target majority,first,parity --N 8,16,24 --seeds 3 \\
+        --json docs/data/sg8_training.json --figure docs/figures/sg8_training_profiles.png
+
+Prints one table row per (target, N, seed): test accuracy (exact over all 2^N strings for
+N <= 20, else on sampled strings with a Wilson interval), the best constant's accuracy, the
+trained function's K_0/2^N and average sensitivity beside the target's. ``--figure`` draws
+the profiles of the trained models per target (one panel per target and N).
+"""
+
+from __future__ import annotations
+
+import math
+
+from numeric.validation import InputError
+
+_TARGETS = ("majority", "first", "parity")
+
+
+def register(sub):
+    p = sub.add_parser(
+        "train",
+        help="train the transformer on MAJORITY / FIRST / PARITY; accuracy and profile (SG-8)",
+        description="Train the paper-B transformer with AdamW on Boolean targets and report test "
+        "accuracy and the sensitivity profile of the trained function (as formalised in boolverify).",
+    )
+    p.add_argument("--target", default="majority",
+                   help="comma-separated targets among majority, first, parity (default majority)")
+    p.add_argument("--N", default="16", help="comma-separated input lengths (default 16)")
+    p.add_argument("--seeds", type=int, default=1, help="seeds 0..S-1 per (target, N) (default 1)")
+    p.add_argument("--steps", type=int, default=None, help="AdamW steps (default 400)")
+    p.add_argument("--lr", type=float, default=None, help="learning rate (default 3e-3)")
+    p.add_argument("--weight-decay", type=float, default=None, help="AdamW weight decay (default 0.01)")
+    p.add_argument("--batch-size", type=int, default=None, help="strings per step (default 128)")
+    p.add_argument("--loss", default="bce", help="bce (logistic) or mse (targets +-1)")
+    p.add_argument("--init", default="xavier_uniform",
+                   help="uniform, gaussian, xavier_uniform (default) or xavier_normal")
+    p.add_argument("--D", type=int, default=16, help="model width (default 16)")
+    p.add_argument("--L", type=int, default=2, help="layers (default 2)")
+    p.add_argument("--H", type=int, default=2, help="heads (default 2)")
+    p.add_argument("--eps", type=float, default=1e-5, help="layer-norm epsilon (default 1e-5)")
+    p.add_argument("--train-strings", type=int, default=None,
+                   help="train on a fixed uniform subset of this many strings (N <= 20); "
+                   "held-out accuracy is then exact")
+    p.add_argument("--exact", action="store_true",
+                   help="demand exact accuracy and profile over all 2^N strings (N <= 20)")
+    p.add_argument("--test-samples", type=int, default=None,
+                   help="strings for the sampled accuracy when N > 20 (default 16384)")
+    p.add_argument("--profile-samples", type=int, default=None,
+                   help="strings for the sampled profile when N > 20 (default 2048)")
+    p.add_argument("--dtype", default="float64", help="float64 (default) or float32 (faster)")
+    p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    p.add_argument("--json", metavar="FILE", default=None, help="write all results as JSON (atomic)")
+    p.add_argument("--figure", metavar="FILE", action="append", default=None,
+                   help="profile figure (PNG/PDF by suffix, atomic); may be repeated")
+    p.set_defaults(func=_handler)
+
+
+def _parse_list(text, what, conv):
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not items:
+        raise InputError(f"--{what} {text!r}: expected a comma-separated list")
+    out = []
+    for t in items:
+        try:
+            out.append(conv(t))
+        except ValueError:
+            raise InputError(f"--{what} {t!r}: expected {conv.__name__} values") from None
+    return out
+
+
+def _validate(args):
+    from verify.common.atomic_io import check_figure_path
+
+    for path in args.figure or []:
+        check_figure_path(path)  # before any model is trained
+    targets = _parse_list(args.target, "target", str)
+    for t in targets:
+        if t not in _TARGETS:
+            raise InputError(f"--target {t!r}: expected one of {', '.join(_TARGETS)}")
+    Ns = _parse_list(args.N, "N", int)
+    from verify.experiments.training import EXACT_LIMIT
+
+    for N in Ns:
+        if N < 1:
+            raise InputError(f"--N {N}: expected N >= 1")
+        if (args.exact or args.train_strings is not None) and N > EXACT_LIMIT:
+            opt = "--exact" if args.exact else "--train-strings"
+            raise InputError(f"--N {N}: {opt} needs exact enumeration, N <= {EXACT_LIMIT}")
+    if args.seeds < 1:
+        raise InputError(f"--seeds {args.seeds}: expected an integer >= 1")
+    for name in ("steps", "batch_size", "test_samples", "profile_samples", "threads"):
+        v = getattr(args, name)
+        if v is not None and v < 1:
+            raise InputError(f"--{name.replace('_', '-')} {v}: expected an integer >= 1")
+    if args.lr is not None and not (math.isfinite(args.lr) and args.lr > 0):
+        raise InputError(f"--lr {args.lr}: expected a finite number > 0")
+    from verify.experiments.training import LOSSES
+    from numeric.transformer import SCHEMES
+
+    if args.loss not in LOSSES:
+        raise InputError(f"--loss {args.loss!r}: expected one of {', '.join(LOSSES)}")
+    if args.init not in SCHEMES:
+        raise InputError(f"--init {args.init!r}: expected one of {', '.join(SCHEMES)}")
+    if args.dtype not in ("float64", "float32"):
+        raise InputError(f"--dtype {args.dtype!r}: expected float64 or float32")
+    if args.weight_decay is not None and not (math.isfinite(args.weight_decay) and args.weight_decay >= 0):
+        raise InputError(f"--weight-decay {args.weight_decay}: expected a finite number >= 0")
+    return targets, Ns
+
+
+def _kwargs(args):
+    kw = dict(loss=args.loss, init=args.init, dtype=args.dtype, device=args.device,
+              train_strings=args.train_strings, exact=True if args.exact else None)
+    for name in ("steps", "lr", "weight_decay", "batch_size", "test_samples", "profile_samples"):
+        v = getattr(args, name)
+        if v is not None:
+            kw[name] = v
+    return kw
+
+
+def _handler(args) -> int:
+    targets, Ns = _validate(args)
+    import torch
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from verify.experiments.training import train
+    from numeric.transformer import TransformerConfig
+
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
+    kw = _kwargs(args)
+    # build the configs first so that a bad --D/--H/--eps fails before any bar is drawn
+    configs = {N: TransformerConfig(D=args.D, L=args.L, H=args.H, eps=args.eps, N_max=max(64, N))
+               for N in Ns}
+    console = Console()
+    if not console.is_terminal:  # piped/logged: do not squeeze the table to 80 columns
+        console = Console(width=120)
+    results = []
+    runs = [(t, N, s) for t in targets for N in Ns for s in range(args.seeds)]
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("loss {task.fields[loss]}"), TimeElapsedColumn(),
+                  console=console, transient=False) as bar:
+        overall = bar.add_task("all runs", total=len(runs), loss="")
+        for t, N, s in runs:
+            task = bar.add_task(f"{t} N={N} seed={s}", total=1, loss="")
+
+            def progress(step, steps, loss, _task=task):
+                bar.update(_task, completed=step, total=steps, loss=f"{loss:.4f}")
+
+            config = configs[N]
+            r = train(t, N, config=config, seed=s, progress=progress, **kw)
+            results.append(r)
+            bar.update(task, visible=False)
+            bar.advance(overall)
+
+    console.print(_table(results))
+    dicts = [r.to_dict() for r in results]
+    if args.json:
+        from verify.common.atomic_io import atomic_write_json
+
+        atomic_write_json(args.json, {"claim": "SG-8", "runs": dicts,
+                                      "summary": summarize(dicts)})
+        console.print(f"wrote {args.json}")
+    for path in args.figure or []:
+        draw_profiles(dicts, path)
+        console.print(f"wrote {path}")
+    return 0
+
+
+def _table(results):
+    from rich.table import Table
+
+    from rich import box
+
+    tab = Table(title="SG-8 training (as formalised in boolverify)", box=box.SIMPLE_HEAD,
+                caption="acc: accuracy of 1[T>0], exact over all 2^N strings or sampled (95% "
+                "Wilson CI); held: exact held-out accuracy; const: best constant; K0: fraction "
+                "of strings with s(x)=0; as: average sensitivity (as*: target's); s: seconds")
+    held_any = any(r.held_out_accuracy is not None for r in results)
+    cols = ["target", "N", "seed", "acc", "95% CI"] + (["held"] if held_any else []) + [
+        "const", "K0", "as", "as*", "s"]
+    for col in cols:
+        tab.add_column(col, justify="left" if col == "target" else "right", no_wrap=True)
+    for r in results:
+        if r.accuracy_exact:
+            ci = "exact"
+        else:
+            lo, hi = r.accuracy_ci
+            ci = f"{lo:.4f}-{hi:.4f}"
+        row = [r.target, str(r.N), str(r.seed), f"{r.accuracy:.4f}", ci]
+        if held_any:
+            row.append("-" if r.held_out_accuracy is None else f"{r.held_out_accuracy:.4f}")
+        row += [f"{r.baseline:.3f}", f"{r.profile_fraction[0]:.3f}", f"{r.mean_sensitivity:.2f}",
+                f"{r.target_mean_sensitivity:.2f}", f"{r.train_time_s + r.eval_time_s:.0f}"]
+        tab.add_row(*row)
+    return tab
+
+
+def summarize(dicts):
+    """Per (target, N): accuracies over seeds, min/mean, K_0 fraction and mean sensitivity."""
+    out = {}
+    for d in dicts:
+        key = f"{d['target']}/N={d['N']}"
+        e = out.setdefault(key, {"target": d["target"], "N": d["N"], "accuracy": [],
+                                 "K0_fraction": [], "mean_sensitivity": [],
+                                 "target_mean_sensitivity": d["target_mean_sensitivity"],
+                                 "baseline": d["baseline"], "exact": d["accuracy_exact"]})
+        e["accuracy"].append(d["accuracy"])
+        e["K0_fraction"].append(d["profile_fraction"][0])
+        e["mean_sensitivity"].append(d["mean_sensitivity"])
+    for e in out.values():
+        e["accuracy_min"] = min(e["accuracy"])
+        e["accuracy_mean"] = sum(e["accuracy"]) / len(e["accuracy"])
+    return out
+
+
+def draw_profiles(dicts, path):
+    """Profiles of the trained functions: rows = targets, columns = N; one bar group per seed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from verify.common.atomic_io import atomic_savefig
+
+    targets = list(dict.fromkeys(d["target"] for d in dicts))
+    Ns = sorted({d["N"] for d in dicts})
+    fig, axes = plt.subplots(len(targets), len(Ns), figsize=(3.4 * len(Ns), 2.5 * len(targets)),
+                             squeeze=False)
+    for i, t in enumerate(targets):
+        for j, N in enumerate(Ns):
+            ax = axes[i][j]
+            runs = [d for d in dicts if d["target"] == t and d["N"] == N]
+            ks = list(range(N + 1))
+            width = 0.8 / max(1, len(runs))
+            for m, d in enumerate(runs):
+                xs = [k - 0.4 + width * (m + 0.5) for k in ks]
+                frac = d["profile_fraction"]
+                yerr = None
+                if d["profile_ci"] is not None:
+                    yerr = [[f - ci[0] for f, ci in zip(frac, d["profile_ci"])],
+                            [ci[1] - f for f, ci in zip(frac, d["profile_ci"])]]
+                ax.bar(xs, frac, width=width, yerr=yerr, capsize=1.5, error_kw={"lw": 0.6},
+                       label=f"seed {d['seed']} (acc {d['accuracy']:.3f})")
+            from verify.experiments.training import target_profile_fraction
+
+            tk = [(k, f) for k, f in zip(ks, target_profile_fraction(t, N)) if f > 0]
+            ax.plot([k for k, _ in tk], [f for _, f in tk], "k_", ms=10, mew=1.8, label="target")
+            ax.set_ylim(0, 1.05)
+            ax.set_xlim(-0.6, N + 0.6)
+            exact = runs and runs[0]["profile_exact"]
+            ax.set_title(f"{t}, N={N} ({'exact' if exact else 'sampled'})", fontsize=9)
+            ax.axvline(runs[0]["target_mean_sensitivity"] if runs else 0, color="k", ls="--", lw=0.8)
+            if j == 0:
+                ax.set_ylabel("fraction of strings")
+            if i == len(targets) - 1:
+                ax.set_xlabel("sensitivity k")
+            ax.legend(fontsize=6, loc="best")
+    fig.suptitle("Sensitivity profiles after training (black: target's profile, dashed: as(target)); "
+                 "as formalised in boolverify",
+                 fontsize=10)
+    fig.tight_layout()
+    atomic_savefig(fig, path, dpi=150)
+    plt.close(fig)

@@ -1,0 +1,186 @@
+r"""Softmax against linear and erf attention on the same instances (claim SX-5).
+
+Training uses the closed-form population gradient (:func:`numeric.xor.population_grad`), batched
+over seeds, either plain gradient descent
+:math:`\theta_{t+1} = \theta_t - \eta\nabla L` or Adam (the standard update with bias correction,
+:math:`\beta_1 = 0.9, \beta_2 = 0.999, \epsilon = 10^{-8}`), on both heads jointly. A seed whose loss
+becomes NaN or infinite is reported with loss :math:`+\infty` (it diverged).
+
+To be generous to the maps expected to fail, each optimiser is run on a small grid of learning
+rates and the best final median loss is kept (:func:`compare`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from numeric.validation import InputError
+
+from numeric import xor
+from numeric.xor_metrics import step_metrics
+from verify.experiments.xor_sweeps import cell_support, make_instances
+
+ATTENTIONS = ("softmax", "linear", "erf")
+
+
+def train(V, theta0, theta_tilde0, support, *, attention="softmax", optimizer="gd", steps=2000,
+          lr=1.0, record_every=1):
+    r"""``steps`` optimiser steps on the population loss, batched over the leading dimension.
+
+    Args:
+        V ``(S, d, m)``, theta0/theta_tilde0 ``(S, m)``, support ``(a, b)``;
+        attention: ``"softmax" | "linear" | "erf"``; optimizer: ``"gd" | "adam"``;
+        steps >= 0; lr > 0; record_every: record the loss every this many steps.
+    Returns:
+        dict with ``steps`` (recorded step indices), ``loss`` ``(len(steps), S)`` (inf where a
+        seed diverged), ``theta``, ``theta_tilde`` (final, NaN where diverged).
+    """
+    if attention not in ATTENTIONS:
+        raise InputError(f"attention = {attention!r}; expected one of {ATTENTIONS}")
+    if optimizer not in ("gd", "adam"):
+        raise InputError(f"optimizer = {optimizer!r}; expected 'gd' or 'adam'")
+    if not isinstance(steps, int) or steps < 0:
+        raise InputError(f"steps = {steps!r}; expected an integer >= 0")
+    if not (isinstance(lr, (int, float)) and lr > 0 and math.isfinite(lr)):
+        raise InputError(f"lr = {lr!r}; expected a finite positive number")
+    if not isinstance(record_every, int) or record_every < 1:
+        raise InputError(f"record_every = {record_every!r}; expected an integer >= 1")
+    th, tt = theta0.clone(), theta_tilde0.clone()
+    if optimizer == "adam":
+        m1 = [torch.zeros_like(th), torch.zeros_like(tt)]
+        m2 = [torch.zeros_like(th), torch.zeros_like(tt)]
+        b1, b2, ae = 0.9, 0.999, 1e-8
+    rec_steps, rec_loss = [], []
+    alive = torch.ones(th.shape[:-1], dtype=torch.bool, device=th.device)
+
+    def record(t):
+        with torch.no_grad():
+            L = xor.population_loss(V, th, tt, support, attention=attention)
+        L = torch.where(alive & torch.isfinite(L), L, torch.full_like(L, math.inf))
+        rec_steps.append(t)
+        rec_loss.append(L)
+
+    record(0)
+    for t in range(1, steps + 1):
+        g, gt = xor.population_grad(V, th, tt, support, attention=attention)
+        if optimizer == "gd":
+            th, tt = th - lr * g, tt - lr * gt
+        else:
+            new = []
+            for i, (p, gr) in enumerate(((th, g), (tt, gt))):
+                m1[i] = b1 * m1[i] + (1 - b1) * gr
+                m2[i] = b2 * m2[i] + (1 - b2) * gr * gr
+                mh = m1[i] / (1 - b1**t)
+                vh = m2[i] / (1 - b2**t)
+                new.append(p - lr * mh / (vh.sqrt() + ae))
+            th, tt = new
+        bad = ~(torch.isfinite(th).all(-1) & torch.isfinite(tt).all(-1))
+        if bad.any():
+            alive = alive & ~bad
+            # Park diverged seeds at a finite point so the batch keeps running; their loss is inf.
+            th = torch.where(bad.unsqueeze(-1), torch.zeros_like(th), th)
+            tt = torch.where(bad.unsqueeze(-1), torch.zeros_like(tt), tt)
+        if t % record_every == 0 or t == steps:
+            record(t)
+    nan = torch.full_like(th, math.nan)
+    th = torch.where(alive.unsqueeze(-1), th, nan)
+    tt = torch.where(alive.unsqueeze(-1), tt, nan)
+    return {"steps": rec_steps, "loss": torch.stack(rec_loss), "theta": th, "theta_tilde": tt}
+
+
+def _median(t):
+    return float(t.median())
+
+
+def train_entry(V, theta0, theta_tilde0, support, attention, optimizer, lr, steps, eps=0.01,
+                record_every=10):
+    """One :func:`train` run summarised as in :func:`compare` (final-loss statistics, success of
+    the final parameters, median and 10/90% loss curves)."""
+    res = train(V, theta0, theta_tilde0, support, attention=attention, optimizer=optimizer,
+                steps=steps, lr=lr, record_every=record_every)
+    final = res["loss"][-1]
+    th, tt = res["theta"], res["theta_tilde"]
+    ok = torch.isfinite(th).all(-1)
+    th = torch.where(ok.unsqueeze(-1), th, theta0)
+    tt = torch.where(ok.unsqueeze(-1), tt, theta_tilde0)
+    met = step_metrics(V, th, tt, support, eps=eps, attention=attention, exact_sup=False)
+    succ = met["success"] & ok
+    return {
+        "lr": lr, "median_final_loss": _median(final), "min_final_loss": float(final.min()),
+        "frac_final_above_0.9": float((final > 0.9).double().mean()),
+        "frac_final_below_1e-6": float((final < 1e-6).double().mean()),
+        "frac_diverged": float((~ok).double().mean()),
+        "success_rate": float(succ.double().mean()),
+        "curve_steps": res["steps"],
+        "curve_median": res["loss"].median(dim=1).values.tolist(),
+        "curve_q10": res["loss"].quantile(0.1, dim=1).tolist(),
+        "curve_q90": res["loss"].quantile(0.9, dim=1).tolist(),
+    }
+
+
+def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=None,
+            adam_lrs=(1e-3, 1e-2, 1e-1),
+            eps=0.01, c=10.0, seed_offset=0, record_every=10, progress=None):
+    r"""Side-by-side one-step and ``steps``-step results of the three attention maps on the same
+    instances (the SX-4 instances of cell ``(d, m)``).
+
+    For each map: the one step at :math:`\eta = c\,d^2\sqrt m\ln d` (loss, success rate, attention
+    on the support :math:`\max(\gamma_a\tilde\gamma_b, \gamma_b\tilde\gamma_a)`-style via
+    :func:`numeric.xor.step_metrics`); then GD and Adam for ``steps`` steps at every learning rate
+    of their grids, keeping the grid value with the smallest final median loss. ``gd_lrs``
+    defaults to :math:`\eta\cdot 10^{-k}`, ``k = 0, 2, 4, 6``. The one step uses ``n_seeds``
+    seeds, the training runs the first ``train_seeds`` of them (default all).
+
+    Returns:
+        dict ``attention -> {"one_step": {...}, "gd": {...}, "adam": {...}}`` plus ``"config"``.
+    """
+    if not isinstance(n_seeds, int) or n_seeds < 1:
+        raise InputError(f"n_seeds = {n_seeds!r}; expected an integer >= 1")
+    if not isinstance(d, int) or d < 2 or not isinstance(m, int) or m < 1:
+        raise InputError(f"d = {d!r}, m = {m!r}; expected integers d >= 2, m >= 1")
+    if train_seeds is None:
+        train_seeds = n_seeds
+    if not isinstance(train_seeds, int) or not 1 <= train_seeds <= n_seeds:
+        raise InputError(f"train_seeds = {train_seeds!r}; expected an integer in 1..n_seeds")
+    eta = xor.default_lr(d, m, c)
+    gd_lrs = tuple(gd_lrs) if gd_lrs is not None else tuple(eta * 10.0**-k for k in (0, 2, 4, 6))
+    adam_lrs = tuple(adam_lrs)
+    support = cell_support(d, 1, m)
+    V, th0, tt0 = make_instances(d, m, list(range(seed_offset, seed_offset + n_seeds)))
+    runs = [(att, opt, lr) for att in ATTENTIONS for opt, lrs in (("gd", gd_lrs), ("adam", adam_lrs))
+            for lr in lrs]
+    total, done = len(runs) + len(ATTENTIONS), 0
+    out = {"config": {"d": d, "m": m, "n_seeds": n_seeds, "train_seeds": train_seeds,
+                      "steps": steps, "eta": eta, "eps": eps,
+                      "support": list(support), "gd_lrs": list(gd_lrs), "adam_lrs": list(adam_lrs)}}
+    for att in ATTENTIONS:
+        th1, tt1 = xor.one_step(V, th0, tt0, support, eta, attention=att)
+        met = step_metrics(V, th1, tt1, support, eps=eps, attention=att, exact_sup=False)
+        L = met["loss"]
+        L = torch.where(torch.isfinite(L), L, torch.full_like(L, math.inf))
+        on_support = torch.minimum(1 - met["eps1"], 1 - met["eps2"])
+        out[att] = {"one_step": {
+            "loss": L.tolist(), "median_loss": _median(L),
+            "frac_below_1e-6": float((L < 1e-6).double().mean()),
+            "success_rate": float(met["success"].double().mean()),
+            "median_attention_on_support": _median(on_support),
+        }}
+        done += 1
+        if progress is not None:
+            progress(done, total, f"{att}: one step")
+    V, th0, tt0 = V[:train_seeds], th0[:train_seeds], tt0[:train_seeds]
+    for att, opt, lr in runs:
+        entry = train_entry(V, th0, tt0, support, att, opt, lr, steps, eps, record_every)
+        best = out[att].get(opt)
+        if best is None or entry["median_final_loss"] < best["median_final_loss"] \
+                or not math.isfinite(best["median_final_loss"]):
+            out[att][opt] = entry
+        done += 1
+        if progress is not None:
+            progress(done, total, f"{att}: {opt} lr={lr:.3g}")
+    return out
+
+
+__all__ = ["ATTENTIONS", "train", "train_entry", "compare"]

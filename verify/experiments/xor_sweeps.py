@@ -1,0 +1,325 @@
+r"""Sweeps of the one-step experiment over ``(d, m, seed)`` and ``(d, n, seed)`` (claims SX-4, SX-6, SX-8).
+
+Each *cell* (one ``(d, m)`` or ``(d, n)`` pair) runs all its seeds batched: the instances are
+drawn per seed from their own generator (so a seed's instance does not depend on the batching),
+stacked, and pushed through :mod:`numeric.xor` in chunks that keep the embeddings under
+``max_elems`` float64 entries.
+
+*Resumable*: with ``out=PATH`` the results file is rewritten atomically after every completed
+cell, and a rerun skips every cell already present with the same settings. *Progress*: an
+optional ``progress(done, total, description)`` callback, in work units proportional to the
+cost (``d * m`` per seed); this module never imports rich.
+
+Instance of seed ``s`` in cell ``(d, m)``: a generator seeded by :func:`instance_seed`, then
+``V = sample_embeddings(d, m)``, ``theta0 = sample_init(m)``; the support ``(a, b)`` is drawn
+once per cell from the cell's own generator (rows of ``V`` are i.i.d., so its location does not
+matter statistically; drawing it avoids always testing the same indices).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import time
+from pathlib import Path
+
+import torch
+
+from numeric.validation import InputError
+from verify.common.atomic_io import atomic_write_json
+
+from numeric import xor
+from numeric.boolean import _device
+from numeric.xor_metrics import limit_step_attention, step_metrics
+
+_SCHEMA = "boolverify.xor-sweep/1"
+
+
+def instance_seed(*parts) -> int:
+    """A deterministic 63-bit seed from integer parts (splitmix-style mixing)."""
+    h = 0x9E3779B97F4A7C15
+    for p in parts:
+        h ^= (int(p) + 0x9E3779B97F4A7C15 + (h << 6) + (h >> 2)) & 0xFFFFFFFFFFFFFFFF
+        h = (h * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        h ^= h >> 31
+    return h & 0x7FFFFFFFFFFFFFFF
+
+
+def cell_support(d, tag, key1):
+    """The support ``(a, b)`` of a cell, drawn from the cell's generator."""
+    g = torch.Generator().manual_seed(instance_seed(tag, d, key1, 7))
+    a, b = torch.randperm(d, generator=g)[:2].tolist()
+    return int(a), int(b)
+
+
+def make_instances(d, m, seeds, *, dtype=torch.float64, tag=0, device=None):
+    r"""Stack the instances of ``seeds`` for cell ``(d, m)``.
+
+    Drawn on the CPU from per-seed generators (so an instance does not depend on the device or
+    on the batching of seeds), then moved to ``device``.
+
+    Returns:
+        ``(V, theta0, theta_tilde0)`` of shapes ``(S, d, m)``, ``(S, m)``, ``(S, m)`` with
+        :math:`\tilde\theta^{(0)} = -\theta^{(0)}`.
+    """
+    S = len(seeds)
+    V = torch.empty(S, d, m, dtype=dtype)
+    th = torch.empty(S, m, dtype=dtype)
+    for k, s in enumerate(seeds):
+        g = torch.Generator().manual_seed(instance_seed(tag, d, m, s))
+        V[k] = xor.sample_embeddings(d, m, generator=g, dtype=dtype)
+        th[k] = xor.sample_init(m, generator=g, dtype=dtype)[0]
+    if device is not None:
+        V, th = V.to(device), th.to(device)
+    return V, th, -th
+
+
+def _check_positive_ints(name, values, lo):
+    try:
+        vals = [int(v) for v in values]
+    except (TypeError, ValueError):
+        raise InputError(f"{name} = {values!r}: expected integers") from None
+    if not vals or any(v != w for v, w in zip(vals, values)):
+        raise InputError(f"{name} = {values!r}: expected a non-empty list of integers")
+    if any(v < lo for v in vals):
+        raise InputError(f"{name} = {vals}: every value must be >= {lo}")
+    if len(set(vals)) != len(vals):
+        raise InputError(f"{name} = {vals}: values must be distinct")
+    return sorted(vals)
+
+
+def load_results(path):
+    """Read a results file written by a sweep (``{"schema", "cells": [...]}``)."""
+    path = Path(path)
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"results file {path} does not exist") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(f"results file {path} is unreadable or not JSON: {exc}") from None
+    if not isinstance(obj, dict) or obj.get("schema") != _SCHEMA or not isinstance(obj.get("cells"), list):
+        raise InputError(f"results file {path} is not a boolverify sweep file (schema {_SCHEMA})")
+    return obj
+
+
+class _Store:
+    """Cells keyed by their settings; saved atomically after each new cell."""
+
+    def __init__(self, out):
+        self.out = Path(out) if out is not None else None
+        self.cells = []
+        if self.out is not None and self.out.exists():
+            self.cells = load_results(self.out)["cells"]
+
+    def find(self, key):
+        for c in self.cells:
+            if c.get("key") == key:
+                return c
+        return None
+
+    def add(self, cell):
+        self.cells = [c for c in self.cells if c.get("key") != cell["key"]] + [cell]
+        if self.out is not None:
+            atomic_write_json(self.out, {"schema": _SCHEMA, "cells": self.cells})
+
+    def cached(self, key, run):
+        """The saved cell for ``key``, or ``run()``'s cell, saved before it is returned."""
+        cell = self.find(key)
+        if cell is None:
+            cell = run()
+            self.add(cell)
+        return cell
+
+
+def _chunks(seeds, per_seed_elems, max_elems):
+    size = max(1, int(max_elems // max(1, per_seed_elems)))
+    for i in range(0, len(seeds), size):
+        yield seeds[i : i + size]
+
+
+def _limit_success(g1, gt1, support, eps):
+    a, b = support
+    one = 1.0 - eps
+    return ((g1[..., a] >= one) & (gt1[..., b] >= one)) | ((g1[..., b] >= one) & (gt1[..., a] >= one))
+
+
+def _check_eps(eps):
+    """The success threshold: a number in (0, 0.5), as :func:`numeric.xor_metrics.step_metrics`
+    requires (checked before any cell runs)."""
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (0 < eps < 0.5):
+        raise InputError(f"eps = {eps!r}; expected a number with 0 < eps < 0.5 "
+                         "(the success threshold of step_metrics)")
+
+
+def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, progress=None,
+              max_elems=2**25, dtype=torch.float64, seeds_for_d=None, device=None):
+    r"""One population step for every ``(d, m)`` cell and ``n_seeds`` seeds (SX-4, SX-8).
+
+    For each seed: :math:`\theta^{(1)} = \theta^{(0)} - \eta\nabla_\theta L` with
+    :math:`\eta = c\,d^2\sqrt m\ln d` (:func:`numeric.xor.default_lr`), and the
+    :math:`\eta\to\infty` limit (:func:`numeric.xor.limit_step_attention`).
+
+    Args:
+        ds, ms: grids of ``d >= 2`` and ``m >= 1``; n_seeds: seeds per cell (``>= 1``), or
+            ``seeds_for_d`` a dict ``d -> n_seeds`` overriding it (fewer seeds at large ``d``);
+        c: learning-rate constant; eps: success threshold :math:`\varepsilon`;
+        out: results file (JSON), resumable; progress: ``callback(done, total, text)``;
+        max_elems: largest number of embedding entries held at once; device: where the steps
+        run (``"cuda"`` when present; instances are drawn on the CPU either way).
+    Returns:
+        list of cell dicts with ``d, m, n_seeds, successes, successes_limit, rate, rate_limit,
+        assignment_matches, median_loss, seconds, success_bits``.
+    """
+    ds = _check_positive_ints("ds", ds, 2)
+    ms = _check_positive_ints("ms", ms, 1)
+    if not isinstance(n_seeds, int) or n_seeds < 1:
+        raise InputError(f"n_seeds = {n_seeds!r}; expected an integer >= 1")
+    _check_eps(eps)
+    device = _device(device)
+    if not (c > 0 and math.isfinite(c)):
+        raise InputError(f"c = {c!r}; expected a finite positive learning-rate constant")
+    seeds_for_d = dict(seeds_for_d or {})
+    for d, s in seeds_for_d.items():
+        if not isinstance(s, int) or s < 1:
+            raise InputError(f"seeds_for_d[{d}] = {s!r}; expected an integer >= 1")
+    store = _Store(out)
+    plan = [(d, m, seeds_for_d.get(d, n_seeds)) for d in ds for m in ms]
+    total = sum(d * m * S for d, m, S in plan)
+    done = 0
+    cells = []
+    for d, m, S in plan:
+        key = {"kind": "step", "d": d, "m": m, "n_seeds": S, "seed_offset": seed_offset, "c": c,
+               "eps": eps, "dtype": str(dtype)}
+        cell = store.cached(key, lambda: _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device))
+        cells.append(cell)
+        done += d * m * S
+        if progress is not None:
+            progress(done, total, f"d={d} m={m}: {cell['successes']}/{S}")
+    return cells
+
+
+def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
+    t0 = time.perf_counter()
+    support = cell_support(d, 1, m)
+    a, b = support
+    lr = xor.default_lr(d, m, c)
+    succ, succ_lim, match, losses, bits = 0, 0, 0, [], []
+    seeds = list(range(seed_offset, seed_offset + S))
+    for chunk in _chunks(seeds, d * m, max_elems):
+        V, th0, tt0 = make_instances(d, m, chunk, dtype=dtype, device=device)
+        th1, tt1 = xor.one_step(V, th0, tt0, support, lr)
+        met = step_metrics(V, th1, tt1, support, eps=eps, exact_sup=False)
+        g1, gt1 = limit_step_attention(V, th0, tt0, support)
+        ok = met["success"].bool()
+        ok_lim = _limit_success(g1, gt1, support, eps)
+        # SX-8: the predicted assignment sign((v_a - v_b) . theta0) against the realised one.
+        pred = torch.sign(((V[:, a] - V[:, b]) * th0).sum(-1))
+        realised = met["assignment"].to(pred.dtype)
+        succ += int(ok.sum())
+        succ_lim += int(ok_lim.sum())
+        match += int((ok & (realised == pred)).sum())
+        losses += met["loss"].tolist()
+        bits += ["1" if o else "0" for o in ok.tolist()]
+        del V, th0, tt0, th1, tt1, g1, gt1
+    losses.sort()
+    return {
+        "key": key, "d": d, "m": m, "n_seeds": S, "support": [a, b], "lr": lr,
+        "successes": succ, "successes_limit": succ_lim,
+        "rate": succ / S, "rate_limit": succ_lim / S,
+        "assignment_matches": match,
+        "median_loss": losses[len(losses) // 2],
+        "seconds": time.perf_counter() - t0,
+        "success_bits": "".join(bits),
+    }
+
+
+def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None,
+                progress=None, max_elems=2**25, dtype=torch.float64, device=None):
+    r"""One *empirical*-gradient step for every ``(d, n)`` cell (SX-6).
+
+    :math:`\hat L = \frac1n\sum_k (f(x_k) - y_k)^2` on ``n`` fresh samples per seed, gradient by
+    :func:`numeric.xor.empirical_grad`, step with :math:`\eta = c\,d^2\sqrt m\ln d`; success as
+    in :func:`run_sweep` (population attention after the step).
+
+    Args:
+        ds: grid of ``d``; ns_for_d: dict ``d -> list of n`` (increasing); m: embedding
+            dimension; n_seeds: seeds per cell; the rest as :func:`run_sweep`.
+    Returns:
+        list of cell dicts with ``d, n, m, n_seeds, successes, rate, population_successes``
+        (the population step on the same instances), ``both_successes``,
+        ``rate_given_population`` (= both / population: how often ``n`` samples reproduce a
+        successful population step) and ``seconds``.
+    """
+    ds = _check_positive_ints("ds", ds, 2)
+    if not isinstance(m, int) or m < 1:
+        raise InputError(f"m = {m!r}; expected an integer >= 1")
+    if not isinstance(n_seeds, int) or n_seeds < 1:
+        raise InputError(f"n_seeds = {n_seeds!r}; expected an integer >= 1")
+    _check_eps(eps)
+    device = _device(device)
+    if not isinstance(ns_for_d, dict) or set(ns_for_d) != set(ds):
+        raise InputError("ns_for_d must be a dict with one list of sample sizes per d in ds")
+    plan = []
+    for d in ds:
+        for n in _check_positive_ints(f"ns_for_d[{d}]", ns_for_d[d], 1):
+            plan.append((d, n))
+    store = _Store(out)
+    total = sum(n * d * n_seeds for d, n in plan)
+    done = 0
+    cells = []
+    for d, n in plan:
+        key = {"kind": "samples", "d": d, "n": n, "m": m, "n_seeds": n_seeds,
+               "seed_offset": seed_offset, "c": c, "eps": eps, "dtype": str(dtype)}
+        cell = store.cached(key, lambda: _run_samples_cell(d, n, m, n_seeds, key, c, eps, seed_offset,
+                                                            max_elems, dtype, device))
+        cells.append(cell)
+        done += n * d * n_seeds
+        if progress is not None:
+            progress(done, total, f"d={d} n={n}: {cell['successes']}/{n_seeds}")
+    return cells
+
+
+def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
+    t0 = time.perf_counter()
+    support = cell_support(d, 2, m)
+    lr = xor.default_lr(d, m, c)
+    succ, pop_succ, both = 0, 0, 0
+    seeds = list(range(seed_offset, seed_offset + S))
+    # Samples enter the gradient through an average, so blocks of samples are averaged with
+    # weights n_block / n: memory stays under max_elems for any n.
+    block = max(1, min(n, int(max_elems // d)))
+    for chunk in _chunks(seeds, min(n, block) * d + d * m, max_elems):
+        V, th0, tt0 = make_instances(d, m, chunk, dtype=dtype, tag=2, device=device)
+        # one sample stream per seed: the data of a seed depend neither on the batching of
+        # seeds nor on the block size
+        gens = [torch.Generator().manual_seed(instance_seed(3, d, n, m, s)) for s in chunk]
+        gt = torch.zeros_like(th0)
+        gtt = torch.zeros_like(tt0)
+        for start in range(0, n, block):
+            nb = min(block, n - start)
+            pairs = [xor.sample_data(nb, d, support, generator=gs, dtype=dtype) for gs in gens]
+            X = torch.stack([p[0] for p in pairs]).to(V.device)
+            y = torch.stack([p[1] for p in pairs]).to(V.device)
+            del pairs
+            g1, g2 = xor.empirical_grad(V, th0, tt0, X, y)
+            gt += (nb / n) * g1
+            gtt += (nb / n) * g2
+            del X, y
+        met = step_metrics(V, th0 - lr * gt, tt0 - lr * gtt, support, eps=eps, exact_sup=False)
+        th1, tt1 = xor.one_step(V, th0, tt0, support, lr)
+        pop = step_metrics(V, th1, tt1, support, eps=eps, exact_sup=False)["success"]
+        succ += int(met["success"].sum())
+        pop_succ += int(pop.sum())
+        both += int((met["success"] & pop).sum())
+        del V
+    return {"key": key, "d": d, "n": n, "m": m, "n_seeds": S, "support": list(support), "lr": lr,
+            "successes": succ, "rate": succ / S,
+            "population_successes": pop_succ, "both_successes": both,
+            # the question of SX-6: does the n-sample step reproduce the population step?
+            "rate_given_population": both / pop_succ if pop_succ else 0.0,
+            "seconds": time.perf_counter() - t0}
+
+
+__all__ = ["instance_seed", "cell_support", "make_instances", "run_sweep", "run_samples",
+           "load_results"]

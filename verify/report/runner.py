@@ -1,0 +1,260 @@
+"""The verification report: run every theorem check, aggregate per claim, render.
+
+One source of truth: the report is produced by running pytest on the installed
+:mod:`theorems` package (with :mod:`verify.check_plugin`), never from a second copy of the
+checks. Theorem files are split over ``jobs`` worker processes (2 cores: 2 workers, one torch
+thread each); events stream back through JSON-lines files so progress can be shown.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from verify.report.claims import CLAIMS
+from numeric.validation import InputError
+
+PROFILES = {
+    # pytest -m expression per profile
+    "quick": "not slow and not gpu",
+    "full": "not gpu",
+}
+
+
+@dataclass
+class ClaimResult:
+    id: str
+    statement: str
+    theorem_file: str
+    tests: list = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        outcomes = [t["outcome"] for t in self.tests]
+        if not outcomes or all(o == "skipped" for o in outcomes):
+            return "no test"
+        if any(o in ("failed", "error") for o in outcomes):
+            return "fail"
+        return "pass"
+
+    @property
+    def duration(self) -> float:
+        return sum(t["duration"] for t in self.tests)
+
+    @property
+    def evidence(self) -> dict:
+        merged = {}
+        for t in self.tests:
+            merged.update(t["evidence"])
+        return merged
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "statement": self.statement,
+            "theorem_file": self.theorem_file,
+            "status": self.status,
+            "duration_s": round(self.duration, 3),
+            "evidence": self.evidence,
+            "tests": self.tests,
+        }
+
+
+def theorem_modules() -> list[str]:
+    """Dotted names of the installed theorem files, ``theorems.test_*``."""
+    root = importlib.resources.files("theorems")
+    names = sorted(p.name[:-3] for p in root.iterdir() if p.name.startswith("test_") and p.name.endswith(".py"))
+    return [f"theorems.{n}" for n in names]
+
+
+def _split(modules, jobs):
+    groups = [[] for _ in range(jobs)]
+    for i, mod in enumerate(modules):
+        groups[i % jobs].append(mod)
+    return [g for g in groups if g]
+
+
+def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
+    """Run the theorem checks and return the report as a dict.
+
+    Args:
+        profile: ``"quick"`` (fast versions, the CI set) or ``"full"`` (adds ``slow`` sweeps).
+        jobs: worker processes (default: number of CPU cores, at most 4).
+        claims: optional list of claim ids to restrict to.
+        on_event: callback receiving each worker event (for progress display).
+    """
+    if profile not in PROFILES:
+        raise InputError(f"unknown profile {profile!r}; expected one of {', '.join(PROFILES)}")
+    if claims:
+        unknown = [c for c in claims if c not in CLAIMS]
+        if unknown:
+            raise InputError(f"unknown claim id(s) {', '.join(unknown)}; expected ids like SX-1 or SG-8")
+    modules = theorem_modules()
+    if claims:
+        wanted = {CLAIMS[c].theorem_file.split("/")[-1][:-3] for c in claims}
+        modules = [m for m in modules if m.split(".")[-1] in wanted]
+    if jobs is None:
+        jobs = max(1, min(4, os.cpu_count() or 1))
+    if jobs < 1:
+        raise InputError(f"--jobs {jobs}: expected at least 1")
+    groups = _split(modules, jobs)
+
+    started = time.time()
+    events: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="boolverify-check-") as tmp:
+        procs = []
+        for k, group in enumerate(groups):
+            ev_path = Path(tmp) / f"events-{k}.jsonl"
+            ev_path.touch()
+            # one torch thread per worker (verify.pytest_plugin), and the same for OpenMP/MKL
+            env = dict(os.environ, BOOLVERIFY_EVENTS=str(ev_path), OMP_NUM_THREADS="1",
+                       MKL_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+            cmd = [sys.executable, "-m", "pytest", "-p", "verify.report.check_plugin", "-p", "no:cacheprovider",
+                   "--capture=sys", "-q", "-m", PROFILES[profile], "--pyargs", *group]
+            log = open(Path(tmp) / f"log-{k}.txt", "w")
+            procs.append((subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT), ev_path, log))
+        offsets = [0] * len(procs)
+        try:
+            while True:
+                alive = False
+                for k, (proc, ev_path, _) in enumerate(procs):
+                    alive |= proc.poll() is None
+                    with open(ev_path, encoding="utf-8") as fh:
+                        fh.seek(offsets[k])
+                        chunk = fh.read()
+                    # only complete lines; a partial last line is read next time
+                    done = chunk.rfind("\n") + 1
+                    offsets[k] += len(chunk[:done].encode("utf-8"))
+                    for line in chunk[:done].splitlines():
+                        ev = json.loads(line)
+                        events.append(ev)
+                        if on_event:
+                            on_event(ev)
+                if not alive:
+                    break
+                time.sleep(0.2)
+        except BaseException:
+            for proc, _, _ in procs:
+                proc.kill()
+            raise
+        logs = []
+        for proc, _, log in procs:
+            log.close()
+            logs.append((proc.returncode, Path(log.name).read_text(errors="replace")))
+
+    results = {cid: ClaimResult(cid, c.statement, c.theorem_file) for cid, c in CLAIMS.items()
+               if not claims or cid in claims}
+    other = []
+    for ev in events:
+        if ev["event"] != "test":
+            continue
+        test = {k: ev[k] for k in ("nodeid", "outcome", "duration", "evidence", "message")}
+        if ev["claim"] in results:
+            results[ev["claim"]].tests.append(test)
+        else:
+            other.append(test)
+    # A worker that crashed (import or collection error, a signal) is a failure with its log;
+    # exit code 1 alone is explained by the failing tests, when there are any.
+    any_failed = any(t["outcome"] in ("failed", "error") for r in results.values() for t in r.tests)
+    worker_errors = [tail[-3000:] for rc, tail in logs
+                     if rc not in (0, 1, 5) or (rc == 1 and not any_failed)]
+    claim_dicts = [r.to_dict() for r in results.values()]
+    passed = all(c["status"] == "pass" for c in claim_dicts) and not worker_errors and not any(
+        t["outcome"] in ("failed", "error") for t in other)
+    return {
+        "tool": "boolverify",
+        "formalisation": "claims as formalised in boolverify (see docs/claims.md), not quotations of the papers",
+        "profile": profile,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "duration_s": round(time.time() - started, 2),
+        "environment": _environment(),
+        "passed": passed,
+        "claims": claim_dicts,
+        "unclaimed_tests": other,
+        "worker_errors": worker_errors,
+    }
+
+
+def _environment() -> dict:
+    env = {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()}
+    try:
+        import torch
+
+        env["torch"] = torch.__version__
+        env["cuda"] = torch.cuda.is_available()
+    except ImportError:  # pragma: no cover
+        pass
+    return env
+
+
+def format_evidence(evidence: dict, limit: int = 4) -> str:
+    """A compact ``key=value`` rendering of at most ``limit`` evidence entries.
+
+    Numbers and booleans come first (they are what the claims assert on), then short strings;
+    nested lists and dicts are left to the JSON report.
+    """
+    def rank(item):
+        value = item[1]
+        if isinstance(value, (bool, int, float)):
+            return 0
+        if isinstance(value, str) and 0 < len(value) <= 40:
+            return 1
+        return 2
+
+    shown = [kv for kv in sorted(evidence.items(), key=rank) if rank(kv) < 2][:limit]
+    parts = [f"{key}={_fmt(value)}" for key, value in shown]
+    if len(evidence) > len(shown):
+        parts.append(f"(+{len(evidence) - len(shown)} more in the JSON report)")
+    return ", ".join(parts)
+
+
+def _fmt(value) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_fmt(v) for v in value[:4])
+        return f"[{inner}{', ...' if len(value) > 4 else ''}]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_fmt(v)}" for k, v in list(value.items())[:3]) + (", ...}" if len(value) > 3 else "}")
+    text = str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def to_markdown(report: dict) -> str:
+    lines = [
+        "# boolverify verification report",
+        "",
+        f"Profile `{report['profile']}`, started {report['started']}, {report['duration_s']} s; "
+        f"overall: **{'PASS' if report['passed'] else 'FAIL'}**. Claims as formalised in boolverify.",
+        "",
+        "| claim | statement (as formalised) | evidence | status | time (s) |",
+        "|---|---|---|---|---|",
+    ]
+    for c in report["claims"]:
+        ev = format_evidence(c["evidence"], limit=6).replace("|", "\\|")
+        statement = c["statement"].replace("|", "\\|")
+        lines.append(f"| {c['id']} | {statement} | {ev} | {c['status']} | {c['duration_s']:.1f} |")
+    failures = [(c["id"], t) for c in report["claims"] for t in c["tests"] if t["outcome"] in ("failed", "error")]
+    if failures:
+        lines += ["", "## Failures", ""]
+        for cid, t in failures:
+            lines.append(f"- {cid} `{t['nodeid']}`: {t['message'].splitlines()[0] if t['message'] else ''}")
+    if report["worker_errors"]:
+        lines += ["", "## Worker errors", "", "```", *report["worker_errors"], "```"]
+    env = report["environment"]
+    lines += ["", f"Environment: Python {env.get('python')}, torch {env.get('torch')}, "
+                  f"CUDA {env.get('cuda')}, {env.get('cpus')} CPUs.", ""]
+    return "\n".join(lines)
+
+
+__all__ = ["PROFILES", "ClaimResult", "run_checks", "theorem_modules", "format_evidence", "to_markdown"]

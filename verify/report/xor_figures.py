@@ -1,0 +1,252 @@
+"""Figures of paper A's experiments (SX-4 … SX-8), drawn from saved results (plain dicts/lists).
+
+Every figure is written as PNG and PDF through :func:`verify.io.atomic_savefig` (nothing half
+written). matplotlib with the Agg backend; no torch needed.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from numeric.validation import InputError
+from verify.common.atomic_io import atomic_savefig
+
+_NOTE = "as formalised in boolverify"
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, stem, formats=("png", "pdf")):
+    stem = Path(stem)
+    if stem.suffix in (".png", ".pdf"):
+        formats, stem = (stem.suffix[1:],), stem.with_suffix("")
+    paths = [atomic_savefig(fig, stem.with_suffix(f".{f}"), dpi=150, bbox_inches="tight") for f in formats]
+    _plt().close(fig)
+    return paths
+
+
+def success_heatmap(cells, stem, limit=False):
+    """Success rate over ``(d, m)`` (cells from :func:`numeric.sweep.run_sweep`).
+
+    Args:
+        cells: list of dicts with ``d, m, rate, rate_limit, n_seeds``; stem: output path
+            without suffix (``.png``/``.pdf`` both written; a suffix writes only that one).
+        limit: draw the eta -> infinity rates instead of the default schedule.
+    Returns:
+        the written paths.
+    """
+    if not cells:
+        raise InputError("success_heatmap: no cells to draw")
+    plt = _plt()
+    ds = sorted({c["d"] for c in cells})
+    ms = sorted({c["m"] for c in cells})
+    grid = [[math.nan] * len(ds) for _ in ms]
+    for c in cells:
+        grid[ms.index(c["m"])][ds.index(c["d"])] = c["rate_limit" if limit else "rate"]
+    fig, ax = plt.subplots(figsize=(1.2 * len(ds) + 2.5, 0.45 * len(ms) + 1.8))
+    im = ax.imshow(grid, origin="lower", aspect="auto", vmin=0, vmax=1, cmap="viridis")
+    for i, _ in enumerate(ms):
+        for j, _ in enumerate(ds):
+            v = grid[i][j]
+            if not math.isnan(v):
+                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if v < 0.6 else "black")
+    ax.set_xticks(range(len(ds)), [f"$10^{{{math.log10(d):.0f}}}$" if math.log10(d).is_integer() else str(d) for d in ds])
+    ax.set_yticks(range(len(ms)), [str(m) for m in ms])
+    ax.set_xlabel("d")
+    ax.set_ylabel("m")
+    mode = "eta -> infinity" if limit else "eta = 10 d^2 sqrt(m) ln d"
+    ax.set_title(f"one-step success rate ({mode})\n{_NOTE}", fontsize=9)
+    fig.colorbar(im, ax=ax, label="P(success)")
+    return _save(fig, stem)
+
+
+def mstar_plot(ds, mstar, fits, stem, mstar_limit=None):
+    """``m*(d)`` against ``ln d`` (log-log) with the polylog and power fits.
+
+    Args:
+        ds, mstar: measured points; fits: dict from :func:`verify.fits.compare_fits`;
+        mstar_limit: optional second series (eta -> infinity).
+    """
+    if len(ds) != len(mstar) or not ds:
+        raise InputError("mstar_plot: ds and mstar must be non-empty and of equal length")
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.2, 3.8))
+    lnd = [math.log(d) for d in ds]
+    ax.plot(lnd, mstar, "o", color="C0", label="measured m*(d) (default eta)")
+    if mstar_limit is not None:
+        ax.plot(lnd, mstar_limit, "s", mfc="none", color="C3", label="measured m*(d) (eta -> inf)")
+    lo, hi = min(lnd) * 0.9, max(lnd) * 1.1
+    xs = [lo + (hi - lo) * t / 100 for t in range(101)]
+    pl, pw = fits["polylog"], fits["power"]
+    ax.plot(xs, [pl["coef"] * x ** pl["exponent"] for x in xs], "-", color="C1",
+            label=f"{pl['coef']:.3g} (ln d)^{pl['exponent']:.2f}  (RSS {pl['rss']:.2g})")
+    ax.plot(xs, [pw["coef"] * math.exp(x) ** pw["exponent"] for x in xs], "--", color="C2",
+            label=f"{pw['coef']:.3g} d^{pw['exponent']:.3f}  (RSS {pw['rss']:.2g})")
+    ax.set_xscale("log")
+    ax.set_yscale("log", base=2)
+    ticks = sorted(set(mstar) | set(mstar_limit or []))
+    ax.set_yticks(ticks, [str(t) for t in ticks])
+    ax.minorticks_off()
+    ax.set_xticks(lnd, [f"{x:.1f}\n(d=1e{math.log10(d):.0f})" for x, d in zip(lnd, ds)], fontsize=7)
+    ax.set_xlabel("ln d")
+    ax.set_ylabel("m*(d)")
+    ax.set_title(f"smallest m with (isotonic) success >= 0.95\n{_NOTE}", fontsize=9)
+    ax.legend(fontsize=7)
+    return _save(fig, stem)
+
+
+def nstar_plot(ds, nstar, fit, stem, level=0.95):
+    """``n*(d)`` (log-log) with its power fit and the proof's ``d^4`` slope for reference;
+    ``level`` is the success level that defines ``n*`` (for the title)."""
+    if len(ds) != len(nstar) or not ds:
+        raise InputError("nstar_plot: ds and nstar must be non-empty and of equal length")
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.2, 3.8))
+    ax.loglog(ds, nstar, "o", color="C0", label="measured n*(d)")
+    xs = [min(ds) * (max(ds) / min(ds)) ** (t / 100) for t in range(101)]
+    ax.loglog(xs, [fit["coef"] * x ** fit["exponent"] for x in xs], "-", color="C1",
+              label=f"fit {fit['coef']:.3g} d^{fit['exponent']:.2f}")
+    ref = nstar[0] / ds[0] ** 4
+    ax.loglog(xs, [ref * x**4 for x in xs], ":", color="gray", label="slope 4 (proof's rate)")
+    ref1 = nstar[0] / ds[0]
+    ax.loglog(xs, [ref1 * x for x in xs], "-.", color="gray", alpha=0.6, label="slope 1")
+    ax.set_ylim(min(nstar) / 4, max(nstar) * 8)
+    ax.set_xlabel("d")
+    ax.set_ylabel("n*(d)")
+    ax.set_title(f"samples n*(d) for the empirical step to reproduce a successful population\n"
+                 f"step in >= {100 * level:.0f}% of seeds, m = 32 ({_NOTE})", fontsize=8)
+    ax.legend(fontsize=7)
+    return _save(fig, stem)
+
+
+def attention_before_after(before, after, support, stem):
+    """Attention of both heads over the ``d`` positions before and after the step.
+
+    Args:
+        before, after: ``[gamma, gamma_tilde]`` each a list of ``d`` floats; support ``(a, b)``.
+    """
+    if len(before) != 2 or len(after) != 2:
+        raise InputError("attention_before_after: expected [gamma, gamma_tilde] before and after")
+    plt = _plt()
+    d = len(before[0])
+    a, b = support
+    fig, axes = plt.subplots(2, 2, figsize=(9, 4.6), sharex=True)
+    for col, (title, pair) in enumerate((("before the step", before), ("after the step", after))):
+        for row, name in enumerate(("head 1 (theta)", "head 2 (theta~)")):
+            ax = axes[row][col]
+            w = pair[row]
+            colors = ["C3" if i == a else "C2" if i == b else "C0" for i in range(d)]
+            ax.bar(range(d), w, color=colors, width=0.9)
+            ax.set_ylabel(name, fontsize=8)
+            if row == 0:
+                ax.set_title(title, fontsize=9)
+            ax.set_ylim(0, max(max(w) * 1.1, 1e-3))
+    axes[1][0].set_xlabel(f"position i (red: a={a}, green: b={b})")
+    axes[1][1].set_xlabel(f"position i (red: a={a}, green: b={b})")
+    fig.suptitle(f"attention of both heads, d = {d} ({_NOTE})", fontsize=9)
+    return _save(fig, stem)
+
+
+def loss_curves(compare_result, stem):
+    """Median loss (10-90% band) over GD/Adam steps for softmax, linear and erf attention
+    (the dict of :func:`numeric.baselines.compare`)."""
+    plt = _plt()
+    fig, axes = plt.subplots(2, 2, figsize=(9.5, 6.4), sharex=True)
+    for col, opt in enumerate(("gd", "adam")):
+        for row in range(2):
+            ax = axes[row][col]
+            # row 0: all three maps, log scale (losses of 0 drawn at 1e-30);
+            # row 1: linear and erf only, linear scale near 1, where they stay
+            for k, att in enumerate(("softmax", "linear", "erf")):
+                r = compare_result.get(att, {}).get(opt)
+                if r is None or (row == 1 and att == "softmax"):
+                    continue
+                st = [max(s, 0.5) for s in r["curve_steps"]]  # step 0 drawn at 0.5 (log axis)
+                clip = (lambda v: max(v, 1e-30)) if row == 0 else (lambda v: v)
+                ax.plot(st, [clip(v) for v in r["curve_median"]], color=f"C{k}",
+                        label=f"{att} (lr {r['lr']:.2g})")
+                ax.fill_between(st, [clip(v) for v in r["curve_q10"]], [clip(v) for v in r["curve_q90"]],
+                                color=f"C{k}", alpha=0.2)
+            ax.set_xscale("log")
+            if row == 0:
+                ax.set_yscale("log")
+                ax.set_title(opt.upper(), fontsize=9)
+            else:
+                ax.set_xlabel("step (step 0 at 0.5)")
+            ax.axhline(0.9, color="gray", ls=":", lw=0.8)
+            ax.legend(fontsize=7)
+        axes[0][col].set_ylabel("population loss (log)")
+        axes[1][col].set_ylabel("population loss, linear & erf")
+    cfg = compare_result.get("config", {})
+    fig.suptitle(f"d = {cfg.get('d')}, m = {cfg.get('m')}, {cfg.get('train_seeds', cfg.get('n_seeds'))} "
+                 f"seeds, median and 10-90% band ({_NOTE})", fontsize=9)
+    return _save(fig, stem)
+
+
+__all__ = ["success_heatmap", "mstar_plot", "nstar_plot", "attention_before_after", "loss_curves",
+           "render_from_data"]
+
+
+def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples=0.9):
+    """Draw every data-driven figure of paper A from the saved results files (those present).
+
+    Reads ``xor_sweep.json`` (heat maps, ``m*(d)`` with fits), ``xor_samples.json`` (``n*(d)``),
+    ``xor_compare.json`` (loss curves). Returns ``{name: [paths]}`` and the numbers drawn.
+    """
+    import json
+
+    from verify.experiments.fits import compare_fits, fit_power, m_star_from_cells
+
+    data_dir, fig_dir = Path(data_dir), Path(fig_dir)
+    drawn, numbers = {}, {}
+    p = data_dir / "xor_sweep.json"
+    if p.exists():
+        cells = json.loads(p.read_text())["cells"]
+        drawn["heatmap"] = success_heatmap(cells, fig_dir / "xor_success_heatmap")
+        drawn["heatmap_limit"] = success_heatmap(cells, fig_dir / "xor_success_heatmap_limit", limit=True)
+        ds = sorted({c["d"] for c in cells})
+        ms = {d: m_star_from_cells(cells, d) for d in ds}
+        ml = {d: m_star_from_cells(cells, d, key="rate_limit") for d in ds}
+        known = [d for d in ds if ms[d] is not None and ml[d] is not None]
+        numbers["m_star"], numbers["m_star_limit"] = ms, ml
+        if len(known) >= 2:
+            fits = compare_fits(known, [ms[d] for d in known])
+            numbers["fits"] = fits
+            numbers["fits_limit"] = compare_fits(known, [ml[d] for d in known])
+            drawn["mstar"] = mstar_plot(known, [ms[d] for d in known], fits, fig_dir / "xor_mstar",
+                                        mstar_limit=[ml[d] for d in known])
+    p = data_dir / "xor_samples.json"
+    if p.exists():
+        cells = json.loads(p.read_text())["cells"]
+        ds = sorted({c["d"] for c in cells})
+        ns = {d: m_star_from_cells(cells, d, target=level_samples, key="rate_given_population", size="n")
+              for d in ds}
+        numbers["n_star"] = ns
+        known = [d for d in ds if ns[d] is not None]
+        if len(known) >= 2:
+            fit = fit_power(known, [ns[d] for d in known]).as_dict()
+            numbers["n_star_fit"] = fit
+            drawn["nstar"] = nstar_plot(known, [ns[d] for d in known], fit, fig_dir / "xor_nstar",
+                                        level=level_samples)
+    p = data_dir / "xor_compare.json"
+    if p.exists():
+        drawn["loss_curves"] = loss_curves(json.loads(p.read_text()), fig_dir / "xor_loss_curves")
+    return drawn, numbers
+
+
+if __name__ == "__main__":  # python -m verify.report.xor_figures [data_dir fig_dir]
+    import json
+    import sys
+
+    drawn, numbers = render_from_data(*sys.argv[1:3])
+    print(json.dumps({"figures": {k: [str(p) for p in v] for k, v in drawn.items()}, "numbers": numbers},
+                     indent=1, default=str))
