@@ -1,4 +1,4 @@
-"""Benchmark: sensitivity profiles of truth tables (SPEC §5). ``python -m bench.sensitivity``.
+"""Benchmark: sensitivity profiles of truth tables. ``python -m bench.sensitivity``.
 
 1. Profile at ``N = 24`` against the floor of ``N`` passes over the table. The floor is
    ``N`` calls of ``torch.bitwise_xor(t[:2^(N-1)], t[2^(N-1):], out=buf)`` on the uint8 table:

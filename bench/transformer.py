@@ -1,4 +1,4 @@
-"""Benchmark: exact sensitivity profile of a random transformer (SPEC §5), as formalised in
+"""Benchmark: exact sensitivity profile of a random transformer, as formalised in
 boolverify.
 
     python -m bench.transformer [--N 20] [--N-naive 12] [--D 32 --L 2 --H 2] [--threads 1] [--json FILE]

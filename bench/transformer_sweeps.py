@@ -4,7 +4,7 @@
 
 Writes ``docs/data/sg{4,5,6}_*.json`` (atomically, after each part) and the figures
 ``docs/figures/sg{4,5,6}_*.{png,pdf}``; ``figures`` redraws them from the saved data.
-One CPU thread. The settings below are the documented full-run settings.
+One CPU thread. The settings are the full-run plans of :mod:`verify.experiments.plans`.
 """
 
 from __future__ import annotations
@@ -17,26 +17,19 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from numeric.transformer import SCHEMES, TransformerConfig
-from numeric.transformer import random_profiles
-from verify.experiments.random_transformers import influence_sweep, loglog_slope, margin_sweep
-from verify.experiments.random_transformers import summarize_profiles
+from numeric.transformer import SCHEMES, TransformerConfig, random_profiles
 from verify.common.atomic_io import atomic_savefig, atomic_write_json
+from verify.experiments.plans import SG4_FULL as SG4
+from verify.experiments.plans import SG5_FULL as SG5
+from verify.experiments.plans import SG6_D32_FULL as SG6_D32
+from verify.experiments.plans import SG6_FULL as SG6
+from verify.experiments.random_transformers import (
+    influence_sweep, loglog_slope, margin_sweep, summarize_profiles,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "docs" / "data"
 FIG = ROOT / "docs" / "figures"
-
-# SG-6: eps = 0, exact profiles over all 2^N strings
-SG6 = dict(D=16, L=2, H=2, eps=0.0, Ns=(4, 6, 8, 10, 12, 14, 16),
-           models={4: 200, 6: 200, 8: 200, 10: 100, 12: 100, 14: 30, 16: 12}, seed=1000)
-SG6_D32 = dict(D=32, L=2, H=2, eps=0.0, N=12, models=100, seed=2000)
-# SG-4: eps > 0, uniform box, max single-bit influence at eos
-SG4 = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(8, 16, 32, 64, 128, 256, 512, 1024), models=12,
-           samples=2, positions=16, seed=3000)
-# SG-5: eps > 0, uniform box, margin-xi recognition over all 2^N strings
-SG5 = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(1, 2, 3, 4, 5, 6, 8, 10, 12), models=200,
-           xis=(0.01, 0.03, 0.1), seed=4000)
 
 
 def _log(msg):
@@ -113,7 +106,80 @@ def _save(fig, stem):
     plt.close(fig)
 
 
+def _sg6_figures(plt, d):
+    st = d["settings"]
+    N = 12 if "12" in d["results"][SCHEMES[0]] else int(max(d["results"][SCHEMES[0]], key=int))
+    fig, axes = plt.subplots(1, 5, figsize=(15, 3.2), sharey=True)
+    k = np.arange(N + 1)
+    for ax, scheme in zip(axes, SCHEMES):
+        s = d["results"][scheme][str(N)]
+        ax.bar(k, np.maximum(s["mean_profile_frac"], 1e-7), color="C0")
+        ax.set_title(f"{scheme}\nP(K0>=1)={s['frac_K0_ge_1']:.2f}", fontsize=9)
+        ax.set_yscale("log")
+        ax.set_xlabel("k")
+    axes[-1].bar(k, [math.comb(N, i) / 2**N for i in k], color="C1")
+    axes[-1].set_title("random function\nP(K0>=1)~0.63", fontsize=9)
+    axes[-1].set_xlabel("k")
+    axes[0].set_ylabel("mean K_k / 2^N")
+    fig.suptitle(f"Profiles at N={N}, eps=0, D={st['D']}, L={st['L']}, H={st['H']} "
+                 "(as formalised in boolverify)", fontsize=10)
+    fig.tight_layout()
+    _save(fig, "sg6_profiles_per_init")
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for scheme in SCHEMES:
+        Ns = sorted(int(n) for n in d["results"][scheme])
+        ax.plot(Ns, [d["results"][scheme][str(n)]["mean_K0_frac"] for n in Ns], "o-", label=scheme)
+    Ns = sorted(int(n) for n in d["results"][SCHEMES[0]])
+    ax.plot(Ns, [2.0**-n for n in Ns], "k--", label="random function (2^-N)")
+    ax.set_yscale("log")
+    ax.set_xlabel("N")
+    ax.set_ylabel("mean K_0 / 2^N")
+    ax.set_title(f"Zero-sensitivity strings, eps = 0, D={st['D']}, L={st['L']}, H={st['H']} "
+                 "(as formalised in boolverify)", fontsize=8)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    _save(fig, "sg6_K0_fraction_vs_N")
+
+
+def _sg4_figure(plt, d):
+    Ns = np.array(d["Ns"])
+    v = np.array(d["influence"])
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for row in v:
+        ax.plot(Ns, row, color="0.75", lw=0.8)
+    gm = np.exp(np.log(v).mean(0))
+    ax.plot(Ns, gm, "o-", color="C0", label=f"geometric mean over {v.shape[0]} models")
+    ax.plot(Ns, gm[0] * (Ns / Ns[0]) ** -1.0, "k--", label="slope -1")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("N")
+    ax.set_ylabel("max single-bit influence at eos")
+    ax.set_title(f"eps={d['settings']['eps']:g}, uniform box B={d['settings']['B']:g}: "
+                 f"slope {d['slope_mean_log']:.2f} (as formalised in boolverify)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    _save(fig, "sg4_influence_vs_N")
+
+
+def _sg5_figure(plt, d):
+    m = d["settings"]["models"]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for xi, c in d["counts"].items():
+        ax.plot(d["Ns"], np.array(c["nonconstant"]) / m, "o-", label=f"non-constant, xi={xi}")
+        ax.plot(d["Ns"], np.array(c["recognises"]) / m, "s:", alpha=0.6, label=f"any function, xi={xi}")
+    ax.set_xlabel("N")
+    ax.set_ylabel(f"fraction of {m} random models")
+    st5 = d["settings"]
+    ax.set_title(f"Margin-xi recognition, eps={st5['eps']:g}, D={st5['D']}, L={st5['L']}, box B={st5['B']:g} "
+                 "(as formalised in boolverify)", fontsize=7)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    _save(fig, "sg5_margin_vs_N")
+
+
 def figures():
+    """Redraw the SG-4/5/6 figures from the saved data files (those present)."""
     import json
 
     import matplotlib
@@ -121,80 +187,11 @@ def figures():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    p6 = DATA / "sg6_random_profiles.json"
-    if p6.exists():
-        d = json.loads(p6.read_text())
-        st = d["settings"]
-        N = 12 if "12" in d["results"][SCHEMES[0]] else int(max(d["results"][SCHEMES[0]], key=int))
-        fig, axes = plt.subplots(1, 5, figsize=(15, 3.2), sharey=True)
-        k = np.arange(N + 1)
-        for ax, scheme in zip(axes, SCHEMES):
-            s = d["results"][scheme][str(N)]
-            ax.bar(k, np.maximum(s["mean_profile_frac"], 1e-7), color="C0")
-            ax.set_title(f"{scheme}\nP(K0>=1)={s['frac_K0_ge_1']:.2f}", fontsize=9)
-            ax.set_yscale("log")
-            ax.set_xlabel("k")
-        axes[-1].bar(k, [math.comb(N, i) / 2**N for i in k], color="C1")
-        axes[-1].set_title("random function\nP(K0>=1)~0.63", fontsize=9)
-        axes[-1].set_xlabel("k")
-        axes[0].set_ylabel("mean K_k / 2^N")
-        fig.suptitle(f"Profiles at N={N}, eps=0, D={st['D']}, L={st['L']}, H={st['H']} "
-                     "(as formalised in boolverify)", fontsize=10)
-        fig.tight_layout()
-        _save(fig, "sg6_profiles_per_init")
-
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for scheme in SCHEMES:
-            Ns = sorted(int(n) for n in d["results"][scheme])
-            ax.plot(Ns, [d["results"][scheme][str(n)]["mean_K0_frac"] for n in Ns], "o-", label=scheme)
-        Ns = sorted(int(n) for n in d["results"][SCHEMES[0]])
-        ax.plot(Ns, [2.0**-n for n in Ns], "k--", label="random function (2^-N)")
-        ax.set_yscale("log")
-        ax.set_xlabel("N")
-        ax.set_ylabel("mean K_0 / 2^N")
-        ax.set_title(f"Zero-sensitivity strings, eps = 0, D={st['D']}, L={st['L']}, H={st['H']} "
-                     "(as formalised in boolverify)", fontsize=8)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        _save(fig, "sg6_K0_fraction_vs_N")
-
-    p4 = DATA / "sg4_influence.json"
-    if p4.exists():
-        d = json.loads(p4.read_text())
-        Ns = np.array(d["Ns"])
-        v = np.array(d["influence"])
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for row in v:
-            ax.plot(Ns, row, color="0.75", lw=0.8)
-        gm = np.exp(np.log(v).mean(0))
-        ax.plot(Ns, gm, "o-", color="C0", label=f"geometric mean over {v.shape[0]} models")
-        ax.plot(Ns, gm[0] * (Ns / Ns[0]) ** -1.0, "k--", label="slope -1")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("N")
-        ax.set_ylabel("max single-bit influence at eos")
-        ax.set_title(f"eps={d['settings']['eps']:g}, uniform box B={d['settings']['B']:g}: "
-                     f"slope {d['slope_mean_log']:.2f} (as formalised in boolverify)", fontsize=9)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        _save(fig, "sg4_influence_vs_N")
-
-    p5 = DATA / "sg5_margin.json"
-    if p5.exists():
-        d = json.loads(p5.read_text())
-        m = d["settings"]["models"]
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for xi, c in d["counts"].items():
-            ax.plot(d["Ns"], np.array(c["nonconstant"]) / m, "o-", label=f"non-constant, xi={xi}")
-            ax.plot(d["Ns"], np.array(c["recognises"]) / m, "s:", alpha=0.6, label=f"any function, xi={xi}")
-        ax.set_xlabel("N")
-        ax.set_ylabel(f"fraction of {m} random models")
-        st5 = d["settings"]
-        ax.set_title(f"Margin-xi recognition, eps={st5['eps']:g}, D={st5['D']}, L={st5['L']}, box B={st5['B']:g} "
-                     "(as formalised in boolverify)", fontsize=7)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        _save(fig, "sg5_margin_vs_N")
+    for name, draw in (("sg6_random_profiles.json", _sg6_figures), ("sg4_influence.json", _sg4_figure),
+                       ("sg5_margin.json", _sg5_figure)):
+        path = DATA / name
+        if path.exists():
+            draw(plt, json.loads(path.read_text()))
 
 
 def main(argv=None):

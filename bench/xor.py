@@ -1,4 +1,4 @@
-"""Benchmark of the two-head engine (SPEC §5): ``python -m bench.xor [--threads N] [--quick]``.
+"""Benchmark of the two-head engine: ``python -m bench.xor [--threads N] [--quick]``.
 
 All numbers are measured in one run and reported as ratios (medians of repeats):
 
@@ -35,44 +35,12 @@ def _median_time(fn, repeats, warmup=1):
     return statistics.median(times), times
 
 
-def run(threads=1, quick=False, repeats=7):
-    from numeric.attention import attention_weights
-    from numeric.xor import (empirical_grad, population_grad, sample_data, sample_embeddings,
-                             sample_init)
-    from numeric.xor_forms import closed_form_loss
-
-    torch.set_num_threads(threads)
-    gen = torch.Generator().manual_seed(0)
-    res = {"threads": threads, "date": datetime.date.today().isoformat(),
-           "machine": f"{platform.machine()}, {torch.get_num_threads()} torch thread(s), "
-                      f"torch {torch.__version__}"}
-
-    # 1-2: population gradient at the memory floor
-    d, m = (10 ** 5, 64) if quick else (10 ** 6, 64)
-    V = sample_embeddings(d, m, generator=gen)
-    th, tt = sample_init(m, generator=gen)
-    support = (3, 17)
-    w = torch.randn(d, dtype=torch.float64, generator=gen)
-
-    def floor():
-        torch.mv(V, th)
-        torch.mv(V.T, w)
-
-    def grad():
-        population_grad(V, th, tt, support)
-
-    def autograd():
-        a = th.detach().clone().requires_grad_()
-        b = tt.detach().clone().requires_grad_()
-        loss = closed_form_loss(attention_weights(V, a), attention_weights(V, b), support)
-        loss.backward()
-
-    # interleave the measurements so that load from other processes hits all of them alike;
-    # with one torch thread the work runs in this thread, so its CPU time (thread_time) is
-    # reported beside the wall time (steadier on a shared machine)
-    wall = {"floor": [], "grad": [], "autograd": []}
-    cpu = {"floor": [], "grad": [], "autograd": []}
-    fns = {"floor": floor, "grad": grad, "autograd": autograd}
+def _interleaved(fns, repeats):
+    """Median wall and thread-CPU time of each function, the measurements interleaved so that
+    load from other processes hits all of them alike (with one torch thread the work runs in
+    this thread, so its CPU time is steadier on a shared machine)."""
+    wall = {name: [] for name in fns}
+    cpu = {name: [] for name in fns}
     for fn in fns.values():
         fn()
     for _ in range(repeats):
@@ -81,28 +49,57 @@ def run(threads=1, quick=False, repeats=7):
             fn()
             wall[name].append(time.perf_counter() - t0)
             cpu[name].append(time.thread_time() - c0)
-    med = {k: statistics.median(v) for k, v in wall.items()}
-    cmed = {k: statistics.median(v) for k, v in cpu.items()}
-    res.update(d=d, m=m, t_floor=med["floor"], t_grad=med["grad"], t_autograd=med["autograd"],
+    return ({k: statistics.median(v) for k, v in wall.items()},
+            {k: statistics.median(v) for k, v in cpu.items()})
+
+
+def _gradient_at_the_floor(d, m, support, gen, repeats):
+    """Population gradient against the memory floor (two passes over V) and against autograd."""
+    from numeric.attention import attention_weights
+    from numeric.xor import population_grad, sample_embeddings, sample_init
+    from numeric.xor_forms import closed_form_loss
+
+    V = sample_embeddings(d, m, generator=gen)
+    th, tt = sample_init(m, generator=gen)
+    w = torch.randn(d, dtype=torch.float64, generator=gen)
+
+    def floor():
+        torch.mv(V, th)
+        torch.mv(V.T, w)
+
+    def autograd():
+        a = th.detach().clone().requires_grad_()
+        b = tt.detach().clone().requires_grad_()
+        closed_form_loss(attention_weights(V, a), attention_weights(V, b), support).backward()
+
+    fns = {"floor": floor, "grad": lambda: population_grad(V, th, tt, support), "autograd": autograd}
+    med, cmed = _interleaved(fns, repeats)
+    res = dict(d=d, m=m, t_floor=med["floor"], t_grad=med["grad"], t_autograd=med["autograd"],
                cpu_floor=cmed["floor"], cpu_grad=cmed["grad"], cpu_autograd=cmed["autograd"])
     res["ratio_grad_over_floor"] = res["t_grad"] / res["t_floor"]
     res["cpu_ratio_grad_over_floor"] = res["cpu_grad"] / res["cpu_floor"]
     res["speedup_over_autograd"] = res["t_autograd"] / res["t_grad"]
     res["cpu_speedup_over_autograd"] = res["cpu_autograd"] / res["cpu_grad"]
-    del V, w
+    return res, th, tt
 
-    # 3: Monte-Carlo gradient with n = d samples
-    d2 = 10 ** 4 if not quick else 2000
+
+def _against_monte_carlo(d2, m, th, tt, support, gen, repeats):
+    """Closed-form gradient against the Monte-Carlo gradient with n = d samples."""
+    from numeric.xor import empirical_grad, population_grad, sample_data, sample_embeddings
+
     V2 = sample_embeddings(d2, m, generator=gen)
     X, y = sample_data(d2, d2, support, generator=gen)
-    res["d_mc"] = d2
+    res = {"d_mc": d2}
     res["t_grad_mc_d"], _ = _median_time(lambda: population_grad(V2, th, tt, support), repeats)
     res["t_mc"], _ = _median_time(lambda: empirical_grad(V2, th, tt, X, y), max(3, repeats // 2))
     res["speedup_over_mc"] = res["t_mc"] / res["t_grad_mc_d"]
-    del X, y, V2
+    return res
 
-    # 4: 256 seeds in one batched call
-    seeds = 256 if not quick else 32
+
+def _batched_seeds(d2, m, seeds, support, gen, repeats):
+    """Many seeds in one batched call, against the batched memory floor."""
+    from numeric.xor import population_grad, sample_embeddings, sample_init
+
     Vb = sample_embeddings(d2, m, batch_shape=(seeds,), generator=gen)
     thb, ttb = sample_init(m, batch_shape=(seeds,), generator=gen)
     wb = torch.randn(seeds, d2, dtype=torch.float64, generator=gen)
@@ -120,9 +117,26 @@ def run(threads=1, quick=False, repeats=7):
             fn()
             acc.append(time.perf_counter() - t0)
     t_b = statistics.median(tb)
-    res.update(seeds=seeds, t_batched=t_b, seeds_per_s=seeds / t_b,
+    res = dict(seeds=seeds, t_batched=t_b, seeds_per_s=seeds / t_b,
                t_batched_floor=statistics.median(tb_floor))
     res["ratio_batched_over_floor"] = t_b / res["t_batched_floor"]
+    return res
+
+
+def run(threads=1, quick=False, repeats=7):
+    """All measurements, as one dict of times (s) and ratios (same run, same machine)."""
+    torch.set_num_threads(threads)
+    gen = torch.Generator().manual_seed(0)
+    res = {"threads": threads, "date": datetime.date.today().isoformat(),
+           "machine": f"{platform.machine()}, {torch.get_num_threads()} torch thread(s), "
+                      f"torch {torch.__version__}"}
+    d, m = (10 ** 5, 64) if quick else (10 ** 6, 64)
+    support = (3, 17)
+    floor, th, tt = _gradient_at_the_floor(d, m, support, gen, repeats)
+    res.update(floor)
+    d2 = 10 ** 4 if not quick else 2000
+    res.update(_against_monte_carlo(d2, m, th, tt, support, gen, repeats))
+    res.update(_batched_seeds(d2, m, 256 if not quick else 32, support, gen, repeats))
     return res
 
 

@@ -1,4 +1,5 @@
-r"""Attention maps of the two-head model (SPEC §2) and their Jacobian products, in torch.
+r"""Attention maps of the two-head model and their Jacobian products, in torch (claims SX-1 to
+SX-3 of docs/claims.md).
 
 Three component maps :math:`\alpha: \mathbb R^d \to \mathbb R^d` act on the logits
 :math:`z = V\theta` (``V`` of shape ``(*batch, d, m)``, row ``i`` is :math:`v_i`):
@@ -29,8 +30,8 @@ import math
 
 import torch
 
-from numeric.validation import InputError
-
+from numeric.validation import (check_choice, check_finite, check_float_tensor, check_like,
+                                reject)
 from numeric.vocabulary import ATTENTIONS
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -41,39 +42,15 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 def check_attention(attention) -> str:
     """Return ``attention`` if it names a known map, else raise :class:`InputError`."""
-    if not isinstance(attention, str) or attention not in ATTENTIONS:
-        raise InputError(f"attention must be one of {', '.join(map(repr, ATTENTIONS))}; "
-                         f"got {attention!r}")
-    return attention
+    return check_choice(attention, "attention", ATTENTIONS)
 
 
-def _check_float_tensor(x, name, min_dim=1):
-    if not isinstance(x, torch.Tensor):
-        raise InputError(f"{name} must be a torch.Tensor; got {type(x).__name__}")
-    if x.dtype not in (torch.float32, torch.float64):
-        raise InputError(f"{name} must have dtype float64 or float32; got {x.dtype}")
-    if x.dim() < min_dim:
-        raise InputError(f"{name} must have at least {min_dim} dimension(s); got shape "
-                         f"{tuple(x.shape)}")
-
-
-def _check_finite(x, name):
-    if not bool(torch.isfinite(x).all()):
-        raise InputError(f"{name} contains NaN or inf; entries must be finite")
-
-
-def _check_logits(z, name="z"):
-    _check_float_tensor(z, name)
+def check_logits(z, name="z"):
+    """A float tensor of logits ``(*batch, d)`` with ``d >= 1``."""
+    check_float_tensor(z, name, min_dim=1)
     if z.shape[-1] < 1:
-        raise InputError(f"{name} has an empty last dimension; expected d >= 1 logits")
-
-
-def _check_pair(x, y, xname, yname):
-    """Same dtype and device."""
-    if x.dtype != y.dtype:
-        raise InputError(f"{yname} has dtype {y.dtype} but {xname} has {x.dtype}; use one dtype")
-    if x.device != y.device:
-        raise InputError(f"{yname} is on {y.device} but {xname} is on {x.device}; use one device")
+        reject(name, f"<tensor of shape {tuple(z.shape)}>", "d >= 1 logits in the last dimension")
+    return z
 
 
 # --------------------------------------------------------------------------- maps on logits
@@ -91,8 +68,8 @@ def attention_map(z: torch.Tensor, attention: str = "softmax") -> torch.Tensor:
         :math:`\gamma`, same shape and dtype as ``z``.
     """
     check_attention(attention)
-    _check_logits(z)
-    _check_finite(z, "z")
+    check_logits(z)
+    check_finite(z, "z")
     return map_unchecked(z, attention)
 
 
@@ -103,6 +80,17 @@ def map_unchecked(z, attention):
     if attention == "linear":
         return z / d
     return torch.erf(z) / d
+
+
+def _check_map_args(z, t, name, attention):
+    """The arguments of :func:`map_jvp` / :func:`map_vjp`: logits ``z`` and a tangent or
+    cotangent ``t`` (named ``name``) of the same dtype and device, both finite."""
+    check_attention(attention)
+    check_logits(z)
+    check_float_tensor(t, name)
+    check_like(t, name, z, "z")
+    check_finite(z, "z")
+    check_finite(t, name)
 
 
 def map_jvp(z: torch.Tensor, dz: torch.Tensor, attention: str = "softmax",
@@ -119,12 +107,7 @@ def map_jvp(z: torch.Tensor, dz: torch.Tensor, attention: str = "softmax",
     Returns:
         :math:`\dot\gamma`, broadcast shape of ``z`` and ``dz``.
     """
-    check_attention(attention)
-    _check_logits(z)
-    _check_float_tensor(dz, "dz")
-    _check_pair(z, dz, "z", "dz")
-    _check_finite(z, "z")
-    _check_finite(dz, "dz")
+    _check_map_args(z, dz, "dz", attention)
     return map_vjp_unchecked(z, dz, attention, gamma)
 
 
@@ -137,12 +120,7 @@ def map_vjp(z: torch.Tensor, g: torch.Tensor, attention: str = "softmax",
 
     Args / Returns: as :func:`map_jvp` with the cotangent ``g`` in place of ``dz``.
     """
-    check_attention(attention)
-    _check_logits(z)
-    _check_float_tensor(g, "g")
-    _check_pair(z, g, "z", "g")
-    _check_finite(z, "z")
-    _check_finite(g, "g")
+    _check_map_args(z, g, "g", attention)
     return map_vjp_unchecked(z, g, attention, gamma)
 
 
@@ -162,27 +140,29 @@ def map_vjp_unchecked(z, g, attention, gamma=None):
 # --------------------------------------------------------------------------- maps of theta
 
 
-def _check_V_theta(V, theta, vname="V", tname="theta"):
-    _check_float_tensor(V, vname, min_dim=2)
-    _check_float_tensor(theta, tname, min_dim=1)
-    _check_pair(V, theta, vname, tname)
+def check_embeddings_and_query(V, theta, vname="V", tname="theta"):
+    """``V`` of shape ``(*batch, d, m)`` and a query ``theta`` of shape ``(*batch, m)`` with the
+    same dtype and device and broadcasting batch dimensions."""
+    check_float_tensor(V, vname, min_dim=2)
+    check_float_tensor(theta, tname, min_dim=1)
+    check_like(theta, tname, V, vname)
     d, m = V.shape[-2], V.shape[-1]
     if d < 1 or m < 1:
-        raise InputError(f"{vname} has shape {tuple(V.shape)}; expected (*batch, d, m) with "
-                         "d >= 1, m >= 1")
+        reject(vname, f"<tensor of shape {tuple(V.shape)}>",
+               "shape (*batch, d, m) with d >= 1, m >= 1")
     if theta.shape[-1] != m:
-        raise InputError(f"{tname} has last dimension {theta.shape[-1]} but {vname} has m = {m} "
-                         f"columns; expected {tname} of shape (*batch, {m})")
+        reject(tname, f"<tensor of shape {tuple(theta.shape)}>",
+               f"shape (*batch, {m}): last dimension m = {m}, the columns of {vname}")
     try:
         torch.broadcast_shapes(V.shape[:-2], theta.shape[:-1])
     except RuntimeError:
-        raise InputError(f"batch dimensions of {vname} {tuple(V.shape[:-2])} and {tname} "
-                         f"{tuple(theta.shape[:-1])} do not broadcast") from None
+        reject(tname, f"<tensor of shape {tuple(theta.shape)}>",
+               f"batch dimensions that broadcast with those of {vname} {tuple(V.shape[:-2])}")
 
 
 def logits(V: torch.Tensor, theta: torch.Tensor) -> torch.Tensor:
     r"""Logits :math:`z = V\theta`, shape ``(*batch, d)`` (one pass over ``V``)."""
-    _check_V_theta(V, theta)
+    check_embeddings_and_query(V, theta)
     return _logits(V, theta)
 
 
@@ -215,10 +195,10 @@ def attention_weights(V: torch.Tensor, theta: torch.Tensor,
         InputError: shapes, dtypes, NaN/inf, unknown attention.
     """
     check_attention(attention)
-    _check_V_theta(V, theta)
-    _check_finite(theta, "theta")
+    check_embeddings_and_query(V, theta)
+    check_finite(theta, "theta")
     z = _logits(V, theta)
-    _check_finite(z, "V @ theta (V contains NaN/inf or the logits overflow)")
+    check_finite(z, "V @ theta", hint="V contains NaN/inf or the logits overflow")
     return map_unchecked(z, attention)
 
 
@@ -233,12 +213,12 @@ def attention_jvp(V: torch.Tensor, theta: torch.Tensor, tangent: torch.Tensor,
         :math:`\dot\gamma`, shape ``(*batch, d)``.
     """
     check_attention(attention)
-    _check_V_theta(V, theta)
-    _check_V_theta(V, tangent, tname="tangent")
-    _check_finite(theta, "theta")
-    _check_finite(tangent, "tangent")
+    check_embeddings_and_query(V, theta)
+    check_embeddings_and_query(V, tangent, tname="tangent")
+    check_finite(theta, "theta")
+    check_finite(tangent, "tangent")
     z = _logits(V, theta)
-    _check_finite(z, "V @ theta (V contains NaN/inf or the logits overflow)")
+    check_finite(z, "V @ theta", hint="V contains NaN/inf or the logits overflow")
     return map_vjp_unchecked(z, _logits(V, tangent), attention)
 
 
@@ -256,20 +236,21 @@ def attention_vjp(V: torch.Tensor, theta: torch.Tensor, g: torch.Tensor,
         shape ``(*batch, m)``.
     """
     check_attention(attention)
-    _check_V_theta(V, theta)
-    _check_float_tensor(g, "g")
-    _check_pair(V, g, "V", "g")
+    check_embeddings_and_query(V, theta)
+    check_float_tensor(g, "g")
+    check_like(g, "g", V, "V")
     if g.shape[-1] != V.shape[-2]:
-        raise InputError(f"g has last dimension {g.shape[-1]}; expected d = {V.shape[-2]}")
-    _check_finite(theta, "theta")
-    _check_finite(g, "g")
+        reject("g", f"<tensor of shape {tuple(g.shape)}>",
+               f"shape (*batch, d) with d = {V.shape[-2]}, the rows of V")
+    check_finite(theta, "theta")
+    check_finite(g, "g")
     z = _logits(V, theta)
-    _check_finite(z, "V @ theta (V contains NaN/inf or the logits overflow)")
+    check_finite(z, "V @ theta", hint="V contains NaN/inf or the logits overflow")
     return _vt_mul(V, map_vjp_unchecked(z, g, attention))
 
 
 __all__ = [
     "ATTENTIONS", "check_attention", "attention_map", "map_jvp", "map_vjp", "logits",
-    "map_unchecked", "map_vjp_unchecked",
+    "map_unchecked", "map_vjp_unchecked", "check_logits", "check_embeddings_and_query",
     "attention_weights", "attention_jvp", "attention_vjp",
 ]

@@ -1,4 +1,4 @@
-r"""Boolean functions on :math:`\{0,1\}^N` as truth tables (SPEC §1, §3).
+r"""Boolean functions on :math:`\{0,1\}^N` as truth tables (docs/claims.md, SG-1 to SG-6).
 
 A truth table is a 1-D tensor of 0/1 values (``torch.uint8`` by default) of length
 :math:`2^N`, indexed by the string index :math:`x = \sum_n \mathrm{bit}_n 2^n` (bit ``n`` is
@@ -28,25 +28,14 @@ from __future__ import annotations
 
 import torch
 
-from numeric.validation import InputError
+from numeric.validation import check_choice, check_device, check_int, reject
+from numeric.vocabulary import FUNCTION_PARAMS, FUNCTIONS
 
 #: Default largest ``N`` for tables and profiles (16 MB per uint8 table); raise it with
 #: ``max_N=`` or ``allow_large=True``.
 DEFAULT_MAX_N = 24
 #: Largest ``N`` ever accepted (a 4 GB table): beyond it, even ``allow_large`` is refused.
 HARD_MAX_N = 32
-
-FUNCTIONS = (
-    "parity", "majority", "first", "dictator", "sparse_parity", "sparse_majority",
-    "constant", "random",
-)
-
-# the parameters each function accepts (anything else is an error, not silently ignored)
-_PARAMS = {
-    "parity": (), "majority": (), "first": (), "dictator": ("i",),
-    "sparse_parity": ("S",), "sparse_majority": ("S",), "constant": ("value",),
-    "random": ("seed",),
-}
 
 
 def check_N(N, *, max_N=None, allow_large=False, what="N") -> int:
@@ -55,52 +44,24 @@ def check_N(N, *, max_N=None, allow_large=False, what="N") -> int:
     The limit is ``max_N`` when given, else :data:`HARD_MAX_N` with ``allow_large=True``,
     else :data:`DEFAULT_MAX_N`; it never exceeds :data:`HARD_MAX_N`.
     """
-    if isinstance(N, bool):
-        raise InputError(f"{what} = {N!r}: expected an integer >= 0, not a bool")
-    if not isinstance(N, int):
-        try:
-            import numbers
-
-            if not isinstance(N, numbers.Integral):
-                raise TypeError
-            N = int(N)
-        except TypeError:
-            raise InputError(f"{what} = {N!r}: expected an integer >= 0") from None
-    if N < 0:
-        raise InputError(f"{what} = {N}: expected an integer >= 0")
-    limit = _limit(max_N, allow_large)
+    N = check_int(N, what, lo=0)
+    limit = memory_limit(max_N, allow_large)
     if N > limit:
-        raise InputError(
-            f"{what} = {N} is above the memory limit N <= {limit} (a table of 2^{N} strings); "
-            f"pass allow_large=True (CLI: --allow-large) or max_N= to raise it "
-            f"(hard cap {HARD_MAX_N})"
-        )
+        reject(what, N, f"an integer <= {limit}, the memory limit (a table of 2^{what} strings); "
+               f"pass allow_large=True (CLI: --allow-large) or max_N= to raise it "
+               f"(hard cap {HARD_MAX_N})")
     return N
 
 
-def _limit(max_N, allow_large) -> int:
+def memory_limit(max_N, allow_large) -> int:
+    """The largest ``N`` accepted: ``max_N`` when given (at most :data:`HARD_MAX_N`), else
+    :data:`HARD_MAX_N` with ``allow_large``, else :data:`DEFAULT_MAX_N`."""
     if max_N is None:
         return HARD_MAX_N if allow_large else DEFAULT_MAX_N
-    if isinstance(max_N, bool) or not isinstance(max_N, int) or max_N < 0:
-        raise InputError(f"max_N = {max_N!r}: expected an integer >= 0")
-    if max_N > HARD_MAX_N:
-        raise InputError(f"max_N = {max_N}: at most {HARD_MAX_N} (a 2^{HARD_MAX_N}-byte table)")
-    return max_N
+    return check_int(max_N, "max_N", lo=0, hi=HARD_MAX_N)
 
 
-def _device(device):
-    if device is None:
-        return torch.device("cpu")
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise InputError(f"device {device!r}: {exc}") from None
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise InputError(f"device {device!r}: CUDA is not available on this machine")
-    return dev
-
-
-def _bit_view(t: torch.Tensor, N: int, n: int) -> torch.Tensor:
+def bit_view(t: torch.Tensor, N: int, n: int) -> torch.Tensor:
     """View a length-``2^N`` tensor as ``(2^{N-1-n}, 2, 2^n)``: ``[:, b, :]`` has bit ``n`` = b."""
     return t.view(1 << (N - 1 - n), 2, 1 << n)
 
@@ -115,13 +76,14 @@ def hamming_weights(N: int, *, device=None, max_N=None, allow_large=False) -> to
         ``torch.uint8`` tensor of shape ``(2**N,)``.
     """
     N = check_N(N, max_N=max_N, allow_large=allow_large)
-    return _weights(N, range(N), _device(device))
+    return bit_counts(N, range(N), check_device(device))
 
 
-def _weights(N, positions, dev):
+def bit_counts(N, positions, dev) -> torch.Tensor:
+    """Per string, the number of set bits among ``positions`` (``uint8``, length ``2^N``)."""
     w = torch.zeros(1 << N, dtype=torch.uint8, device=dev)
     for n in positions:
-        _bit_view(w, N, n)[:, 1, :] += 1
+        bit_view(w, N, n)[:, 1, :] += 1
     return w
 
 
@@ -136,34 +98,30 @@ def all_strings(N: int, *, device=None, dtype=torch.uint8, max_N=None, allow_lar
         Tensor of shape ``(2**N, N)`` with :math:`x = \sum_n X[x, n]\, 2^n`.
     """
     N = check_N(N, max_N=max_N, allow_large=allow_large)
-    dev = _device(device)
+    dev = check_device(device)
     out = torch.zeros(1 << N, N, dtype=dtype, device=dev)
     for n in range(N):
-        _bit_view(out[:, n], N, n)[:, 1, :] = 1
+        bit_view(out[:, n], N, n)[:, 1, :] = 1
     return out
 
 
-def _check_positions(S, N, what="S") -> list[int]:
-    if isinstance(S, (str, bytes)) or not hasattr(S, "__iter__"):
-        raise InputError(f"{what} = {S!r}: expected a collection of positions in 0..{N - 1}")
-    out = []
-    for i in S:
-        if isinstance(i, bool) or not isinstance(i, int):
-            try:
-                import numbers
+def check_position(i, N, name) -> int:
+    """A position ``0 <= i < N`` (an integer, not a bool); returned as ``int``."""
+    i = check_int(i, name)
+    if not 0 <= i < N:
+        reject(name, i, f"a position in 0..{N - 1}: {i} is out of range for N = {N}")
+    return i
 
-                if not isinstance(i, numbers.Integral):
-                    raise TypeError
-                i = int(i)
-            except TypeError:
-                raise InputError(f"{what} = {S!r}: positions must be integers") from None
-        if not 0 <= i < N:
-            raise InputError(f"{what} = {S!r}: position {i} out of range 0..{N - 1} (N = {N})")
-        out.append(i)
-    if len(set(out)) != len(out):
-        raise InputError(f"{what} = {S!r}: positions must be distinct")
+
+def check_positions(S, N, what="S") -> list[int]:
+    """A non-empty collection of distinct positions in ``0..N-1``; returned sorted."""
+    if isinstance(S, (str, bytes)) or not hasattr(S, "__iter__"):
+        reject(what, S, f"a collection of positions in 0..{N - 1}")
+    out = [check_position(i, N, f"{what}[{k}]") for k, i in enumerate(S)]
     if not out:
-        raise InputError(f"{what} = {S!r}: need at least one position")
+        reject(what, S, "at least one position")
+    if len(set(out)) != len(out):
+        reject(what, S, "distinct positions")
     return sorted(out)
 
 
@@ -180,63 +138,56 @@ def truth_table(name: str, N: int, *, device=None, max_N=None, allow_large=False
     Returns:
         ``torch.uint8`` tensor of 0/1 of shape ``(2**N,)``, entry ``x`` = :math:`f(x)`.
     """
-    if not isinstance(name, str) or name.lower() not in _PARAMS:
-        raise InputError(f"unknown function {name!r}; known: {', '.join(FUNCTIONS)}")
-    name = name.lower()
-    extra = set(params) - set(_PARAMS[name])
-    if extra:
-        allowed = ", ".join(_PARAMS[name]) or "none"
-        raise InputError(f"{name}: unexpected parameter(s) {', '.join(sorted(extra))}; allowed: {allowed}")
+    name = check_choice(name.lower() if isinstance(name, str) else name, "name", FUNCTIONS)
+    for key in sorted(set(params) - set(FUNCTION_PARAMS[name])):
+        takes = ", ".join(FUNCTION_PARAMS[name]) or "none"
+        reject(key, params[key], f"no such parameter ({name!r} takes {takes})")
     N = check_N(N, max_N=max_N, allow_large=allow_large)
     if N == 0 and name not in ("constant", "random"):
-        raise InputError(f"{name}: N = 0; expected N >= 1")
-    dev = _device(device)
-    size = 1 << N
-    if name == "parity":
-        return _parity(N, range(N), dev)
-    if name == "majority":
-        # strict: 2|x| > N (no ties count as 1)
-        return (_weights(N, range(N), dev).to(torch.int16) * 2 > N).to(torch.uint8)
-    if name == "first":
-        return _parity(N, [0], dev)
-    if name == "dictator":
-        if "i" not in params:
-            raise InputError("dictator: missing parameter i (the position, 0..N-1)")
-        (i,) = _check_positions([params["i"]], N, what="i")
-        return _parity(N, [i], dev)
-    if name in ("sparse_parity", "sparse_majority"):
-        if "S" not in params:
-            raise InputError(f"{name}: missing parameter S (distinct positions in 0..N-1)")
-        S = _check_positions(params["S"], N)
-        if name == "sparse_parity":
-            return _parity(N, S, dev)
-        return (_weights(N, S, dev).to(torch.int16) * 2 > len(S)).to(torch.uint8)
+        reject("N", N, f"N >= 1 for {name!r}")
+    dev = check_device(device)
+    if name in ("parity", "first", "dictator", "sparse_parity"):
+        return _parity(N, _parity_positions(name, N, params), dev)
+    if name in ("majority", "sparse_majority"):
+        S = range(N) if name == "majority" else check_positions(_required(params, "S", name), N)
+        # strict: 2 |x_S| > |S| (no ties count as 1)
+        return (bit_counts(N, S, dev).to(torch.int16) * 2 > len(S)).to(torch.uint8)
     if name == "constant":
         value = params.get("value", 0)
-        if isinstance(value, bool):
-            value = int(value)
-        if value not in (0, 1):
-            raise InputError(f"constant: value = {value!r}; expected 0 or 1")
-        return torch.full((size,), int(value), dtype=torch.uint8, device=dev)
-    # random
-    if "seed" not in params:
-        raise InputError("random: missing parameter seed (an integer)")
-    seed = params["seed"]
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(f"random: seed = {seed!r}; expected an integer >= 0")
+        value = check_choice(int(value) if isinstance(value, bool) else value, "value", (0, 1))
+        return torch.full((1 << N,), int(value), dtype=torch.uint8, device=dev)
+    seed = check_int(_required(params, "seed", name), "seed", lo=0)
     gen = torch.Generator().manual_seed(seed)
-    return torch.randint(0, 2, (size,), generator=gen, dtype=torch.uint8).to(dev)
+    return torch.randint(0, 2, (1 << N,), generator=gen, dtype=torch.uint8).to(dev)
+
+
+def _required(params, key, name):
+    if key not in params:
+        reject(key, "<missing>", f"a value: {name!r} needs the parameter {key}")
+    return params[key]
+
+
+def _parity_positions(name, N, params):
+    """The positions whose XOR the parity-type function ``name`` takes."""
+    if name == "parity":
+        return range(N)
+    if name == "first":
+        return [0]
+    if name == "dictator":
+        return [check_position(_required(params, "i", name), N, "i")]
+    return check_positions(_required(params, "S", name), N)
 
 
 def _parity(N, positions, dev):
     # XOR of the listed bits, one in-place pass per bit
     t = torch.zeros(1 << N, dtype=torch.uint8, device=dev)
     for n in positions:
-        _bit_view(t, N, n)[:, 1, :] ^= 1
+        bit_view(t, N, n)[:, 1, :] ^= 1
     return t
 
 
 __all__ = [
     "DEFAULT_MAX_N", "HARD_MAX_N", "FUNCTIONS", "truth_table", "all_strings",
-    "hamming_weights", "check_N",
+    "hamming_weights", "check_N", "check_position", "check_positions", "memory_limit",
+    "bit_view", "bit_counts",
 ]

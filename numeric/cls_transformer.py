@@ -1,9 +1,9 @@
-r"""The standard one-layer, two-head CLS-token transformer of SPEC §2 (claim SX-3).
+r"""The standard one-layer, two-head CLS-token transformer of claim SX-3 (docs/claims.md).
 
 Tokens :math:`t_i = [x_i; v_i] \in \mathbb{R}^{1+m}` (content; position) for the :math:`d` bits,
 plus a CLS token :math:`c \in \mathbb{R}^{1+m}` in front. Head :math:`h` has
 :math:`W_Q^h \in \mathbb{R}^{k\times(1+m)}` (trainable), :math:`W_K^h \in \mathbb{R}^{k\times(1+m)}`
-and :math:`W_V^h \in \mathbb{R}^{1\times(1+m)}` (frozen), with the structural masks of the SPEC:
+and :math:`W_V^h \in \mathbb{R}^{1\times(1+m)}` (frozen), with the structural masks of the claim:
 
 - keys read only the position part (the content column of :math:`W_K^h` is masked to 0),
 - values read only the content part (the position columns of :math:`W_V^h` are masked to 0),
@@ -27,15 +27,12 @@ import itertools
 
 import torch
 
-from numeric.validation import InputError
-
-from numeric.attention import _check_float_tensor
-from numeric.validation import check_support
+from numeric.validation import (check_finite, check_float_tensor, check_int, check_real,
+                                check_support, reject)
 
 
-def _check_finite(name, t):
-    if not torch.isfinite(t).all():
-        raise InputError(f"{name} contains NaN or inf; expected finite values")
+def _shape(t):
+    return f"<tensor of shape {tuple(t.shape)}>"
 
 
 class CLSTransformer(torch.nn.Module):
@@ -53,27 +50,27 @@ class CLSTransformer(torch.nn.Module):
 
     def __init__(self, V, W_Q, W_K, cls, W_V=None):
         super().__init__()
-        _check_float_tensor(V, "V")
+        check_float_tensor(V, "V")
         dt, dev = V.dtype, V.device
         W_Q, W_K, cls = (torch.as_tensor(t) for t in (W_Q, W_K, cls))
         if V.ndim != 2 or V.shape[0] < 2 or V.shape[1] < 1:
-            raise InputError(f"V has shape {tuple(V.shape)}; expected (d, m) with d >= 2, m >= 1")
+            reject("V", _shape(V), "shape (d, m) with d >= 2, m >= 1")
         d, m = V.shape
         D = 1 + m
         if W_Q.ndim != 3 or W_Q.shape[0] != 2 or W_Q.shape[2] != D or W_Q.shape[1] < 1:
-            raise InputError(f"W_Q has shape {tuple(W_Q.shape)}; expected (2, k, {D})")
+            reject("W_Q", _shape(W_Q), f"shape (2, k, {D}) with k >= 1")
         if tuple(W_K.shape) != tuple(W_Q.shape):
-            raise InputError(f"W_K has shape {tuple(W_K.shape)}; expected {tuple(W_Q.shape)} like W_Q")
+            reject("W_K", _shape(W_K), f"shape {tuple(W_Q.shape)}, like W_Q")
         if tuple(cls.shape) != (D,):
-            raise InputError(f"cls has shape {tuple(cls.shape)}; expected ({D},)")
+            reject("cls", _shape(cls), f"shape ({D},)")
         if W_V is None:
             W_V = torch.zeros(2, D, dtype=dt, device=dev)
             W_V[:, 0] = 1.0
         W_V = torch.as_tensor(W_V)
         if tuple(W_V.shape) != (2, D):
-            raise InputError(f"W_V has shape {tuple(W_V.shape)}; expected (2, {D})")
+            reject("W_V", _shape(W_V), f"shape (2, {D})")
         for name, t in (("V", V), ("W_Q", W_Q), ("W_K", W_K), ("cls", cls), ("W_V", W_V)):
-            _check_finite(name, t)
+            check_finite(t, name)
         self.d, self.m, self.k = d, m, W_Q.shape[1]
         self.register_buffer("V", V.clone())
         self.W_Q = torch.nn.Parameter(W_Q.to(dtype=dt, device=dev).clone())
@@ -95,8 +92,8 @@ class CLSTransformer(torch.nn.Module):
         r"""The token sequence ``(*batch, d+1, 1+m)``: CLS then :math:`[x_i; v_i]`."""
         X = torch.as_tensor(X, dtype=self.V.dtype, device=self.V.device)
         if X.ndim < 1 or X.shape[-1] != self.d:
-            raise InputError(f"X has shape {tuple(X.shape)}; expected (..., {self.d})")
-        _check_finite("X", X)
+            reject("X", _shape(X), f"shape (..., {self.d})")
+        check_finite(X, "X")
         batch = X.shape[:-1]
         bits = torch.cat([X.unsqueeze(-1), self.V.expand(*batch, self.d, self.m)], dim=-1)
         cls = self.cls.expand(*batch, 1, 1 + self.m)
@@ -143,8 +140,7 @@ class CLSTransformer(torch.nn.Module):
 def all_inputs(d, dtype=torch.float64, device=None):
     r"""All :math:`2^d` points of :math:`\{\pm1\}^d`, shape ``(2**d, d)`` (``d <= 16``),
     as ``dtype`` on ``device`` (``None``: the default device)."""
-    if isinstance(d, bool) or not isinstance(d, int) or d < 1 or d > 16:
-        raise InputError(f"d = {d!r}; exhaustive enumeration needs an integer 1 <= d <= 16")
+    d = check_int(d, "d", lo=1, hi=16)  # exhaustive enumeration of 2^d points
     pts = torch.tensor(list(itertools.product((-1.0, 1.0), repeat=d)), dtype=dtype,
                        device=device)
     return pts
@@ -171,8 +167,7 @@ def cls_step(model: CLSTransformer, support, lr):
     Returns:
         ``(theta_before, theta_after)``, each ``(2, m)``.
     """
-    if not (isinstance(lr, (int, float)) and lr > 0 and lr < float("inf")):
-        raise InputError(f"lr = {lr!r}; expected a finite positive number")
+    lr = check_real(lr, "lr", lo=0, lo_open=True)
     theta0 = model.theta().detach().clone()
     model.W_Q.grad = None
     loss = cls_population_loss(model, support)

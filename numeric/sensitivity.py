@@ -1,4 +1,4 @@
-r"""Exact sensitivity profiles of truth tables (SPEC §3), CPU and CUDA.
+r"""Exact sensitivity profiles of truth tables (docs/claims.md, SG-1), CPU and CUDA.
 
 For :math:`f:\{0,1\}^N\to\{0,1\}` given as a truth table (string index
 :math:`x=\sum_n \mathrm{bit}_n 2^n`):
@@ -30,10 +30,9 @@ from fractions import Fraction
 
 import torch
 
-from numeric.validation import InputError
-
-from numeric import _bitsliced
-from numeric.boolean import _bit_view, _limit, _weights
+from numeric import bitsliced
+from numeric.boolean import bit_counts, bit_view, memory_limit
+from numeric.validation import check_choice, check_int, reject
 
 _WORD = 3  # log2(bytes per int64 word)
 # byte-swap masks for bits 0, 1, 2 inside an int64 word (low member of each pair)
@@ -65,23 +64,22 @@ def as_table(table, *, max_N=None, allow_large=False, what="table") -> tuple[tor
                 raise TypeError(f"dtype {arr.dtype}")
             table = torch.from_numpy(np.ascontiguousarray(arr))
         except (TypeError, ValueError) as exc:
-            raise InputError(f"{what}: expected a 1-D array of 0/1 values ({exc})") from None
+            reject(what, f"<{type(table).__name__}: {exc}>", "a 1-D array of 0/1 values")
     if table.dim() != 1:
-        raise InputError(f"{what}: expected a 1-D truth table of length 2^N, got shape {tuple(table.shape)}")
+        reject(what, f"<tensor of shape {tuple(table.shape)}>", "a 1-D truth table of length 2^N")
     size = table.numel()
     if size == 0 or size & (size - 1):
-        raise InputError(f"{what}: length {size} is not a power of two; expected 2^N entries")
+        reject(what, f"<table of length {size}>",
+               f"2^N entries (length {size} is not a power of two)")
     N = size.bit_length() - 1
-    limit = _limit(max_N, allow_large)
+    limit = memory_limit(max_N, allow_large)
     if N > limit:
-        raise InputError(
-            f"{what}: N = {N} is above the memory limit N <= {limit}; pass allow_large=True "
-            f"(CLI: --allow-large) or max_N= to raise it"
-        )
+        reject(what, f"<table with N = {N}>", f"N <= {limit}, the memory limit; pass "
+               "allow_large=True (CLI: --allow-large) or max_N= to raise it")
     if table.dtype == torch.bool:
         return table.to(torch.uint8).contiguous(), N
     if table.is_complex():
-        raise InputError(f"{what}: complex values; expected 0/1")
+        reject(what, "<table of complex values>", "only 0 and 1")
     if table.dtype == torch.uint8:
         # one reduction, no temporary: a 2^N bool mask would cost more than a profile pass
         if int(table.max()) <= 1:
@@ -93,13 +91,8 @@ def as_table(table, *, max_N=None, allow_large=False, what="table") -> tuple[tor
         bad = (table < 0) | (table > 1)
     if bool(bad.any()):
         idx = int(bad.nonzero()[0, 0])
-        raise InputError(f"{what}: entry {idx} is {table[idx].item()!r}; expected only 0 and 1")
+        reject(what, f"<table whose entry {idx} is {table[idx].item()!r}>", "only 0 and 1")
     return table.to(torch.uint8).contiguous(), N
-
-
-def _check_chunk_log(chunk_log):
-    if chunk_log is not None and (isinstance(chunk_log, bool) or not isinstance(chunk_log, int) or chunk_log < 0):
-        raise InputError(f"chunk_log = {chunk_log!r}: expected an integer >= 0 (log2 of strings per chunk)")
 
 
 def _default_chunk_log(dev) -> int:
@@ -109,7 +102,8 @@ def _default_chunk_log(dev) -> int:
 
 def _chunks(t: torch.Tensor, N: int, chunk_log: int | None):
     """Yield ``(j, s_j)``: per-string sensitivity (uint8) of chunk ``j`` of ``2^c`` strings."""
-    _check_chunk_log(chunk_log)
+    if chunk_log is not None:
+        check_int(chunk_log, "chunk_log", lo=0)
     c = min(N, _default_chunk_log(t.device) if chunk_log is None else chunk_log)
     C = 1 << c
     tc = t.view(1 << (N - c), C)
@@ -123,12 +117,12 @@ def _chunks(t: torch.Tensor, N: int, chunk_log: int | None):
                 partner = ((xw >> sh) & m) | ((xw << sh) & _signed(~m & ((1 << 64) - 1)))
                 sw += xw ^ partner  # per-byte values <= N < 256: no carry between bytes
             for n in range(_WORD, c):
-                v = _bit_view(xw, c - _WORD, n - _WORD)
-                _bit_view(sw, c - _WORD, n - _WORD).add_((v[:, 0, :] ^ v[:, 1, :]).unsqueeze(1))
+                v = bit_view(xw, c - _WORD, n - _WORD)
+                bit_view(sw, c - _WORD, n - _WORD).add_((v[:, 0, :] ^ v[:, 1, :]).unsqueeze(1))
         else:
             for n in range(c):
-                v = _bit_view(x, c, n)
-                _bit_view(s, c, n).add_((v[:, 0, :] ^ v[:, 1, :]).unsqueeze(1))
+                v = bit_view(x, c, n)
+                bit_view(s, c, n).add_((v[:, 0, :] ^ v[:, 1, :]).unsqueeze(1))
         buf = torch.empty_like(x)
         for n in range(c, N):
             torch.bitwise_xor(x, tc[j ^ (1 << (n - c))], out=buf)
@@ -165,7 +159,7 @@ def profile(table, *, max_N=None, allow_large=False, chunk_log=None, method="aut
             raises it to 32).
         chunk_log: log2 of the chunk size in strings (tuning; default by device and method).
         method: ``"bitsliced"`` (CPU only, ``N >= 6``: packed bit planes and carry-save
-            counters, see :mod:`numeric._bitsliced`), ``"bytes"`` (one byte per string, any
+            counters, see :mod:`numeric.bitsliced`), ``"bytes"`` (one byte per string, any
             device) or ``"auto"`` (bitsliced on the CPU when ``N >= 6``, else bytes). Both
             give identical counts; the tests check one against the other.
     Returns:
@@ -173,15 +167,15 @@ def profile(table, *, max_N=None, allow_large=False, chunk_log=None, method="aut
         :math:`2^N` and :math:`\sum_k k K_k = 2^N \mathrm{as}(f)`.
     """
     t, N = as_table(table, max_N=max_N, allow_large=allow_large)
-    if method not in ("auto", "bitsliced", "bytes"):
-        raise InputError(f"method = {method!r}; expected 'auto', 'bitsliced' or 'bytes'")
-    if method == "bitsliced" and (t.device.type != "cpu" or N < _bitsliced.MIN_N):
-        raise InputError(f"method 'bitsliced' needs a CPU table with N >= {_bitsliced.MIN_N} "
-                         f"(got N = {N} on {t.device.type})")
-    _check_chunk_log(chunk_log)
-    if method == "bitsliced" or (method == "auto" and t.device.type == "cpu" and N >= _bitsliced.MIN_N):
+    check_choice(method, "method", ("auto", "bitsliced", "bytes"))
+    if method == "bitsliced" and (t.device.type != "cpu" or N < bitsliced.MIN_N):
+        reject("method", method, f"'auto' or 'bytes' for a table with N = {N} on "
+               f"{t.device.type}: 'bitsliced' needs a CPU table with N >= {bitsliced.MIN_N}")
+    if chunk_log is not None:
+        check_int(chunk_log, "chunk_log", lo=0)
+    if method == "bitsliced" or (method == "auto" and t.device.type == "cpu" and N >= bitsliced.MIN_N):
         kw = {} if chunk_log is None else {"chunk_log": chunk_log}
-        return torch.tensor(_bitsliced.profile_counts(t.numpy(), N, **kw), dtype=torch.int64)
+        return torch.tensor(bitsliced.profile_counts(t.numpy(), N, **kw), dtype=torch.int64)
     K = torch.zeros(N + 1, dtype=torch.int64, device=t.device)
     for _, s in _chunks(t, N, chunk_log):
         K += torch.bincount(s, minlength=N + 1)
@@ -227,7 +221,7 @@ def walsh_hadamard(table, *, max_N=None, allow_large=False) -> torch.Tensor:
     t, N = as_table(table, max_N=max_N, allow_large=allow_large)
     W = 1 - 2 * t.to(torch.int64)
     for n in range(N):
-        v = _bit_view(W, N, n)
+        v = bit_view(W, N, n)
         lo, hi = v[:, 0, :], v[:, 1, :]
         diff = lo - hi
         lo += hi
@@ -255,8 +249,9 @@ def fourier_average_sensitivity(table, *, exact=False, max_N=None, allow_large=F
     W = walsh_hadamard(table, max_N=max_N, allow_large=allow_large)
     N = W.numel().bit_length() - 1
     if N > 29:
-        raise InputError(f"fourier_average_sensitivity: N = {N} > 29 would overflow int64")
-    w = _weights(N, range(N), W.device).to(torch.int64)
+        reject("table", f"<table with N = {N}>", "N <= 29 (the int64 sums of "
+               "fourier_average_sensitivity overflow above)")
+    w = bit_counts(N, range(N), W.device).to(torch.int64)
     total = int((w * W * W).sum())
     val = Fraction(total, 1 << (2 * N))
     return val if exact else float(val)
@@ -269,7 +264,7 @@ def character_matrix_average_sensitivity(table, *, max_N=12) -> float:
     (``N <= 12`` by default: a :math:`2^N \times 2^N` matrix)."""
     t, N = as_table(table, max_N=max_N)
     idx = torch.arange(1 << N, device=t.device)
-    w = _weights(N, range(N), t.device).to(torch.int64)
+    w = bit_counts(N, range(N), t.device).to(torch.int64)
     H = 1.0 - 2.0 * (w[idx[:, None] & idx[None, :]] & 1).to(torch.float64)
     F = 1.0 - 2.0 * t.to(torch.float64)
     fhat = H @ F / float(1 << N)
@@ -282,16 +277,15 @@ def character_matrix_average_sensitivity(table, *, max_N=12) -> float:
 
 def to_normalized(as_f, N: int) -> float:
     r"""Average sensitivity in the per-bit convention :math:`\mathrm{as}(f)/N \in [0, 1]`
-    (some codes report this; SPEC §3 and this suite use the un-normalised :math:`\mathrm{as}(f)`)."""
-    if isinstance(N, bool) or not isinstance(N, int) or N < 1:
-        raise InputError(f"N = {N!r}: expected an integer >= 1")
+    (some codes report this; this suite, docs/claims.md, uses the un-normalised
+    :math:`\mathrm{as}(f)`)."""
+    N = check_int(N, "N", lo=1)
     return as_f / N
 
 
 def from_normalized(as_over_N, N: int) -> float:
     r"""Inverse of :func:`to_normalized`: :math:`\mathrm{as}(f) = N \cdot (\mathrm{as}(f)/N)`."""
-    if isinstance(N, bool) or not isinstance(N, int) or N < 1:
-        raise InputError(f"N = {N!r}: expected an integer >= 1")
+    N = check_int(N, "N", lo=1)
     return as_over_N * N
 
 
@@ -311,11 +305,12 @@ def from_pm1(values) -> torch.Tensor:
         try:
             values = torch.from_numpy(np.ascontiguousarray(np.asarray(values, dtype=np.float64)))
         except (TypeError, ValueError) as exc:
-            raise InputError(f"values: expected ±1 numbers ({exc})") from None
+            reject("values", f"<{type(values).__name__}: {exc}>", "±1 numbers")
     bad = ~((values == 1) | (values == -1))
     if bool(bad.any()):
         idx = int(bad.reshape(-1).nonzero()[0, 0])
-        raise InputError(f"values: entry {idx} is {values.reshape(-1)[idx].item()!r}; expected only +1 and -1")
+        reject("values", f"<values whose entry {idx} is {values.reshape(-1)[idx].item()!r}>",
+               "only +1 and -1")
     return ((1 - values) // 2).to(torch.uint8) if not values.dtype.is_floating_point else ((1 - values) / 2).to(torch.uint8)
 
 

@@ -6,18 +6,15 @@ Cost model. The profile needs :math:`f(x)` and :math:`f(x \oplus e_n)` for every
 and :math:`n`. Every flip :math:`x \oplus e_n` is itself one of the :math:`2^N` strings, so
 one batched forward pass per string (:math:`2^N` model evaluations) and then table lookups
 give the whole profile, against :math:`(N+1)\,2^N` evaluations when each flip is evaluated
-separately: a factor :math:`N+1` fewer (SPEC §5).
+separately: a factor :math:`N+1` fewer (measured in ``bench/``).
 """
 
 from __future__ import annotations
 
-import math
-
 import torch
 
-from numeric.validation import InputError
-
 from numeric.transformer_model import BooleanTransformer
+from numeric.validation import check_int, check_real, reject
 
 #: Largest N whose 2^N strings are enumerated (2^24 ~ 1.7e7 forward passes).
 ENUM_LIMIT = 24
@@ -29,27 +26,21 @@ DEFAULT_CHUNK = 256
 DEFAULT_CHUNK_CUDA = 1 << 16
 
 
-def _check_model(model):
+def check_transformer(model):
+    """``model`` must be a :class:`BooleanTransformer`."""
     if not isinstance(model, BooleanTransformer):
-        raise InputError(f"model must be a BooleanTransformer, got {type(model).__name__}")
+        reject("model", f"<{type(model).__name__}>", "a BooleanTransformer")
+    return model
 
 
-def _check_N(model, N, limit=ENUM_LIMIT):
-    if isinstance(N, bool) or not isinstance(N, int):
-        raise InputError(f"N = {N!r} must be an integer")
-    if N < 1:
-        raise InputError(f"N = {N} must be >= 1")
+def check_length(model, N, limit=ENUM_LIMIT) -> int:
+    """A string length ``1 <= N`` within the enumeration limit and the model's ``N_max``."""
+    N = check_int(N, "N", lo=1)
     if N > limit:
-        raise InputError(f"N = {N} is over the enumeration limit {limit} (2^N strings are evaluated)")
+        reject("N", N, f"an integer <= {limit}, the enumeration limit (2^N strings are evaluated)")
     if N > model.config.N_max:
-        raise InputError(f"N = {N} exceeds the model's N_max = {model.config.N_max}")
-
-
-def _check_chunk(chunk):
-    if chunk is None:
-        return
-    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
-        raise InputError(f"chunk = {chunk!r} must be an integer >= 1")
+        reject("N", N, f"an integer <= N_max = {model.config.N_max} of the model")
+    return N
 
 
 def strings(idx: torch.Tensor, N: int) -> torch.Tensor:
@@ -83,17 +74,17 @@ def evaluate_all(model: BooleanTransformer, N: int, *, chunk: int | None = None)
     Returns:
         float64 tensor of shape ``(2**N,)`` on the model's device.
     """
-    _check_model(model)
-    _check_N(model, N)
-    _check_chunk(chunk)
+    check_transformer(model)
+    N = check_length(model, N)
+    chunk = None if chunk is None else check_int(chunk, "chunk", lo=1)
     return _evaluate(model, N, chunk, blowup=False)[0]
 
 
 def evaluate_all_blowup(model: BooleanTransformer, N: int, *, chunk: int | None = None):
     r"""``(T, beta)`` for all :math:`2^N` strings: outputs and blowup :math:`\beta^L(x)`."""
-    _check_model(model)
-    _check_N(model, N)
-    _check_chunk(chunk)
+    check_transformer(model)
+    N = check_length(model, N)
+    chunk = None if chunk is None else check_int(chunk, "chunk", lo=1)
     return _evaluate(model, N, chunk, blowup=True)
 
 
@@ -116,16 +107,6 @@ def model_profile(model: BooleanTransformer, N: int, *, chunk: int | None = None
     return table_profile(boolean_table(model, N, chunk=chunk).cpu())
 
 
-def _check_xi(xi):
-    try:
-        f = float(xi)
-    except (TypeError, ValueError):
-        raise InputError(f"xi = {xi!r} must be a number > 0") from None
-    if not f > 0 or f == float("inf"):
-        raise InputError(f"xi = {xi!r} must be finite and > 0")
-    return f
-
-
 def margin_recognition(T: torch.Tensor, xi: float) -> dict:
     r"""Margin-:math:`\xi` reading of outputs ``T`` over all strings.
 
@@ -139,11 +120,11 @@ def margin_recognition(T: torch.Tensor, xi: float) -> dict:
         recognises a non-constant one), ``undecided`` (number of strings with
         :math:`|T| < \xi`).
     """
-    xi = _check_xi(xi)
+    xi = check_real(xi, "xi", lo=0, lo_open=True)
     if not isinstance(T, torch.Tensor) or T.dim() != 1 or T.numel() == 0:
-        raise InputError("T must be a non-empty 1-d tensor of outputs")
+        reject("T", f"<{type(T).__name__}>", "a non-empty 1-d tensor of outputs")
     if not torch.isfinite(T).all():
-        raise InputError("T contains NaN or inf")
+        reject("T", "<tensor with NaN or inf>", "finite outputs")
     acc = T >= xi
     rej = T <= -xi
     undecided = int((~(acc | rej)).sum())
@@ -173,15 +154,12 @@ def max_influence(model: BooleanTransformer, N: int, *, samples: int = 4, positi
     Returns:
         float, the maximum over the sampled strings and positions.
     """
-    _check_model(model)
-    if isinstance(N, bool) or not isinstance(N, int) or N < 1 or N > model.config.N_max:
-        raise InputError(f"N = {N!r} must be an integer in [1, N_max = {model.config.N_max}]")
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-        raise InputError(f"samples = {samples!r} must be an integer >= 1")
-    if positions is not None and (isinstance(positions, bool) or not isinstance(positions, int) or positions < 1):
-        raise InputError(f"positions = {positions!r} must be None (all) or an integer >= 1")
-    _check_chunk(chunk)
-    chunk = 64 if chunk is None else chunk
+    check_transformer(model)
+    N = check_int(N, "N", lo=1, hi=model.config.N_max)
+    samples = check_int(samples, "samples", lo=1)
+    if positions is not None:
+        positions = check_int(positions, "positions", lo=1)
+    chunk = 64 if chunk is None else check_int(chunk, "chunk", lo=1)
     dev = model.tok.device
     gen = generator if generator is not None else torch.Generator()
     best = 0.0
@@ -214,8 +192,7 @@ def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, 
     """
     from numeric.transformer_model import random_model
 
-    if isinstance(models, bool) or not isinstance(models, int) or models < 1:
-        raise InputError(f"models = {models!r} must be an integer >= 1")
+    models = check_int(models, "models", lo=1)
     out = torch.empty(models, N + 1, dtype=torch.int64) if isinstance(N, int) and N >= 0 else None
     for i in range(models):
         model = random_model(config, scheme, seed + i, device=device, **init_kw)
@@ -226,6 +203,6 @@ def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, 
 
 
 __all__ = [
-    "random_profiles", "ENUM_LIMIT", "strings", "evaluate_all", "evaluate_all_blowup", "boolean_table",
+    "check_transformer", "check_length", "random_profiles", "ENUM_LIMIT", "strings", "evaluate_all", "evaluate_all_blowup", "boolean_table",
     "table_profile", "model_profile", "margin_recognition", "max_influence",
 ]

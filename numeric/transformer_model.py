@@ -1,4 +1,4 @@
-r"""The paper-B transformer, as formalised in boolverify (SPEC §3), its four initialisations,
+r"""The paper-B transformer, as formalised in boolverify (docs/claims.md), its four initialisations,
 and the layer-norm blowup.
 
 Architecture (each choice is ours, made after Hahn & Rofin 2024 and Chiang & Cholak 2022;
@@ -28,12 +28,12 @@ the paper's exact architecture is not known):
      \qquad \operatorname{var} u = \frac1D \sum_i (u_i - \bar u)^2 .
 
   At :math:`\varepsilon = 0` a mathematically zero variance (all components equal) makes
-  LN undefined: :class:`~verify.errors.InputError` names the layer, which LN and the
+  LN undefined: :class:`~numeric.validation.InputError` names the layer, which LN and the
   position.
 - **Output.** :math:`T(x) = w^\top h^L_{\mathrm{eos}} + \omega`; Boolean output
   :math:`f(x) = 1[T(x) > 0]`.
 
-**Blowup** (SPEC §3). For each LN application and position :math:`n`,
+**Blowup** (claim SG-3). For each LN application and position :math:`n`,
 :math:`z_n = 1/\sqrt{\operatorname{var}(u_n) + \varepsilon}`; per application
 :math:`\tau = \max_n (1 + z_n)`; :math:`\beta^L = \prod \tau` over all :math:`L' = 2L`
 applications, per input. For :math:`\varepsilon > 0`, :math:`z \le 1/\sqrt\varepsilon`
@@ -48,16 +48,15 @@ A zero variance at a position that cannot influence ``T`` is then not detected.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import torch
 from torch import nn
 
-from numeric.validation import InputError
+from numeric.validation import InputError, check_choice, check_int, check_real, reject
+from numeric.vocabulary import INIT_SCHEMES as SCHEMES
 
 EOS = 2
-SCHEMES = ("uniform", "gaussian", "xavier_uniform", "xavier_normal")
 _LN_NAMES = ("attention", "MLP")
 
 
@@ -83,27 +82,16 @@ class TransformerConfig:
 
     def __post_init__(self):
         for name in ("D", "L", "H", "N_max"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise InputError(f"TransformerConfig: {name} = {v!r} must be an integer >= 1")
+            object.__setattr__(self, name, check_int(getattr(self, name), name, lo=1))
         if self.D < 2:
-            raise InputError(f"TransformerConfig: D = {self.D} must be >= 2 (layer norm of a 1-d vector has zero variance)")
+            reject("D", self.D, "an integer >= 2 (layer norm of a 1-d vector has zero variance)")
         if self.F is None:
             object.__setattr__(self, "F", 4 * self.D)
-        if isinstance(self.F, bool) or not isinstance(self.F, int) or self.F < 1:
-            raise InputError(f"TransformerConfig: F = {self.F!r} must be an integer >= 1 (or None for 4*D)")
+        object.__setattr__(self, "F", check_int(self.F, "F", lo=1))
         if self.D % self.H:
-            raise InputError(
-                f"TransformerConfig: D = {self.D} is not divisible by H = {self.H}; "
-                "the head width D/H must be an integer"
-            )
-        if isinstance(self.eps, bool) or not isinstance(self.eps, numbers.Real):
-            raise InputError(f"TransformerConfig: eps = {self.eps!r} must be a real number >= 0 "
-                             "(not a bool or a string)")
-        eps = float(self.eps)
-        if not math.isfinite(eps) or eps < 0:
-            raise InputError(f"TransformerConfig: eps = {self.eps!r} must be finite and >= 0 (0 is allowed)")
-        object.__setattr__(self, "eps", eps)
+            reject("H", self.H, f"a divisor of D (D = {self.D} is not divisible by H = "
+                   f"{self.H}; the head width D/H must be an integer)")
+        object.__setattr__(self, "eps", check_real(self.eps, "eps", lo=0))
 
     @property
     def n_ln(self) -> int:
@@ -141,7 +129,7 @@ class _Layer(nn.Module):
 
 
 class BooleanTransformer(nn.Module):
-    """The transformer of SPEC §3 (see the module docstring), float64.
+    """The paper-B transformer (see the module docstring), float64.
 
     Call ``model(x)`` with ``x`` a ``(..., N)`` tensor of 0/1 (``1 <= N <= N_max``) to get
     ``T(x)`` of shape ``(...)``; ``model(x, return_blowup=True)`` gives ``(T, beta)``.
@@ -153,7 +141,7 @@ class BooleanTransformer(nn.Module):
         if config is None:
             config = TransformerConfig()
         if not isinstance(config, TransformerConfig):
-            raise InputError(f"BooleanTransformer: config must be a TransformerConfig, got {type(config).__name__}")
+            reject("config", f"<{type(config).__name__}>", "a TransformerConfig")
         self.config = config
         D = config.D
         self.tok = nn.Parameter(torch.zeros(3, D, dtype=torch.float64))
@@ -167,14 +155,15 @@ class BooleanTransformer(nn.Module):
         if not isinstance(x, torch.Tensor):
             x = torch.as_tensor(x)
         if x.dim() < 1:
-            raise InputError(f"x must have shape (..., N) with N >= 1, got a {x.dim()}-d tensor")
+            reject("x", f"<{x.dim()}-d tensor>", "shape (..., N) with N >= 1")
         N = x.shape[-1]
         if N < 1 or N > self.config.N_max:
-            raise InputError(f"x has length N = {N}; expected 1 <= N <= N_max = {self.config.N_max}")
+            reject("x", f"<tensor of shape {tuple(x.shape)}>",
+                   f"length 1 <= N <= N_max = {self.config.N_max}")
         if x.is_floating_point() and not torch.isfinite(x).all():
-            raise InputError("x contains NaN or inf; expected bits 0/1")
+            reject("x", "<tensor with NaN or inf>", "bits 0/1")
         if ((x != 0) & (x != 1)).any():
-            raise InputError("x must contain only the bits 0 and 1")
+            reject("x", "<tensor with entries other than 0, 1>", "only the bits 0 and 1")
         return x.to(device=self.tok.device, dtype=torch.long)
 
     # -- pieces ------------------------------------------------------------------------
@@ -306,19 +295,9 @@ def _param_kind(name: str) -> str:
     return "weight"
 
 
-def _check_scale(name, v):
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        raise InputError(f"initialize_: {name} = {v!r} must be a positive number") from None
-    if not math.isfinite(f) or f <= 0:
-        raise InputError(f"initialize_: {name} = {v!r} must be finite and > 0")
-    return f
-
-
 @torch.no_grad()
 def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: float = 1.0, sigma: float = 1.0):
-    r"""Re-initialise ``model`` in place with one of the four schemes (SPEC §3).
+    r"""Re-initialise ``model`` in place with one of the four schemes.
 
     - ``"uniform"``: every parameter (embeddings, weights, biases, LN gains and biases,
       readout) i.i.d. :math:`U(-B, B)`, i.e. :math:`\theta \sim \mathrm{Unif}([-B,B]^M)`,
@@ -342,11 +321,10 @@ def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: fl
         ``model``.
     """
     if not isinstance(model, BooleanTransformer):
-        raise InputError(f"initialize_: model must be a BooleanTransformer, got {type(model).__name__}")
-    if scheme not in SCHEMES:
-        raise InputError(f"unknown init scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
-    B = _check_scale("B", B)
-    sigma = _check_scale("sigma", sigma)
+        reject("model", f"<{type(model).__name__}>", "a BooleanTransformer")
+    check_choice(scheme, "scheme", SCHEMES)
+    B = check_real(B, "B", lo=0, lo_open=True)
+    sigma = check_real(sigma, "sigma", lo=0, lo_open=True)
     if generator is None:
         generator = torch.Generator()
     D = model.config.D
@@ -376,8 +354,7 @@ def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: fl
 def random_model(config: TransformerConfig | None, scheme: str, seed: int, *, device=None, **kw) -> BooleanTransformer:
     """A :class:`BooleanTransformer` initialised by ``scheme`` from ``torch.Generator`` seed
     ``seed`` (keywords ``B``, ``sigma`` go to :func:`initialize_`), on ``device``."""
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InputError(f"random_model: seed = {seed!r} must be an integer")
+    seed = check_int(seed, "seed")
     model = BooleanTransformer(config)
     initialize_(model, scheme, generator=torch.Generator().manual_seed(seed), **kw)
     if device is not None:

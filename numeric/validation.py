@@ -24,11 +24,17 @@ class InputError(ValueError):
     """
 
 
-def _fail(name, value, expected):
+def reject(name, value, expected):
+    """Raise :class:`InputError` in the common format ``<name> = <value>: expected <what>``.
+
+    For domain checks that no helper below covers (shapes, consistency between arguments).
+    A ``value`` string that starts with ``<`` is shown as is (a description such as
+    ``<tensor of shape (3,)>``), anything else by its ``repr``."""
     shown = value if isinstance(value, str) and value.startswith("<") else repr(value)
     if len(shown) > 80:
         shown = shown[:77] + "..."
     raise InputError(f"{name} = {shown}: expected {expected}")
+
 
 
 def _range_text(lo, hi, kind):
@@ -46,23 +52,23 @@ def check_int(value, name, *, lo=None, hi=None):
     ``[lo, hi]`` (either bound may be ``None``); returned as ``int``."""
     expected = _range_text(lo, hi, "an integer")
     if isinstance(value, bool):
-        _fail(name, value, expected)
+        reject(name, value, expected)
     try:
         v = operator.index(value)
     except TypeError:
-        _fail(name, value, expected)
+        reject(name, value, expected)
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        _fail(name, v, expected)
+        reject(name, v, expected)
     return v
 
 
 def check_ints(values, name, *, lo=None, hi=None):
     """A non-empty sequence of integers, each as :func:`check_int`; returned as a list."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        _fail(name, values, "a non-empty list of integers")
+        reject(name, values, "a non-empty list of integers")
     out = [check_int(v, f"{name}[{i}]", lo=lo, hi=hi) for i, v in enumerate(values)]
     if not out:
-        _fail(name, values, "a non-empty list of integers")
+        reject(name, values, "a non-empty list of integers")
     return out
 
 
@@ -80,22 +86,22 @@ def check_real(value, name, *, lo=None, hi=None, lo_open=False, hi_open=False):
     else:
         expected = "a finite number"
     if isinstance(value, bool):
-        _fail(name, value, expected)
+        reject(name, value, expected)
     if not isinstance(value, numbers.Real):
         if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:  # numpy / torch scalar
             value = value.item()
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            _fail(name, value, expected)
+            reject(name, value, expected)
     try:
         v = float(value)
     except OverflowError:
-        _fail(name, value, expected)
+        reject(name, value, expected)
     if not math.isfinite(v):
-        _fail(name, value, expected)
+        reject(name, value, expected)
     if lo is not None and (v < lo or (lo_open and v == lo)):
-        _fail(name, value, expected)
+        reject(name, value, expected)
     if hi is not None and (v > hi or (hi_open and v == hi)):
-        _fail(name, value, expected)
+        reject(name, value, expected)
     return v
 
 
@@ -106,14 +112,14 @@ def check_choice(value, name, choices):
     except TypeError:
         ok = False
     if not ok:
-        _fail(name, value, "one of " + ", ".join(repr(c) for c in choices))
+        reject(name, value, "one of " + ", ".join(repr(c) for c in choices))
     return value
 
 
 def check_bool(value, name):
     """``True`` or ``False`` (not 0/1)."""
     if not isinstance(value, bool):
-        _fail(name, value, "True or False")
+        reject(name, value, "True or False")
     return value
 
 
@@ -124,15 +130,15 @@ def check_support(support, d, name="support"):
     try:
         pair = tuple(support)
     except TypeError:
-        _fail(name, support, expected)
+        reject(name, support, expected)
     if len(pair) != 2 or any(isinstance(i, bool) for i in pair):
-        _fail(name, support, expected)
+        reject(name, support, expected)
     try:
         a, b = (operator.index(i) for i in pair)
     except TypeError:
-        _fail(name, support, expected)
+        reject(name, support, expected)
     if not (0 <= a < d and 0 <= b < d) or a == b:
-        _fail(name, (a, b), expected)
+        reject(name, (a, b), expected)
     return a, b
 
 
@@ -141,20 +147,29 @@ def check_float_tensor(x, name, *, min_dim=0):
     import torch
 
     if not isinstance(x, torch.Tensor):
-        _fail(name, f"<{type(x).__name__}>", "a torch.Tensor of dtype float64 or float32")
+        reject(name, f"<{type(x).__name__}>", "a torch.Tensor of dtype float64 or float32")
     if x.dtype not in (torch.float64, torch.float32):
-        _fail(name, f"<tensor of dtype {x.dtype}>", "dtype float64 or float32")
+        reject(name, f"<tensor of dtype {x.dtype}>", "dtype float64 or float32")
     if x.dim() < min_dim:
-        _fail(name, f"<tensor of shape {tuple(x.shape)}>", f"at least {min_dim} dimension(s)")
+        reject(name, f"<tensor of shape {tuple(x.shape)}>", f"at least {min_dim} dimension(s)")
     return x
 
 
-def check_finite(x, name):
-    """A tensor without NaN or inf entries."""
+def check_finite(x, name, *, hint=""):
+    """A tensor without NaN or inf entries; ``hint`` (e.g. where a NaN may come from) is
+    appended to the message."""
     import torch
 
     if not bool(torch.isfinite(x).all()):
-        _fail(name, "<tensor with NaN or inf>", "finite entries")
+        reject(name, "<tensor with NaN or inf>", "finite entries" + (f" ({hint})" if hint else ""))
+    return x
+
+
+def check_like(x, name, ref, ref_name):
+    """A tensor with the dtype and device of the tensor ``ref`` (named ``ref_name``)."""
+    if x.dtype != ref.dtype or x.device != ref.device:
+        reject(name, f"<tensor of dtype {x.dtype} on {x.device}>",
+              f"dtype {ref.dtype} on {ref.device}, like {ref_name}")
     return x
 
 
@@ -167,7 +182,7 @@ def check_dtype(dtype, name="dtype"):
     try:
         return table[dtype]
     except (KeyError, TypeError):
-        _fail(name, dtype, "torch.float64 or torch.float32 (or 'float64', 'float32')")
+        reject(name, dtype, "torch.float64 or torch.float32 (or 'float64', 'float32')")
 
 
 def check_device(device, name="device"):
@@ -179,15 +194,16 @@ def check_device(device, name="device"):
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError, ValueError):
-        _fail(name, device, "'cpu', 'cuda' or 'cuda:K'")
+        reject(name, device, "'cpu', 'cuda' or 'cuda:K'")
     if dev.type not in ("cpu", "cuda"):
-        _fail(name, device, "'cpu', 'cuda' or 'cuda:K'")
+        reject(name, device, "'cpu', 'cuda' or 'cuda:K'")
     if dev.type == "cuda" and not torch.cuda.is_available():
-        _fail(name, device, "a CUDA device, but CUDA is not available on this machine")
+        reject(name, device, "a CUDA device, but CUDA is not available on this machine")
     return dev
 
 
 __all__ = [
-    "InputError", "check_int", "check_ints", "check_real", "check_choice", "check_bool",
-    "check_support", "check_float_tensor", "check_finite", "check_dtype", "check_device",
+    "InputError", "reject", "check_int", "check_ints", "check_real", "check_choice", "check_bool",
+    "check_support", "check_float_tensor", "check_finite", "check_like",
+    "check_dtype", "check_device",
 ]

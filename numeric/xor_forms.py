@@ -1,4 +1,5 @@
-r"""Population loss and gradient of the two-head model in weight space (SPEC §2), in torch.
+r"""Population loss and gradient of the two-head model in weight space, in torch (claims SX-1,
+SX-2 of docs/claims.md).
 
 Everything here acts on the attention weights of the two heads, stacked as one tensor
 ``Gam`` of shape ``(*batch, 2, d)`` (head 1 :math:`\gamma`, head 2 :math:`\tilde\gamma`), so

@@ -1,5 +1,5 @@
 r"""What one step did: attention on the support, specialisation, sup-loss bound, exact sup,
-and the :math:`\eta \to \infty` limit of the step (SPEC §2, as formalised in boolverify).
+and the :math:`\eta \to \infty` limit of the step (as formalised in boolverify, docs/claims.md).
 
 All functions take the model arguments of :mod:`numeric.xor` and return tensors over the
 batch shape.
@@ -7,15 +7,11 @@ batch shape.
 
 from __future__ import annotations
 
-import math
-import numbers
-
 import torch
 
-from numeric.validation import InputError
-
-from numeric.xor_population import check_model, head_logits, population_grad
+from numeric.validation import check_bool, check_real, reject
 from numeric.xor_forms import ClosedFormState
+from numeric.xor_population import check_model, head_logits, population_grad
 
 MAX_EXACT_SUP_D = 20
 _CHUNK_ELEMS = 1 << 22      # entries of one (inputs x batch) block in the exact sup
@@ -37,8 +33,8 @@ def limit_step_attention(V, theta, theta_tilde, support, attention="softmax"):
         ``(gamma_1, gamma_tilde_1)``, each ``(*batch, d)``.
     """
     if attention == "linear":
-        raise InputError("attention='linear' has no eta -> infinity limit (the weights V theta / d "
-                         "grow without bound); use 'softmax' or 'erf', or a finite lr")
+        reject("attention", attention, "'softmax' or 'erf': 'linear' has no eta -> infinity limit "
+               "(the weights V theta / d grow without bound); or use a finite lr")
     g, gt = population_grad(V, theta, theta_tilde, support, attention)
     out = []
     for grad in (g, gt):
@@ -52,11 +48,18 @@ def limit_step_attention(V, theta, theta_tilde, support, attention="softmax"):
     return out[0], out[1]
 
 
-def _check_eps(eps):
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not math.isfinite(eps) \
-            or not 0 < eps < 0.5:
-        raise InputError(f"eps must be a number in (0, 0.5); got {eps!r}")
-    return float(eps)
+def predicted_assignment(V, theta, support):
+    r"""The head-to-target assignment the initialisation predicts:
+    :math:`\mathrm{sign}((v_a - v_b)\cdot\theta^{(0)})`, ``+1`` for head 1 on ``a`` (and head 2
+    on ``b``), ``-1`` for the swap; compare with ``step_metrics(...)["assignment"]``.
+
+    Args: ``V`` ``(*batch, d, m)``, ``theta`` ``(*batch, m)``, ``support`` ``(a, b)``.
+
+    Returns:
+        a ``(*batch,)`` tensor of ``+1.0`` / ``-1.0`` (``0.0`` on an exact tie), in ``V``'s dtype.
+    """
+    a, b = support
+    return torch.sign(((V[..., a, :] - V[..., b, :]) * theta).sum(-1))
 
 
 def _inputs(start, stop, d, dtype, device):
@@ -123,40 +126,22 @@ def step_metrics(V, theta, theta_tilde, support, eps=0.01, attention="softmax", 
         eps: threshold in (0, 0.5). exact_sup: None (auto), True or False. Others: as
         :func:`numeric.xor.population_loss`.
     """
-    eps = _check_eps(eps)
-    if exact_sup not in (None, True, False):
-        raise InputError(f"exact_sup must be None, True or False; got {exact_sup!r}")
+    eps = check_real(eps, "eps", lo=0, hi=0.5, lo_open=True, hi_open=True)
+    if exact_sup is not None:
+        check_bool(exact_sup, "exact_sup")
     a, b, batch = check_model(V, theta, theta_tilde, support, attention)
     d = V.shape[-2]
     if exact_sup is True and d > MAX_EXACT_SUP_D:
-        raise InputError(f"exact_sup=True needs d <= {MAX_EXACT_SUP_D} (2^d inputs); got d = {d}")
-    Z = head_logits(V, theta, theta_tilde, batch)
-    st = ClosedFormState(Z, a, b, attention)
-    Gam, ga, gb = st.Gam, st.ga, st.gb
-    if attention == "softmax":
-        ca, cb = st.ca, st.cb                      # 1 - gamma_a, 1 - gamma_b per head
-    else:
-        # theta = 0 is legal and gives gamma = 0: no share on the support (eps = 1, no
-        # success) instead of 0/0 = NaN
-        l1 = Gam.abs().sum(-1)
-        pos = l1 > 0
-        ca = 1 - torch.where(pos, ga / torch.where(pos, l1, 1), 0)
-        cb = 1 - torch.where(pos, gb / torch.where(pos, l1, 1), 0)
+        reject("exact_sup", exact_sup, f"None or False for d = {d}: exact_sup=True needs "
+               f"d <= {MAX_EXACT_SUP_D} (2^d inputs)")
+    st = ClosedFormState(head_logits(V, theta, theta_tilde, batch), a, b, attention)
+    ca, cb = _complements(st, attention)
     plus = (1 + 2 * ca[..., 0]) * (1 + 2 * cb[..., 1])      # head1 <-> a, head2 <-> b
     minus = (1 + 2 * cb[..., 0]) * (1 + 2 * ca[..., 1])
     swap = minus < plus
     eps1 = torch.where(swap, cb[..., 0], ca[..., 0])
     eps2 = torch.where(swap, ca[..., 1], cb[..., 1])
-    if attention == "softmax":
-        sup_bound = 2 * eps2 + 2 * eps1 + 4 * eps1 * eps2
-    else:
-        gp = torch.where(swap, gb[..., 0], ga[..., 0])
-        gq = torch.where(swap, ga[..., 1], gb[..., 1])
-        l1 = Gam.abs().sum(-1)
-        # clamp: l1 - |gamma_p| is a sum of |gamma_j| (>= 0); rounding must not make it negative
-        r1 = (l1[..., 0] - gp.abs()).clamp_min(0)
-        r2 = (l1[..., 1] - gq.abs()).clamp_min(0)
-        sup_bound = (1 - gp * gq).abs() + gp.abs() * r2 + gq.abs() * r1 + r1 * r2
+    ga, gb = st.ga, st.gb
     out = {
         "attn_a_head1": ga[..., 0], "attn_b_head1": gb[..., 0],
         "attn_a_head2": ga[..., 1], "attn_b_head2": gb[..., 1],
@@ -164,23 +149,58 @@ def step_metrics(V, theta, theta_tilde, support, eps=0.01, attention="softmax", 
         "success": (eps1 <= eps) & (eps2 <= eps),
         "assignment": torch.where(swap, -1, 1).to(torch.int64),
         "loss": st.loss(),
-        "sup_bound": sup_bound,
+        "sup_bound": _sup_bound(st, attention, swap, eps1, eps2),
     }
     if exact_sup is not False and d <= MAX_EXACT_SUP_D:
-        p = torch.where(swap, b, a).reshape(-1)
-        q = torch.where(swap, a, b).reshape(-1)
-        U = Gam[..., 0, :].reshape(-1, d).clone()
-        Ut = Gam[..., 1, :].reshape(-1, d).clone()
-        rows = torch.arange(U.shape[0], device=U.device)
-        if attention == "softmax":
-            # u_p = gamma_p - 1 = -(sum_{j != p} gamma_j): exact near a solution
-            U[rows, p] = -torch.where(swap, st.cb[..., 0], st.ca[..., 0]).reshape(-1)
-            Ut[rows, q] = -torch.where(swap, st.ca[..., 1], st.cb[..., 1]).reshape(-1)
-        else:
-            U[rows, p] -= 1
-            Ut[rows, q] -= 1
-        out["sup_exact"] = sup_over_inputs(U, Ut, p, q).reshape(batch)
+        out["sup_exact"] = _exact_sup(st, attention, swap, a, b).reshape(batch)
     return out
 
 
-__all__ = ["MAX_EXACT_SUP_D", "limit_step_attention", "step_metrics", "sup_over_inputs"]
+def _complements(st, attention):
+    """``(1 - share of a, 1 - share of b)`` per head, each ``(*batch, 2)``."""
+    if attention == "softmax":
+        return st.ca, st.cb                  # 1 - gamma_a, 1 - gamma_b per head
+    # theta = 0 is legal and gives gamma = 0: no share on the support (eps = 1, no
+    # success) instead of 0/0 = NaN
+    l1 = st.Gam.abs().sum(-1)
+    pos = l1 > 0
+    ca = 1 - torch.where(pos, st.ga / torch.where(pos, l1, 1), 0)
+    cb = 1 - torch.where(pos, st.gb / torch.where(pos, l1, 1), 0)
+    return ca, cb
+
+
+def _sup_bound(st, attention, swap, eps1, eps2):
+    """Upper bound on ``sup_x |f - y|`` for the chosen assignment (see :func:`step_metrics`)."""
+    if attention == "softmax":
+        return 2 * eps2 + 2 * eps1 + 4 * eps1 * eps2
+    ga, gb = st.ga, st.gb
+    gp = torch.where(swap, gb[..., 0], ga[..., 0])
+    gq = torch.where(swap, ga[..., 1], gb[..., 1])
+    l1 = st.Gam.abs().sum(-1)
+    # clamp: l1 - |gamma_p| is a sum of |gamma_j| (>= 0); rounding must not make it negative
+    r1 = (l1[..., 0] - gp.abs()).clamp_min(0)
+    r2 = (l1[..., 1] - gq.abs()).clamp_min(0)
+    return (1 - gp * gq).abs() + gp.abs() * r2 + gq.abs() * r1 + r1 * r2
+
+
+def _exact_sup(st, attention, swap, a, b):
+    """``max_x |f(x) - y(x)|`` by enumeration, flattened over the batch."""
+    Gam = st.Gam
+    d = Gam.shape[-1]
+    p = torch.where(swap, b, a).reshape(-1)
+    q = torch.where(swap, a, b).reshape(-1)
+    U = Gam[..., 0, :].reshape(-1, d).clone()
+    Ut = Gam[..., 1, :].reshape(-1, d).clone()
+    rows = torch.arange(U.shape[0], device=U.device)
+    if attention == "softmax":
+        # u_p = gamma_p - 1 = -(sum_{j != p} gamma_j): exact near a solution
+        U[rows, p] = -torch.where(swap, st.cb[..., 0], st.ca[..., 0]).reshape(-1)
+        Ut[rows, q] = -torch.where(swap, st.ca[..., 1], st.cb[..., 1]).reshape(-1)
+    else:
+        U[rows, p] -= 1
+        Ut[rows, q] -= 1
+    return sup_over_inputs(U, Ut, p, q)
+
+
+__all__ = ["MAX_EXACT_SUP_D", "limit_step_attention", "predicted_assignment", "step_metrics",
+           "sup_over_inputs"]

@@ -1,4 +1,4 @@
-r"""The two-head model for the sparse XOR (SPEC §2, as formalised in boolverify), in torch.
+r"""The two-head model for the sparse XOR (as formalised in boolverify, docs/claims.md), in torch.
 
 Model: frozen embeddings :math:`V \in \mathbb R^{d\times m}` (rows :math:`v_i`), queries
 :math:`\theta, \tilde\theta \in \mathbb R^m`, weights :math:`\gamma = \alpha(V\theta)`,
@@ -17,62 +17,45 @@ Formulas and their numerics: :mod:`numeric.xor_forms`. Step metrics: :mod:`numer
 from __future__ import annotations
 
 import math
-import numbers
-import operator
 
 import torch
 
-from numeric.validation import check_support  # noqa: F401  (public here too: numeric.xor.check_support)
-from numeric.validation import InputError
-
-from numeric.attention import (_check_finite, _check_float_tensor, map_unchecked, map_vjp_unchecked, attention_weights,
-                        check_attention)
+from numeric.attention import check_attention, map_unchecked, map_vjp_unchecked
+from numeric.validation import (check_dtype, check_finite, check_float_tensor, check_int,
+                                check_like, check_real, check_support, reject)
 from numeric.xor_forms import ClosedFormState
-
-_DTYPES = (torch.float64, torch.float32)
 
 
 # --------------------------------------------------------------------------- validation
 
 
-def _int(x, name, lo):
-    if isinstance(x, bool):
-        raise InputError(f"{name} must be an integer >= {lo}; got {x!r}")
-    try:
-        v = operator.index(x)
-    except TypeError:
-        raise InputError(f"{name} must be an integer >= {lo}; got {x!r}") from None
-    if v < lo:
-        raise InputError(f"{name} = {v}; expected an integer >= {lo}")
-    return v
-
-
 def check_model(V, theta, theta_tilde, support, attention):
     """Validate the common arguments; returns ``(a, b, batch_shape)``."""
     check_attention(attention)
-    _check_float_tensor(V, "V", min_dim=2)
+    check_float_tensor(V, "V", min_dim=2)
     d, m = V.shape[-2], V.shape[-1]
     if d < 2:
-        raise InputError(f"V has d = {d} rows; the model needs d >= 2 positions "
-                         "(V must have shape (*batch, d, m))")
+        reject("V", f"<tensor of shape {tuple(V.shape)}>",
+               "shape (*batch, d, m) with d >= 2 positions")
     if m < 1:
-        raise InputError(f"V has m = {m} columns; the embedding dimension must be m >= 1")
+        reject("V", f"<tensor of shape {tuple(V.shape)}>",
+               "shape (*batch, d, m) with an embedding dimension m >= 1")
     for name, t in (("theta", theta), ("theta_tilde", theta_tilde)):
-        _check_float_tensor(t, name, min_dim=1)
-        if t.dtype != V.dtype:
-            raise InputError(f"{name} has dtype {t.dtype} but V has {V.dtype}; use one dtype")
-        if t.device != V.device:
-            raise InputError(f"{name} is on {t.device} but V is on {V.device}; use one device")
+        check_float_tensor(t, name, min_dim=1)
+        check_like(t, name, V, "V")
         if t.shape[-1] != m:
-            raise InputError(f"{name} has shape {tuple(t.shape)}; expected (*batch, m) with "
-                             f"m = {m} to match V of shape {tuple(V.shape)}")
-        _check_finite(t, name)
-    try:
-        batch = torch.broadcast_shapes(V.shape[:-2], theta.shape[:-1], theta_tilde.shape[:-1])
-    except RuntimeError:
-        raise InputError(f"batch dimensions do not broadcast: V {tuple(V.shape[:-2])}, theta "
-                         f"{tuple(theta.shape[:-1])}, theta_tilde {tuple(theta_tilde.shape[:-1])}"
-                         ) from None
+            reject(name, f"<tensor of shape {tuple(t.shape)}>",
+                   f"shape (*batch, m) with m = {m} to match V of shape {tuple(V.shape)}")
+        check_finite(t, name)
+    # name the first parameter vector whose batch dimensions do not broadcast with V's
+    batch = V.shape[:-2]
+    for name, t in (("theta", theta), ("theta_tilde", theta_tilde)):
+        try:
+            batch = torch.broadcast_shapes(batch, t.shape[:-1])
+        except RuntimeError:
+            reject(name, f"<tensor of shape {tuple(t.shape)}>",
+                   f"batch dimensions that broadcast with {tuple(batch)} (V and the "
+                   "parameters before it)")
     a, b = check_support(support, d)
     return a, b, batch
 
@@ -98,8 +81,9 @@ def head_logits(V, theta, theta_tilde, batch):
     Z = Z.expand(*batch, 2, d).contiguous()
     if not bool(torch.isfinite(Z).all()):
         if not bool(torch.isfinite(V).all()):
-            raise InputError("V contains NaN or inf; entries must be finite")
-        raise InputError("the logits V @ theta overflow float range; reduce |theta|")
+            check_finite(V, "V")
+        reject("theta", "<query>", "logits V @ theta within the float range (they overflow); "
+               "reduce |theta|")
     return Z
 
 
@@ -141,14 +125,8 @@ def _batch_shape(batch_shape):
     try:
         shp = tuple(batch_shape)
     except TypeError:
-        raise InputError(f"batch_shape must be a tuple of non-negative integers; got "
-                         f"{batch_shape!r}") from None
-    return tuple(_int(s, "batch_shape entry", 0) for s in shp)
-
-
-def _check_dtype(dtype):
-    if dtype not in _DTYPES:
-        raise InputError(f"dtype must be torch.float64 or torch.float32; got {dtype!r}")
+        reject("batch_shape", batch_shape, "a tuple of non-negative integers")
+    return tuple(check_int(s, f"batch_shape[{i}]", lo=0) for i, s in enumerate(shp))
 
 
 def _randn(shape, generator, dtype, device):
@@ -169,8 +147,8 @@ def sample_embeddings(d, m, *, batch_shape=(), generator=None, dtype=torch.float
     Returns:
         ``V`` of shape ``(*batch_shape, d, m)`` with unit rows.
     """
-    d, m = _int(d, "d", 2), _int(m, "m", 1)
-    _check_dtype(dtype)
+    d, m = check_int(d, "d", lo=2), check_int(m, "m", lo=1)
+    dtype = check_dtype(dtype)
     G = _randn((*_batch_shape(batch_shape), d, m), generator, dtype, device)
     return G / torch.linalg.vector_norm(G, dim=-1, keepdim=True)
 
@@ -182,8 +160,8 @@ def sample_init(m, *, batch_shape=(), generator=None, dtype=torch.float64, devic
     Returns:
         ``(theta0, theta_tilde0)``, each ``(*batch_shape, m)``.
     """
-    m = _int(m, "m", 1)
-    _check_dtype(dtype)
+    m = check_int(m, "m", lo=1)
+    dtype = check_dtype(dtype)
     G = _randn((*_batch_shape(batch_shape), m), generator, dtype, device)
     theta = G / torch.linalg.vector_norm(G, dim=-1, keepdim=True)
     return theta, -theta
@@ -196,28 +174,27 @@ def check_embeddings(V, rtol=None):
     call this where the model's unit-sphere embeddings are required. ``rtol`` defaults to
     1e-12 (float64) or 1e-6 (float32).
     """
-    _check_float_tensor(V, "V", min_dim=2)
-    _check_finite(V, "V")
+    check_float_tensor(V, "V", min_dim=2)
+    check_finite(V, "V")
     if rtol is None:
         rtol = 1e-12 if V.dtype == torch.float64 else 1e-6
     norms = torch.linalg.vector_norm(V, dim=-1).flatten()
     dev = (norms - 1).abs()
     if dev.numel() and float(dev.max()) > rtol:
         i = int(dev.argmax())
-        raise InputError(f"embedding rows must have unit norm (|norm - 1| <= {rtol:g}); row "
-                         f"{i % V.shape[-2]} (flat index {i}) has norm {float(norms[i]):.12g}")
+        reject("V", f"<tensor whose row {i % V.shape[-2]} (flat index {i}) has norm "
+               f"{float(norms[i]):.12g}>", f"rows of unit norm (|norm - 1| <= {rtol:g})")
 
 
 def default_lr(d, m, c=10.0) -> float:
-    r"""Default step size :math:`\eta = c\, d^2 \sqrt m \ln d` (our choice, SPEC §2; overridable).
+    r"""Default step size :math:`\eta = c\, d^2 \sqrt m \ln d` (our choice; overridable).
 
     Args:
         d: positions (>= 2). m: embedding dimension (>= 1). c: positive finite constant.
     """
-    d, m = _int(d, "d", 2), _int(m, "m", 1)
-    if isinstance(c, bool) or not isinstance(c, numbers.Real) or not math.isfinite(c) or c <= 0:
-        raise InputError(f"c must be a positive finite number; got {c!r}")
-    return float(c) * d * d * math.sqrt(m) * math.log(d)
+    d, m = check_int(d, "d", lo=2), check_int(m, "m", lo=1)
+    c = check_real(c, "c", lo=0, lo_open=True)
+    return c * d * d * math.sqrt(m) * math.log(d)
 
 
 # --------------------------------------------------------------------------- population
@@ -258,7 +235,7 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax"):
     r"""Closed-form gradient :math:`(\nabla_\theta L, \nabla_{\tilde\theta} L)`, no autograd.
 
     :math:`\nabla_\theta L = V^\top J g` with :math:`g = \partial L/\partial\gamma`
-    (SPEC §2, evaluated without cancellation near a solution, :mod:`numeric.xor_forms`) and
+    (evaluated without cancellation near a solution, :mod:`numeric.xor_forms`) and
     :math:`J` the Jacobian of the map; for softmax
     :math:`\nabla_\theta L = V^\top(\gamma\odot(g - (\gamma\cdot g)\mathbf 1))`. Cost
     :math:`O(dm)`: exactly two passes over ``V`` for both heads together.
@@ -276,23 +253,20 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax"):
 
 
 def _check_lr(lr, batch, ref):
-    if isinstance(lr, torch.Tensor):
-        if lr.dtype not in _DTYPES:
-            raise InputError(f"lr tensor must be float64 or float32; got {lr.dtype}")
-        if not bool(torch.isfinite(lr).all()) or bool((lr < 0).any()):
-            raise InputError("lr must be finite and >= 0")
-        try:
-            fits = torch.broadcast_shapes(lr.shape, batch) == tuple(batch)
-        except RuntimeError:
-            fits = False
-        if not fits:
-            raise InputError(f"lr of shape {tuple(lr.shape)} does not broadcast to the batch "
-                             f"{tuple(batch)}; expected a shape that broadcasts to "
-                             f"{tuple(batch)} without enlarging it (e.g. {tuple(batch)} or ())")
-        return lr.to(dtype=ref.dtype, device=ref.device).unsqueeze(-1)
-    if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not math.isfinite(lr) or lr < 0:
-        raise InputError(f"lr must be a finite number >= 0 or a tensor; got {lr!r}")
-    return float(lr)
+    if not isinstance(lr, torch.Tensor):
+        return check_real(lr, "lr", lo=0)
+    check_float_tensor(lr, "lr")
+    if not bool(torch.isfinite(lr).all()) or bool((lr < 0).any()):
+        reject("lr", "<tensor with NaN, inf or negative entries>", "finite entries >= 0")
+    try:
+        fits = torch.broadcast_shapes(lr.shape, batch) == tuple(batch)
+    except RuntimeError:
+        fits = False
+    if not fits:
+        reject("lr", f"<tensor of shape {tuple(lr.shape)}>",
+               f"a shape that broadcasts to the batch {tuple(batch)} without enlarging it "
+               f"(e.g. {tuple(batch)} or ())")
+    return lr.to(dtype=ref.dtype, device=ref.device).unsqueeze(-1)
 
 
 def one_step(V, theta, theta_tilde, support, lr, attention="softmax"):
@@ -322,9 +296,9 @@ def sample_data(n, d, support, *, generator=None, batch_shape=(), dtype=torch.fl
     Returns:
         ``(X, y)`` of shapes ``(*batch_shape, n, d)`` and ``(*batch_shape, n)``.
     """
-    n, d = _int(n, "n", 1), _int(d, "d", 2)
+    n, d = check_int(n, "n", lo=1), check_int(d, "d", lo=2)
     a, b = check_support(support, d)
-    _check_dtype(dtype)
+    dtype = check_dtype(dtype)
     shape = (*_batch_shape(batch_shape), n, d)
     gdev = generator.device if generator is not None else torch.device(device)
     bits = torch.randint(0, 2, shape, generator=generator, device=gdev, dtype=torch.int8)
@@ -334,27 +308,27 @@ def sample_data(n, d, support, *, generator=None, batch_shape=(), dtype=torch.fl
 
 def _check_data(V, X, y, batch):
     d = V.shape[-2]
-    _check_float_tensor(X, "X", min_dim=2)
-    _check_float_tensor(y, "y", min_dim=1)
-    for name, t in (("X", X), ("y", y)):
-        if t.dtype != V.dtype or t.device != V.device:
-            raise InputError(f"{name} must have V's dtype {V.dtype} and device {V.device}; got "
-                             f"{t.dtype} on {t.device}")
+    check_float_tensor(X, "X", min_dim=2)
+    check_float_tensor(y, "y", min_dim=1)
+    check_like(X, "X", V, "V")
+    check_like(y, "y", V, "V")
     if X.shape[-1] != d:
-        raise InputError(f"X has shape {tuple(X.shape)}; expected (*batch, n, d) with d = {d}")
+        reject("X", f"<tensor of shape {tuple(X.shape)}>", f"shape (*batch, n, d) with d = {d}")
     n = X.shape[-2]
     if n < 1:
-        raise InputError("X has n = 0 samples; expected n >= 1")
+        reject("X", f"<tensor of shape {tuple(X.shape)}>", "n >= 1 samples")
     if y.shape[-1] != n:
-        raise InputError(f"y has shape {tuple(y.shape)}; expected (*batch, n) with n = {n}")
+        reject("y", f"<tensor of shape {tuple(y.shape)}>", f"shape (*batch, n) with n = {n}")
     if not bool((X.abs() == 1).all()):
-        raise InputError("X must have entries in {-1, +1} (inputs on the hypercube)")
-    _check_finite(y, "y")
+        reject("X", "<tensor with entries other than -1, +1>",
+               "entries in {-1, +1} (inputs on the hypercube)")
+    check_finite(y, "y")
     try:
         return torch.broadcast_shapes(batch, X.shape[:-2], y.shape[:-1])
     except RuntimeError:
-        raise InputError(f"batch dimensions of X {tuple(X.shape[:-2])} / y {tuple(y.shape[:-1])}"
-                         f" do not broadcast with the model's {tuple(batch)}") from None
+        reject("X", f"<tensor of shape {tuple(X.shape)}>",
+               f"batch dimensions that broadcast with y {tuple(y.shape[:-1])} and the model's "
+               f"{tuple(batch)}")
 
 
 def _empirical(V, theta, theta_tilde, X, y, attention, need_grad):

@@ -1,6 +1,7 @@
 """Attention maps (softmax in log-sum-exp form, linear, erf) and their Jacobian products."""
 
 import math
+import re
 
 import pytest
 import torch
@@ -54,7 +55,8 @@ def test_map_jvp_and_vjp_equal_the_jacobian(attention):
     J = torch.autograd.functional.jacobian(lambda x: attention_map(x, attention), z)
     _close_tensors(map_jvp(z, dz, attention), J @ dz, f"{attention} jvp")
     _close_tensors(map_vjp(z, dz, attention), J.T @ dz, f"{attention} vjp")
-    # SPEC §2 table: softmax (diag g - g g^T), linear I/d, erf diag(2/sqrt(pi) e^{-z^2})/d
+    # Jacobians (numeric.attention docstring): softmax (diag g - g g^T), linear I/d,
+    # erf diag(2/sqrt(pi) e^{-z^2})/d
     g = torch.softmax(z, -1)
     expected = {"softmax": torch.diag(g) - torch.outer(g, g), "linear": torch.eye(5, dtype=torch.float64) / 5,
                 "erf": torch.diag(2 / math.sqrt(math.pi) * torch.exp(-z * z)) / 5}[attention]
@@ -96,45 +98,47 @@ def test_float32_is_kept():
     assert attention_weights(V, th).dtype == torch.float32
 
 
-def test_bad_inputs_raise_input_error():
-    V = torch.randn(4, 3, dtype=torch.float64)
-    th = torch.randn(3, dtype=torch.float64)
-    with pytest.raises(InputError, match="attention must be one of"):
-        attention_weights(V, th, "relu")
-    with pytest.raises(InputError, match="theta has last dimension 2 but V has m = 3"):
-        attention_weights(V, th[:2])
-    with pytest.raises(InputError, match="must be a torch.Tensor"):
-        attention_weights(V.tolist(), th)
-    with pytest.raises(InputError, match="dtype float64 or float32"):
-        attention_weights(V.long(), th)
-    with pytest.raises(InputError, match="theta has dtype torch.float32 but V has torch.float64"):
-        attention_weights(V, th.float())
-    with pytest.raises(InputError, match="theta contains NaN or inf"):
-        attention_weights(V, torch.tensor([0.0, math.nan, 1.0], dtype=torch.float64))
-    Vbad = V.clone()
-    Vbad[2, 1] = math.inf
-    with pytest.raises(InputError, match="NaN/inf"):
-        attention_weights(Vbad, th)
-    with pytest.raises(InputError, match="do not broadcast"):
-        attention_weights(torch.randn(2, 4, 3, dtype=torch.float64),
-                          torch.randn(3, 3, dtype=torch.float64))
-    with pytest.raises(InputError, match="g has last dimension 5; expected d = 4"):
-        attention_vjp(V, th, torch.ones(5, dtype=torch.float64))
-    with pytest.raises(InputError, match="at least 2 dimension"):
-        attention_weights(th, th)
+_V = torch.randn(4, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+_TH = torch.randn(3, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+_NONFINITE = torch.tensor([1.0, math.inf, math.nan], dtype=torch.float64)
+_OK = torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64)
 
 
-@pytest.mark.parametrize("attention", ATTENTIONS)
-def test_non_finite_logits_and_tangents_raise(attention):
-    bad = torch.tensor([1.0, math.inf, math.nan], dtype=torch.float64)
-    ok = torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64)
-    with pytest.raises(InputError, match="z contains NaN or inf"):
-        attention_map(bad, attention)
-    with pytest.raises(InputError, match="z contains NaN or inf"):
-        map_jvp(bad, ok, attention)
-    with pytest.raises(InputError, match="z contains NaN or inf"):
-        map_vjp(bad, ok, attention)
-    with pytest.raises(InputError, match="dz contains NaN or inf"):
-        map_jvp(ok, bad, attention)
-    with pytest.raises(InputError, match="g contains NaN or inf"):
-        map_vjp(ok, bad, attention)
+def _with_inf(V):
+    V = V.clone()
+    V[2, 1] = math.inf
+    return V
+
+
+# (call, name of the argument the message must start with); each call is wrong in one argument
+BAD_ATTENTION_CALLS = [
+    (lambda: attention_weights(_V, _TH, "relu"), "attention"),
+    (lambda: attention_weights(_V, _TH[:2]), "theta"),
+    (lambda: attention_weights(_V.tolist(), _TH), "V"),
+    (lambda: attention_weights(_V.long(), _TH), "V"),
+    (lambda: attention_weights(_V, _TH.float()), "theta"),
+    (lambda: attention_weights(_V, torch.tensor([0.0, math.nan, 1.0], dtype=torch.float64)), "theta"),
+    (lambda: attention_weights(_with_inf(_V), _TH), "V @ theta"),
+    (lambda: attention_weights(torch.randn(2, 4, 3, dtype=torch.float64),
+                               torch.randn(3, 3, dtype=torch.float64)), "theta"),
+    (lambda: attention_weights(_TH, _TH), "V"),
+    (lambda: attention_vjp(_V, _TH, torch.ones(5, dtype=torch.float64)), "g"),
+    (lambda: attention_map(_OK, "relu"), "attention"),
+] + [
+    (call, name)
+    for att in ATTENTIONS
+    for call, name in (
+        (lambda att=att: attention_map(_NONFINITE, att), "z"),
+        (lambda att=att: map_jvp(_NONFINITE, _OK, att), "z"),
+        (lambda att=att: map_vjp(_NONFINITE, _OK, att), "z"),
+        (lambda att=att: map_jvp(_OK, _NONFINITE, att), "dz"),
+        (lambda att=att: map_vjp(_OK, _NONFINITE, att), "g"),
+    )
+]
+
+
+@pytest.mark.parametrize("call,name", BAD_ATTENTION_CALLS,
+                         ids=[f"{i}-{n}" for i, (_, n) in enumerate(BAD_ATTENTION_CALLS)])
+def test_bad_inputs_raise_input_error_naming_the_argument(call, name):
+    with pytest.raises(InputError, match="^" + re.escape(name) + " = "):
+        call()

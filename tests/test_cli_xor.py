@@ -49,22 +49,37 @@ def test_samples_and_compare(tmp_path, capsys):
     assert 0 < res["linear_bound"]["bound"] <= 1
 
 
-@pytest.mark.parametrize("argv", [
-    ["xor", "step", "--d", "1", "--m", "4"],
-    ["xor", "step", "--d", "10", "--m", "4", "--support", "3,3"],
-    ["xor", "step", "--d", "10", "--m", "4", "--eps", "2"],
-    ["xor", "step", "--d", "10", "--m", "4", "--figure", "x.txt"],
-    ["xor", "sweep", "--d", "ten", "--m", "4"],
-    ["xor", "sweep", "--d", "10", "--m", "0"],
-    ["xor", "sweep", "--d", "10", "--m", "2", "--seeds-for-d", "10"],
-    ["xor", "samples", "--d", "10", "--n", "-3"],
-    ["xor", "compare", "--d", "10", "--m", "10"],
-])
-def test_bad_input_exits_2_with_one_line(argv, capsys):
+# (command line, the option the one-line message must name); each is wrong in one option
+BAD_XOR_OPTIONS = [
+    (["xor", "step", "--d", "1", "--m", "4"], "--d"),
+    (["xor", "step", "--d", "10", "--m", "0"], "--m"),
+    (["xor", "step", "--d", "100000", "--m", "100000"], "--m"),
+    (["xor", "step", "--d", "10", "--m", "4", "--support", "3,3"], "--support"),
+    (["xor", "step", "--d", "10", "--m", "4", "--support", "x"], "--support"),
+    (["xor", "step", "--d", "10", "--m", "4", "--eps", "2"], "--eps"),
+    (["xor", "step", "--d", "10", "--m", "4", "--c", "-1"], "--c"),
+    (["xor", "step", "--d", "10", "--m", "4", "--figure", "x.txt"], "--figure"),
+    (["xor", "sweep", "--d", "ten", "--m", "4"], "--d"),
+    (["xor", "sweep", "--d", "1e400", "--m", "8"], "--d"),
+    (["xor", "sweep", "--d", "10", "--m", "0"], "--m"),
+    (["xor", "sweep", "--d", "10", "--m", "2", "--seeds", "0"], "--seeds"),
+    (["xor", "sweep", "--d", "10", "--m", "2", "--seeds-for-d", "10"], "--seeds-for-d"),
+    (["xor", "sweep", "--d", "10", "--m", "2", "--seeds-for-d", "10:0"], "--seeds-for-d"),
+    (["xor", "sweep", "--d", "10", "--m", "2", "--device", "tpu"], "--device"),
+    (["xor", "samples", "--d", "10", "--n", "-3"], "--n"),
+    (["xor", "samples", "--d", "10", "--n", "3", "--m", "0"], "--m"),
+    (["xor", "compare", "--d", "10", "--m", "10"], "--m"),
+    (["xor", "compare", "--d", "10", "--m", "4", "--steps", "-1"], "--steps"),
+    (["xor", "compare", "--d", "10", "--m", "4", "--seeds", "2", "--train-seeds", "3"], "--train-seeds"),
+]
+
+
+@pytest.mark.parametrize("argv,name", BAD_XOR_OPTIONS, ids=[" ".join(a[1:]) for a, _ in BAD_XOR_OPTIONS])
+def test_bad_input_exits_2_with_one_line(argv, name, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith("boolverify: error:") and len(err.strip().splitlines()) == 1
-    assert "Traceback" not in err
+    assert err.startswith(f"boolverify: error: {name} = "), err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
 def test_unreadable_results_file(tmp_path, capsys):

@@ -1,5 +1,7 @@
 """numeric.cls_transformer: masks, shapes, bad input, and agreement with the two-head model."""
 
+import re
+
 import pytest
 import torch
 from hypothesis import given
@@ -72,48 +74,36 @@ def test_step_changes_only_through_theta_and_lr_matrix():
     assert_close(float(L), float(xor.population_loss(V, th1[0], th1[1], (0, 3))), what="loss after step")
 
 
-@pytest.mark.parametrize("bad", [
-    dict(V=torch.ones(1, 3)),
-    dict(WQ=torch.ones(3, 2, 4)),
-    dict(WK=torch.ones(2, 3, 4)),
-    dict(c=torch.ones(3)),
-    dict(c=torch.tensor([1.0, float("nan"), 0.0, 0.0])),
-    dict(W_V=torch.ones(2, 3)),
-])
-def test_constructor_bad_input(bad):
+def _build(**bad):
     V, WQ, WK, c = _model(6, 3, 2)
-    kw = dict(V=V, WQ=WQ, WK=WK, c=c, W_V=None)
-    kw.update(bad)
-    with pytest.raises(InputError):
-        CLSTransformer(kw["V"], kw["WQ"], kw["WK"], kw["c"], W_V=kw["W_V"])
+    kw = {**dict(V=V, WQ=WQ, WK=WK, c=c, W_V=None), **bad}
+    return CLSTransformer(kw["V"], kw["WQ"], kw["WK"], kw["c"], W_V=kw["W_V"])
 
 
-def test_other_bad_input():
-    V, WQ, WK, c = _model(6, 3, 2)
-    model = CLSTransformer(V, WQ, WK, c)
-    with pytest.raises(InputError):
-        model(torch.ones(4, 5))
-    with pytest.raises(InputError):
-        cls_population_loss(model, (2, 2))
-    with pytest.raises(InputError):
-        cls_population_loss(model, (0, 6))
-    with pytest.raises(InputError):
-        cls_step(model, (0, 1), -1.0)
-    with pytest.raises(InputError):
-        all_inputs(17)
+# (call, name of the argument the message must start with); each call is wrong in one argument
+BAD_CLS_CALLS = [
+    (lambda: _build(V=torch.ones(1, 3)), "V"),
+    (lambda: _build(V=_model(6, 3, 2)[0].round().to(torch.int64)), "V"),
+    (lambda: _build(WQ=torch.ones(3, 2, 4)), "W_Q"),
+    (lambda: _build(WK=torch.ones(2, 3, 4)), "W_K"),
+    (lambda: _build(c=torch.ones(3)), "cls"),
+    (lambda: _build(c=torch.tensor([1.0, float("nan"), 0.0, 0.0])), "cls"),
+    (lambda: _build(W_V=torch.ones(2, 3)), "W_V"),
+    (lambda: _build()(torch.ones(4, 5)), "X"),
+    (lambda: cls_population_loss(_build(), (2, 2)), "support"),
+    (lambda: cls_population_loss(_build(), (0, 6)), "support"),
+    (lambda: cls_population_loss(_build(), (0.7, 1.9)), "support"),
+    (lambda: cls_population_loss(_build(), (True, 2)), "support"),
+    (lambda: cls_population_loss(_build(), (0, False)), "support"),
+    (lambda: cls_step(_build(), (0, 1), -1.0), "lr"),
+    (lambda: all_inputs(17), "d"),
+]
 
 
-@pytest.mark.parametrize("support", [(0.7, 1.9), (True, 2), (0, False)])
-def test_non_integer_support_is_rejected(support):
-    model = CLSTransformer(*_model(6, 3, 2))
-    with pytest.raises(InputError, match="support"):
-        cls_population_loss(model, support)
-
-
-def test_integer_V_is_rejected():
-    V, WQ, WK, c = _model(6, 3, 2)
-    with pytest.raises(InputError, match="V must have dtype float64 or float32"):
-        CLSTransformer(V.round().to(torch.int64), WQ, WK, c)
+@pytest.mark.parametrize("call,name", BAD_CLS_CALLS, ids=[f"{i}-{n}" for i, (_, n) in enumerate(BAD_CLS_CALLS)])
+def test_bad_input_names_the_argument(call, name):
+    with pytest.raises(InputError, match="^" + re.escape(name) + " = "):
+        call()
 
 
 def test_factory_tensors_follow_the_model_dtype_and_device():

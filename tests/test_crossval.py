@@ -1,6 +1,7 @@
 """End-to-end cross-validation: a correct implementation agrees, a wrong one is caught and shrunk."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -133,6 +134,71 @@ def test_malformed_files(tmp_path, content, message):
         crossval_file(p)
     r = cli("crossval", "xor-file", str(p))
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def _file(tmp_path, **over):
+    """A claims file of one instance (d = 3), with fields of the instance overridden."""
+    inst = {"V": [[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]], "theta": [1.0, 2.0], "theta_tilde": [-1.0, 0.5],
+            "support": [0, 2], "loss": 0.5}
+    inst.update(over)
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps({"instances": [inst]}))
+    return path
+
+
+def _bad_file(**over):
+    return lambda tmp_path: crossval_file(_file(tmp_path, **over))
+
+
+def _one_based(tmp_path, support):
+    path = _file(tmp_path, support=support)
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(data, conventions={"index_base": 1})))
+    return crossval_file(path)
+
+
+def _never_called(*args):
+    raise AssertionError("the arguments are checked before the function is called")
+
+
+# (call on a temporary folder, the bad argument's name)
+BAD = [
+    (lambda _: XorConventions(array="jax"), "array"),
+    (lambda _: XorConventions(index_base=2), "index_base"),
+    (lambda _: XorConventions(index_base=1.0), "index_base"),
+    (lambda _: XorConventions(loss_scale=0.0), "loss_scale"),
+    (lambda _: XorConventions(loss_scale=float("inf")), "loss_scale"),
+    (lambda _: XorConventions(attention="relu"), "attention"),
+    (lambda _: ProfileConventions(values="+-"), "values"),
+    (lambda _: ProfileConventions(returns="sum"), "returns"),
+    (lambda _: crossval_xor(_never_called, kind="hessian"), "kind"),
+    (lambda _: crossval_xor(_never_called, max_examples=0), "max_examples"),
+    (lambda _: crossval_xor(_never_called, seed=1.5), "seed"),
+    (lambda _: crossval_profile_function(_never_called, max_N=17), "max_N"),
+    (lambda _: crossval_profile_function(_never_called, max_N=0), "max_N"),
+    (lambda _: crossval_profile_function(_never_called, max_examples=0), "max_examples"),
+    (lambda _: load_callable("justtext"), "target"),
+    (lambda _: load_callable(3), "target"),
+    (_bad_file(support=[0, 0]), "support"),
+    (_bad_file(support=[0, 3]), "support"),
+    (_bad_file(support=[0, 1, 2]), "support"),
+    (_bad_file(support=[0.0, 1]), "support[0]"),
+    (_bad_file(support=[0, True]), "support[1]"),
+    (_bad_file(support=5), "support"),
+    (lambda tmp_path: _one_based(tmp_path, [0, 2]), "support - 1"),
+    (_bad_file(attention="relu"), "attention"),
+    (_bad_file(theta=[1.0]), "theta"),
+]
+
+
+@pytest.mark.parametrize("call, name", BAD, ids=[f"{n}-{i}" for i, (_, n) in enumerate(BAD)])
+def test_bad_arguments_raise_input_error(tmp_path, call, name):
+    with pytest.raises(InputError, match=re.escape(name)):
+        call(tmp_path)
+
+
+def test_one_based_file_support(tmp_path):
+    assert _one_based(tmp_path, [1, 3]).examples == 1
 
 
 def test_profile_implementations():

@@ -1,9 +1,11 @@
-"""verify.derivation / verify.enumeration / verify.chain_rule: the moment rule, the derived
-expressions against the formulas of SPEC §2 (typed in here, as a regression check), the
-lambdified residual form used by the reference, and the checks' ability to fail."""
+"""verify.symbolic.derivation / .enumeration / .chain_rule: the moment rule, the derived
+expressions against the stated formulas of claims SX-1 and SX-2 (docs/claims.md, typed in here
+as a regression check), the lambdified residual form used by the reference, and the checks'
+ability to fail."""
 
 import itertools
 import random
+import re
 from collections import Counter
 from fractions import Fraction
 
@@ -77,7 +79,7 @@ def _residual_symbols():
 
 def test_derived_residual_form_is_the_documented_one():
     nu, nut, p, s, ua, ub, uta, utb = _residual_symbols()
-    # the formula in the docstring of verify.reference
+    # the formula in the docstring of verify.reference.population
     doc = (nu + nut + 2 * (ua * utb + ub * uta) + 2 * ua * nut + 4 * uta * p - 4 * ua * uta ** 2
            + 2 * utb * nu + 4 * ub * p - 4 * utb * ub ** 2 + nu * nut + 2 * p ** 2 - 2 * s)
     assert sp.expand(derive().residual_loss - doc) == 0
@@ -95,7 +97,7 @@ def test_residual_form_has_no_constant_or_linear_term():
 
 @pytest.mark.parametrize("form", ["residual", "gamma"])
 def test_lambdified_forms_match_exact_evaluation(form):
-    """The mpmath callables used by verify.reference equal the sympy expressions, evaluated
+    """The mpmath callables used by verify.reference.population equal the sympy expressions, evaluated
     exactly at random rationals (to 50 digits)."""
     loss, grad = form_lambdas(form)
     D = derive()
@@ -167,9 +169,21 @@ def test_checks_reject_wrong_residual_and_gradient():
     assert not bad_g.passed
 
 
-def test_enumeration_rejects_bad_d():
-    with pytest.raises(InputError, match=r"symbolic enumeration needs 2 <= d <= 10; got d = 11"):
-        enumerated_loss_poly(11, 0, 1)
+# (call, the bad argument's name)
+BAD = [
+    (lambda: enumerated_loss_poly(11, 0, 1), "d"),
+    (lambda: enumerated_loss_poly(1, 0, 1), "d"),
+    (lambda: enumerated_loss_poly(3, 1, 1), "(a, b)"),
+    (lambda: enumerated_loss_poly(3, 0, 3), "(a, b)"),
+    (lambda: derive_jacobian("relu"), "attention"),
+    (lambda: evaluate_exact(index_symbol("g") + 1, {}), "values"),
+]
+
+
+@pytest.mark.parametrize("call, name", BAD, ids=[f"{n}-{i}" for i, (_, n) in enumerate(BAD)])
+def test_bad_input_raises_input_error(call, name):
+    with pytest.raises(InputError, match=re.escape(name)):
+        call()
 
 
 def test_derivation_time_is_recorded():

@@ -1,6 +1,7 @@
 """verify.fits and verify.linear_bound: Wilson intervals, thresholds, log-log fits, bounds."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -8,7 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from numeric.validation import InputError
-from verify.experiments.fits import compare_fits, isotonic, m_star_from_cells, fit_polylog, fit_power, polylog_predict, threshold, wilson_interval
+from verify.experiments.records import SweepCell
+from verify.experiments.fits import (
+    compare_fits, fit_polylog, fit_power, isotonic, m_star_from_cells, parameter_table, polylog_predict,
+    threshold, wilson_interval,
+)
 from verify.reference.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, quadratic_form_loss
 
 
@@ -30,10 +35,37 @@ def test_wilson_contains_estimate(n, data):
     assert hi - lo < 1.0 if n >= 4 else True
 
 
-@pytest.mark.parametrize("args", [(3, 2), (-1, 5), (1, 0), (1.5, 3)])
-def test_wilson_bad_input(args):
-    with pytest.raises(InputError):
-        wilson_interval(*args)
+# (call, name of the argument the message must start with); each call is wrong in one argument
+BAD_STATISTICS_CALLS = [
+    (lambda: wilson_interval(3, 2), "successes"),
+    (lambda: wilson_interval(-1, 5), "successes"),
+    (lambda: wilson_interval(1, 0), "trials"),
+    (lambda: wilson_interval(1.5, 3), "successes"),
+    (lambda: wilson_interval(1, 3, confidence=1.0), "confidence"),
+    (lambda: wilson_interval(1, 3, z=-1.0), "z"),
+    (lambda: threshold([16, 8], [0.5, 0.6]), "grid"),
+    (lambda: threshold([], []), "grid"),
+    (lambda: threshold([8, 16], [0.5]), "rates"),
+    (lambda: threshold([8, 16], [0.5, 1.5]), "rates"),
+    (lambda: isotonic([0.1, 0.2], weights=[1, 0]), "weights"),
+    (lambda: fit_polylog([10], [1]), "d"),
+    (lambda: fit_polylog([10, 100], [1, 0]), "y"),
+    (lambda: fit_polylog([10, float("nan")], [1, 2]), "d"),
+    (lambda: fit_polylog([1, 10], [1, 2]), "d"),
+    (lambda: fit_power([10, 100], [1, 2, 3]), "y"),
+    (lambda: parameter_table({}, ds=(1,)), "ds[]"),
+    (lambda: erf_attention_loss_bound(1), "d"),
+    (lambda: linear_attention_loss_bound(np.ones((4, 4)), (0, 1)), "V"),  # m >= d
+    (lambda: linear_attention_loss_bound(np.ones((8, 2)), (1, 1)), "support"),
+    (lambda: linear_attention_loss_bound(np.full((8, 2), np.nan), (0, 1)), "V"),
+]
+
+
+@pytest.mark.parametrize("call,name", BAD_STATISTICS_CALLS,
+                         ids=[f"{i}-{n}" for i, (_, n) in enumerate(BAD_STATISTICS_CALLS)])
+def test_bad_input_names_the_argument(call, name):
+    with pytest.raises(InputError, match="^" + re.escape(name) + " = "):
+        call()
 
 
 def test_isotonic_pools_violators():
@@ -42,22 +74,23 @@ def test_isotonic_pools_violators():
     assert isotonic([0.2, 0.4]) == [0.2, 0.4]
 
 
+def _cell(d, m, rate, n_seeds=10):
+    k = round(rate * n_seeds)
+    return SweepCell(key={"d": d, "m": m}, d=d, m=m, n_seeds=n_seeds, support=(0, 1), lr=1.0,
+                     successes=k, successes_limit=k, rate=rate, rate_limit=rate,
+                     assignment_matches=k, median_loss=0.0, seconds=0.0,
+                     success_bits="1" * k + "0" * (n_seeds - k))
+
+
 def test_threshold_uses_monotone_fit():
     # a lucky cell (0.96) followed by a worse one is pooled: (0.96 + 0.90) / 2 < 0.95
     assert threshold([8, 16, 32, 64], [0.5, 0.96, 0.9, 0.97]) == 64
     assert threshold([8, 16, 32, 64], [0.5, 0.96, 0.97, 0.99]) == 16
     # an unlucky cell among good ones does not create a late threshold: pooled 0.955
     assert threshold([8, 16, 32, 64], [0.5, 0.97, 0.94, 0.99]) == 16
-    cells = [{"d": 10, "m": 4, "rate": 0.5, "n_seeds": 10}, {"d": 10, "m": 8, "rate": 1.0, "n_seeds": 10},
-             {"d": 20, "m": 8, "rate": 0.2, "n_seeds": 10}]
+    cells = [_cell(10, 4, 0.5), _cell(10, 8, 1.0), _cell(20, 8, 0.2)]
     assert m_star_from_cells(cells, 10) == 8 and m_star_from_cells(cells, 20) is None
     assert threshold([8, 16], [0.5, 0.6]) is None
-    with pytest.raises(InputError):
-        threshold([16, 8], [0.5, 0.6])
-    with pytest.raises(InputError):
-        threshold([8, 16], [0.5])
-    with pytest.raises(InputError):
-        threshold([8, 16], [0.5, 1.5])
 
 
 def test_fits_recover_exact_laws():
@@ -70,13 +103,6 @@ def test_fits_recover_exact_laws():
     assert abs(pw.exponent - 0.4) < 1e-10 and abs(pw.coef - 3.0) < 1e-9
     assert compare_fits(d, y)["winner"] == "polylog"
     assert compare_fits(d, 3.0 * d**0.4)["winner"] == "power"
-
-
-@pytest.mark.parametrize("d,y", [([10], [1]), ([10, 100], [1, 0]), ([10, float("nan")], [1, 2]),
-                                 ([1, 10], [1, 2])])
-def test_fit_bad_input(d, y):
-    with pytest.raises(InputError):
-        fit_polylog(d, y)
 
 
 def test_quadratic_form_matches_closed_form():
@@ -106,13 +132,5 @@ def test_linear_bound_is_a_lower_bound():
     assert linear_attention_loss_bound(V2, (0, 1))["bound"] < bound
 
 
-def test_erf_bound_and_bad_input():
+def test_erf_bound():
     assert erf_attention_loss_bound(10) == (1 - 2 / 100) ** 2
-    with pytest.raises(InputError):
-        erf_attention_loss_bound(1)
-    with pytest.raises(InputError):
-        linear_attention_loss_bound(np.ones((4, 4)), (0, 1))  # m >= d
-    with pytest.raises(InputError):
-        linear_attention_loss_bound(np.ones((8, 2)), (1, 1))
-    with pytest.raises(InputError):
-        linear_attention_loss_bound(np.full((8, 2), np.nan), (0, 1))

@@ -1,5 +1,6 @@
-"""verify.latex and `boolverify derive`: generated LaTeX, compilation, missing pdflatex."""
+"""verify.symbolic.latex and `boolverify derive`: generated LaTeX, compilation, missing pdflatex."""
 
+import re
 import shutil
 
 import pytest
@@ -83,9 +84,14 @@ def test_bad_out_and_missing_file(tmp_path, capsys):
     assert main(["derive", "--out", str(tmp_path / "d.txt")]) == 2
     assert "expected a file name ending in .tex" in capsys.readouterr().err
     if shutil.which("pdflatex"):
-        with pytest.raises(InputError, match=r"no such file to compile"):
+        with pytest.raises(InputError, match=re.escape("tex_path")):
             compile_pdf(tmp_path / "missing.tex")
 
+
+def test_missing_tex_file_names_the_argument(tmp_path, monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/pdflatex")  # never run
+    with pytest.raises(InputError, match=re.escape("tex_path")):
+        compile_pdf(tmp_path / "missing.tex")
 
 
 def test_derive_exits_1_when_an_enumeration_check_fails(tmp_path, monkeypatch, capsys):

@@ -1,6 +1,7 @@
 """Unit tests of verify.symbolic.profile_proofs: the per-weight lemma, the proofs can fail,
-exact random-function facts, Wilson intervals, bad input."""
+exact random-function facts (verify.reference.random_functions), Wilson intervals, bad input."""
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -12,10 +13,11 @@ from numeric.validation import InputError
 from verify.experiments.random_function_sampling import monte_carlo_K0
 from verify.experiments.statistics import wilson_interval
 from verify.reference.random_functions import (
-    enumerate_random_functions, expected_K0, poisson_limit, variance_K0, variance_K0_claim,
+    N_SYMBOL, enumerate_random_functions, expected_K0, poisson_limit, variance_K0, variance_K0_claim,
 )
 from verify.symbolic.profile_proofs import (
-    _N, Case, _prove, formula_profile, majority_claim, prove_majority, weight_sensitivity,
+    Case, formula_profile, majority_claim, prove_by_weights, prove_majority, prove_parity,
+    weight_sensitivity,
 )
 
 
@@ -56,18 +58,18 @@ def test_a_wrong_claim_makes_the_proof_fail():
     wrong[0] = 2 ** N - sp.binomial(N, m)  # drops the C(2m, m+1) term
     cases = [Case(sp.Integer(0), m, from_top=True), Case(m, sp.Integer(1)), Case(m + 1, sp.Integer(1)),
              Case(m + 2, N + 1 - (m + 2))]
-    bad = _prove("majority", "even", N, N, g, cases, wrong)
+    bad = prove_by_weights("majority", "even", N, N, g, cases, wrong)
     assert not bad.holds
     assert [c for c, ok in bad.checks if not ok][0].startswith("K_{0}")
     # cases that do not tile 0..N are caught too
-    gap = _prove("majority", "even", N, N, g, cases[:1] + cases[2:], majority_claim(N))
+    gap = prove_by_weights("majority", "even", N, N, g, cases[:1] + cases[2:], majority_claim(N))
     assert not gap.holds
 
 
 def test_random_function_moments():
     assert expected_K0() == 1
     assert sp.simplify(variance_K0() - variance_K0_claim()) == 0
-    assert variance_K0(1) == 1 and variance_K0_claim(_N).subs(_N, 4) == sp.Rational(25, 16)
+    assert variance_K0(1) == 1 and variance_K0_claim(N_SYMBOL).subs(N_SYMBOL, 4) == sp.Rational(25, 16)
 
 
 def test_enumeration_literal_values():
@@ -95,25 +97,35 @@ def test_poisson_limit_digits():
     assert poisson_limit(20) == "0.6321205588285576784"  # nstr drops the trailing 0 of ...7840
 
 
-@pytest.mark.parametrize(
-    "call, match",
-    [
-        (lambda: enumerate_random_functions(5), "1 <= N <= 4"),
-        (lambda: wilson_interval(3, 2), "successes"),
-        (lambda: wilson_interval(1, 0), "positive number"),
-        (lambda: wilson_interval(1, 2, z=float("nan")), "z"),
-        (lambda: monte_carlo_K0(0, 10), "1 <= N <= 20"),
-        (lambda: monte_carlo_K0(4, 0), "samples"),
-        (lambda: monte_carlo_K0(4, 10, seed=-1), "seed"),
-        (lambda: poisson_limit(0), "dps"),
-        (lambda: formula_profile("majority", 1), "N >= 2"),
-        (lambda: formula_profile("sparse_parity", 4, k=5), "1 <= k <= N"),
-        (lambda: formula_profile("xor", 4), "no profile formula"),
-        (lambda: prove_majority("general"), "even"),
-    ],
-)
-def test_bad_input(call, match):
-    with pytest.raises(InputError, match=match):
+# (call, the bad argument's name)
+BAD = [
+    (lambda: enumerate_random_functions(5), "N"),
+    (lambda: enumerate_random_functions(0), "N"),
+    (lambda: enumerate_random_functions(2.0), "N"),
+    (lambda: wilson_interval(3, 2), "successes"),
+    (lambda: wilson_interval(1, 0), "trials"),
+    (lambda: wilson_interval(1, 2, z=float("nan")), "z"),
+    (lambda: monte_carlo_K0(0, 10), "N"),
+    (lambda: monte_carlo_K0(4, 0), "samples"),
+    (lambda: monte_carlo_K0(4, 10, seed=-1), "seed"),
+    (lambda: poisson_limit(0), "dps"),
+    (lambda: poisson_limit(10001), "dps"),
+    (lambda: poisson_limit(True), "dps"),
+    (lambda: formula_profile("majority", 1), "N"),
+    (lambda: formula_profile("parity", 0), "N"),
+    (lambda: formula_profile("parity", 4.0), "N"),
+    (lambda: formula_profile("sparse_parity", 4, k=5), "k"),
+    (lambda: formula_profile("sparse_parity", 4), "k"),
+    (lambda: formula_profile("xor", 4), "name"),
+    (lambda: prove_majority("general"), "form"),
+    (lambda: prove_majority("odd "), "form"),
+    (lambda: prove_parity("foo"), "form"),
+]
+
+
+@pytest.mark.parametrize("call, name", BAD, ids=[f"{n}-{i}" for i, (_, n) in enumerate(BAD)])
+def test_bad_input(call, name):
+    with pytest.raises(InputError, match=re.escape(name)):
         call()
 
 

@@ -1,12 +1,14 @@
-"""numeric.sweep: determinism, batching independence, resumability, progress, bad input."""
+"""verify.experiments.xor_sweeps: determinism, batching independence, resumability, progress, bad input."""
 
 import json
+import re
 
 import pytest
 import torch
 
 from numeric import xor
 from verify.experiments.attention_comparison import compare, train
+from verify.experiments.records import AttentionComparison
 from verify.experiments.xor_sweeps import instance_seed, load_results, make_instances, run_samples, run_sweep
 from numeric.validation import InputError
 
@@ -24,8 +26,8 @@ def test_sweep_chunking_gives_same_cells():
     a = run_sweep([40, 80], [4, 16], 12)
     b = run_sweep([40, 80], [4, 16], 12, max_elems=40 * 16 * 5)  # forces several chunks
     for x, y in zip(a, b):
-        assert x["success_bits"] == y["success_bits"]
-        assert x["successes_limit"] == y["successes_limit"]
+        assert x.success_bits == y.success_bits
+        assert x.successes_limit == y.successes_limit
 
 
 def test_sweep_is_resumable_and_reports_progress(tmp_path, monkeypatch):
@@ -38,7 +40,7 @@ def test_sweep_is_resumable_and_reports_progress(tmp_path, monkeypatch):
     # A rerun must not recompute: make the engine explode if it is called.
     monkeypatch.setattr(xor, "one_step", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("recomputed")))
     again = run_sweep([30], [4, 8], 5, out=out)
-    assert [c["success_bits"] for c in again] == [c["success_bits"] for c in cells]
+    assert [c.success_bits for c in again] == [c.success_bits for c in cells]
     # A new cell is computed and appended; the old ones stay.
     monkeypatch.undo()
     run_sweep([30], [4, 8, 16], 5, out=out)
@@ -65,8 +67,8 @@ def test_interrupted_sweep_keeps_completed_cells(tmp_path, monkeypatch):
 
 def test_samples_cells():
     s = run_samples([20], {20: [10, 40]}, 8, 4)
-    assert [c["n"] for c in s] == [10, 40] and all(0 <= c["rate"] <= 1 for c in s)
-    assert all(c["both_successes"] <= min(c["successes"], c["population_successes"]) for c in s)
+    assert [c.n for c in s] == [10, 40] and all(0 <= c.rate <= 1 for c in s)
+    assert all(c.both_successes <= min(c.successes, c.population_successes) for c in s)
 
 
 def test_train_gd_decreases_loss_and_adam_runs():
@@ -83,18 +85,25 @@ def test_train_gd_decreases_loss_and_adam_runs():
 def test_compare_shapes():
     res = compare(40, 4, 3, steps=4, gd_lrs=(10.0,), adam_lrs=(0.1,), record_every=2)
     for att in ("softmax", "linear", "erf"):
-        assert set(res[att]) == {"one_step", "gd", "adam"}
-        assert len(res[att]["gd"]["curve_median"]) == 3
+        assert set(res.results[att]) == {"one_step", "gd", "adam"}
+        assert len(res.results[att]["gd"]["curve_median"]) == 3
+    assert AttentionComparison.from_dict(res.as_dict()) == res
 
 
-@pytest.mark.parametrize("kw", [dict(ds=[1]), dict(ms=[0]), dict(n_seeds=0), dict(eps=1.5),
-                                dict(eps=0.5), dict(eps=0.7), dict(eps=True), dict(eps="0.1"),
-                                dict(c=-1.0), dict(ds=[10, 10]), dict(seeds_for_d={10: 0})])
-def test_sweep_bad_input(kw):
-    args = dict(ds=[10], ms=[2], n_seeds=2)
-    args.update(kw)
-    with pytest.raises(InputError, match="eps = .*expected a number with 0 < eps < 0.5"
-                       if "eps" in kw else None):
+BAD_SWEEP_ARGS = [
+    # (override, name of the argument the message must start with)
+    (dict(ds=[1]), "ds"), (dict(ds=[10, 10]), "ds"), (dict(ms=[0]), "ms"),
+    (dict(n_seeds=0), "n_seeds"), (dict(eps=1.5), "eps"), (dict(eps=0.5), "eps"),
+    (dict(eps=0.7), "eps"), (dict(eps=True), "eps"), (dict(eps="0.1"), "eps"),
+    (dict(c=-1.0), "c"), (dict(c=float("inf")), "c"), (dict(seeds_for_d={10: 0}), "seeds_for_d[10]"),
+    (dict(device="tpu"), "device"),
+]
+
+
+@pytest.mark.parametrize("over,name", BAD_SWEEP_ARGS, ids=[f"{n}-{v!r}" for o, n in BAD_SWEEP_ARGS for v in o.values()])
+def test_sweep_bad_input(over, name):
+    args = {**dict(ds=[10], ms=[2], n_seeds=2), **over}
+    with pytest.raises(InputError, match="^" + re.escape(name) + r"[ \[]"):
         run_sweep(args.pop("ds"), args.pop("ms"), args.pop("n_seeds"), **args)
 
 
@@ -122,15 +131,15 @@ def test_sample_blocks_average_to_the_full_gradient():
     # blocks of samples (max_elems small) must give the same cells as one block
     a = run_samples([12], {12: [3000]}, 8, 6)
     b = run_samples([12], {12: [3000]}, 8, 6, max_elems=12 * 700)
-    assert a[0]["successes"] >= 2  # not vacuous
-    assert a[0]["successes"] == b[0]["successes"] and a[0]["both_successes"] == b[0]["both_successes"]
+    assert a[0].successes >= 2  # not vacuous
+    assert a[0].successes == b[0].successes and a[0].both_successes == b[0].both_successes
 
 
 def test_sweep_device_argument_gives_the_same_cells_on_cpu():
     a = run_sweep([64], [8], 12)
     b = run_sweep([64], [8], 12, device="cpu")
-    assert a[0]["success_bits"] == b[0]["success_bits"] and a[0]["median_loss"] == b[0]["median_loss"]
-    with pytest.raises(InputError, match="device 'tpu'"):
+    assert a[0].success_bits == b[0].success_bits and a[0].median_loss == b[0].median_loss
+    with pytest.raises(InputError, match="^device = 'tpu'"):
         run_sweep([64], [8], 2, device="tpu")
 
 
@@ -138,7 +147,7 @@ def test_sweep_device_argument_gives_the_same_cells_on_cpu():
 def test_sweep_and_samples_on_cuda_match_cpu():
     # instances are drawn on the CPU, so the same seeds give the same success pattern
     a, b = run_sweep([256], [16], 32), run_sweep([256], [16], 32, device="cuda")
-    assert a[0]["success_bits"] == b[0]["success_bits"]
+    assert a[0].success_bits == b[0].success_bits
     c = run_samples([16], {16: [1024]}, 8, 8)
     d = run_samples([16], {16: [1024]}, 8, 8, device="cuda")
-    assert c[0]["successes"] == d[0]["successes"]
+    assert c[0].successes == d[0].successes

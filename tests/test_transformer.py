@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -198,55 +199,55 @@ def test_seed_reproducible_and_distinct():
 
 
 # -- bad input ---------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "kw, match",
-    [
-        (dict(eps=-1e-3), "eps"),
-        (dict(eps=float("nan")), "eps"),
-        (dict(D=10, H=3), "divisible"),
-        (dict(L=0), "L"),
-        (dict(F=0), "F"),
-        (dict(N_max=0), "N_max"),
-        (dict(D=2.5), "D"),
-        (dict(D=1, H=1), "D = 1 must be >= 2"),
-    ],
-)
-def test_config_errors(kw, match):
-    with pytest.raises(InputError, match=match):
-        TransformerConfig(**kw)
+_SMALL = dict(D=4, L=1, H=1)
 
 
-def test_unknown_init_and_bad_scales():
-    model = BooleanTransformer(TransformerConfig(D=4, L=1, H=1))
-    with pytest.raises(InputError, match="unknown init scheme 'kaiming'"):
-        initialize_(model, "kaiming")
-    with pytest.raises(InputError, match="B"):
-        initialize_(model, "uniform", B=0)
-    with pytest.raises(InputError, match="sigma"):
-        initialize_(model, "gaussian", sigma=float("inf"))
-    with pytest.raises(InputError, match="BooleanTransformer"):
-        initialize_(torch.nn.Linear(2, 2), "uniform")
-    with pytest.raises(InputError, match="seed"):
-        random_model(None, "uniform", 1.5)
+def _evaluate_all_on(N_max, N, **kw):
+    return evaluate_all(random_model(TransformerConfig(**_SMALL, N_max=N_max), "uniform", 0), N, **kw)
 
 
-def test_input_errors():
-    model = random_model(TransformerConfig(D=4, L=1, H=1, N_max=6), "uniform", 0)
-    with pytest.raises(InputError, match="N_max"):
-        model(torch.zeros(7, dtype=torch.long))
-    with pytest.raises(InputError, match="bits 0 and 1"):
-        model(torch.tensor([0, 2, 1]))
-    with pytest.raises(InputError, match="NaN"):
-        model(torch.tensor([0.0, float("nan")]))
-    with pytest.raises(InputError, match="N = 0"):
-        evaluate_all(model, 0)
-    with pytest.raises(InputError, match="N_max"):
-        evaluate_all(model, 7)
-    big = random_model(TransformerConfig(D=4, L=1, H=1, N_max=40), "uniform", 0)
+def _forward(x):
+    return random_model(TransformerConfig(**_SMALL, N_max=6), "uniform", 0)(x)
+
+
+# (call, name of the argument the message must start with); each call is wrong in one argument
+BAD_TRANSFORMER_CALLS = [
+    (lambda: TransformerConfig(eps=-1e-3), "eps"),
+    (lambda: TransformerConfig(eps=float("nan")), "eps"),
+    (lambda: TransformerConfig(D=10, H=3), "H"),
+    (lambda: TransformerConfig(L=0), "L"),
+    (lambda: TransformerConfig(F=0), "F"),
+    (lambda: TransformerConfig(N_max=0), "N_max"),
+    (lambda: TransformerConfig(D=2.5), "D"),
+    (lambda: TransformerConfig(D=1, H=1), "D"),
+    (lambda: initialize_(BooleanTransformer(TransformerConfig(**_SMALL)), "kaiming"), "scheme"),
+    (lambda: initialize_(BooleanTransformer(TransformerConfig(**_SMALL)), "uniform", B=0), "B"),
+    (lambda: initialize_(BooleanTransformer(TransformerConfig(**_SMALL)), "gaussian",
+                         sigma=float("inf")), "sigma"),
+    (lambda: initialize_(torch.nn.Linear(2, 2), "uniform"), "model"),
+    (lambda: random_model(None, "uniform", 1.5), "seed"),
+    (lambda: _forward(torch.zeros(7, dtype=torch.long)), "x"),
+    (lambda: _forward(torch.tensor([0, 2, 1])), "x"),
+    (lambda: _forward(torch.tensor([0.0, float("nan")])), "x"),
+    (lambda: _evaluate_all_on(6, 0), "N"),
+    (lambda: _evaluate_all_on(6, 7), "N"),
+    (lambda: _evaluate_all_on(40, 25), "N"),
+    (lambda: _evaluate_all_on(6, 3, chunk=0), "chunk"),
+]
+
+
+@pytest.mark.parametrize("call,name", BAD_TRANSFORMER_CALLS,
+                         ids=[f"{i}-{n}" for i, (_, n) in enumerate(BAD_TRANSFORMER_CALLS)])
+def test_bad_input_raises_input_error_naming_the_argument(call, name):
+    with pytest.raises(InputError, match="^" + re.escape(name) + " = "):
+        call()
+
+
+def test_limit_messages_say_which_limit():
     with pytest.raises(InputError, match="enumeration limit"):
-        evaluate_all(big, 25)
-    with pytest.raises(InputError, match="chunk"):
-        evaluate_all(model, 3, chunk=0)
+        _evaluate_all_on(40, 25)
+    with pytest.raises(InputError, match="divisible"):
+        TransformerConfig(D=10, H=3)
 
 
 def test_zero_variance_everywhere_names_first_layer_norm():

@@ -53,7 +53,7 @@ def ref_dps(V, th, tt):
     The reference evaluates w = gamma * (g - (gamma . g)) with working precision dps + 15; when
     a head puts weight 1 - c on one position with c = e^{-gap} below 10^-(dps + 15), that
     difference vanishes at every precision it tries (and both evaluations agree), so it
-    returns a wrong gradient (reported to the lead). Asking for gap / ln 10 more digits keeps
+    would return a wrong gradient. Asking for gap / ln 10 more digits keeps
     it exact; the loss needs no more (its residuals are sums of positive terms).
     """
     gaps = []

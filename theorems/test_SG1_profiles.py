@@ -1,5 +1,5 @@
 """SG-1: exact sensitivity profiles of PARITY, sparse parity, FIRST, DICTATOR and strict
-MAJORITY (as formalised in boolverify, SPEC §3).
+MAJORITY (as formalised in boolverify, docs/claims.md#sg-1).
 
 Two independent checks: a sympy proof for all N (symbolic N, N = 2m and N = 2m + 1) built
 from a sum over Hamming weights (verify.symbolic.profile_proofs), and exact enumeration of all
@@ -56,7 +56,7 @@ def test_symbolic_profiles_for_all_N(evidence):
 
 @pytest.mark.claim("SG-1")
 def test_majority_literal_and_K0_fraction(evidence):
-    # the SPEC example, from the proof and from enumeration
+    # N = 10: K_0 = 2^10 - C(11, 6) = 562, from the proof and from enumeration
     assert formula_profile("majority", 10) == {0: 562, 5: 252, 6: 210}
     assert _as_dict(profile(truth_table("majority", 10))) == {0: 562, 5: 252, 6: 210}
     # K_0 / 2^N -> 1: exact values from the proved formula

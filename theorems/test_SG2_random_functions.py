@@ -1,5 +1,5 @@
 """SG-2: a uniformly random Boolean function has E[K_0] = 1 and P(K_0 >= 1) near 1 - 1/e
-(as formalised in boolverify, SPEC §3).
+(as formalised in boolverify, docs/claims.md#sg-2).
 
 Exact: E[K_0] = 1 and Var[K_0] = 1 + (N+2)(N-1)/2^(N+1) derived with sympy for symbolic N and
 checked against the enumeration of all 2^(2^N) functions for N <= 4 (which also gives

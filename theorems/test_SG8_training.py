@@ -3,7 +3,7 @@
 MAJORITY is learned reliably, FIRST at moderate N, PARITY fails as N grows, and the trained
 models' sensitivity profiles stay skewed to low sensitivity.
 
-Setup: :func:`numeric.train.train` with its defaults (D = 16, L = 2, H = 2, eps = 1e-5,
+Setup: :func:`verify.experiments.training.train` with its defaults (D = 16, L = 2, H = 2, eps = 1e-5,
 Xavier-uniform init, AdamW lr 3e-3, weight decay 0.01, batch 128, logistic loss); float32 in
 the fast version (half the time), float64 in the full one.
 Accuracy and profiles are exact over all 2^N strings (N <= 20) or sampled with 95% intervals.
@@ -30,6 +30,7 @@ import functools
 
 import pytest
 
+from numeric.vocabulary import TRAINING_TARGETS
 from verify.experiments.training import train
 
 SEEDS = (0, 1)
@@ -117,9 +118,9 @@ def _full(target, N, seed):
 
 @pytest.mark.slow
 @pytest.mark.claim("SG-8")
-@pytest.mark.parametrize("target", ["majority", "first", "parity"])
+@pytest.mark.parametrize("target", TRAINING_TARGETS)
 def test_full_sweep(target, evidence):
-    """N in {8, 16, 24}, seeds 0-2, the defaults of numeric.train.train (the runs of
+    """N in {8, 16, 24}, seeds 0-2, the defaults of verify.experiments.training.train (the runs of
     docs/data/sg8_training.json). Measured: MAJORITY and FIRST 1.0 everywhere (N = 24: Wilson
     lower bound 0.9998 on 16384 strings); PARITY 0.83-1.0 at N = 8, 0.479-0.500 at N = 16,
     0.4986-0.5001 at N = 24 (upper bounds <= 0.508); PARITY-trained as <= 0.67, K_0/2^N >= 0.90."""

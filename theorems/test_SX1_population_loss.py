@@ -2,7 +2,7 @@
 
     L = |g|^2 |g~|^2 + 2 (g.g~)^2 - 2 sum_i g_i^2 g~_i^2 - 2 (g_a g~_b + g_b g~_a) + 1,
 
-derived by sympy from the Rademacher moment rules (verify.derivation) equals exhaustive
+derived by sympy from the Rademacher moment rules (verify.symbolic.derivation) equals exhaustive
 enumeration of {±1}^d exactly; so does the residual form near a solution; the 50-digit mpmath
 reference equals enumeration to < 1e-40. Wrong closed forms are rejected by the same checks.
 """
@@ -116,7 +116,7 @@ def test_closed_form_full_sweep(evidence):
 
 
 # --------------------------------------------------------------------------------------------
-# torch engine (issue 3): numeric.xor.population_loss against the 50-digit reference above.
+# torch engine: numeric.xor.population_loss against the 50-digit reference above.
 
 import torch  # noqa: E402
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
@@ -125,6 +125,7 @@ from hypothesis import strategies as st  # noqa: E402
 from numeric import xor as nx  # noqa: E402
 from numeric.attention import attention_weights  # noqa: E402
 from numeric.xor_forms import closed_form_loss  # noqa: E402
+from numeric.vocabulary import ATTENTIONS  # noqa: E402
 from verify.common.tolerances import assert_close  # noqa: E402
 
 _UNDERFLOW = 1e-280  # below float64's normal range no relative accuracy is possible
@@ -175,7 +176,7 @@ def test_torch_population_loss_equals_50_digit_reference(evidence):
               suppress_health_check=[HealthCheck.too_slow])
     @given(d=st.integers(2, 12), m=st.integers(1, 8), seed=st.integers(0, 2**31 - 1),
            log_norm=st.floats(-2, 3), steps_c=st.sampled_from([None, 1.0, 10.0, 100.0]),
-           attention=st.sampled_from(["softmax", "linear", "erf"]), data=st.data())
+           attention=st.sampled_from(ATTENTIONS), data=st.data())
     @example(d=2, m=2, seed=1, log_norm=0.0, steps_c=100.0, attention="softmax", data=None)
     def prop(d, m, seed, log_norm, steps_c, attention, data):
         a = data.draw(st.integers(0, d - 1)) if data is not None else 0

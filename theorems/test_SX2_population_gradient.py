@@ -101,7 +101,7 @@ def test_gradient_full_sweep(evidence):
 
 
 # --------------------------------------------------------------------------------------------
-# torch engine (issue 3): numeric.xor.population_grad (closed form, no autograd) against the
+# torch engine: numeric.xor.population_grad (closed form, no autograd) against the
 # 50-digit reference above, against autograd through the loss, and under gradcheck.
 
 import torch  # noqa: E402
@@ -130,7 +130,7 @@ def _torch_grad_instances():
         V = nx.sample_embeddings(d, m, generator=g)
         th = torch.randn(m, generator=g, dtype=torch.float64) * 2
         tt = torch.randn(m, generator=g, dtype=torch.float64) * 2
-        for att in ("softmax", "linear", "erf"):
+        for att in ATTENTIONS:
             out.append((V, th, tt, (d - 1, 0), att))
     for seed in (0, 1, 4, 7):
         V = nx.sample_embeddings(12, 8, generator=torch.Generator().manual_seed(seed))
@@ -185,7 +185,7 @@ def test_torch_population_grad_equals_reference_autograd_and_gradcheck(evidence)
             return up[..., None] * g, up[..., None] * gt, None, None
 
     checked = []
-    for att in ("softmax", "linear", "erf"):
+    for att in ATTENTIONS:
         gen = torch.Generator().manual_seed(11)
         V = nx.sample_embeddings(6, 4, batch_shape=(2,), generator=gen)
         th = (torch.randn(2, 4, generator=gen, dtype=torch.float64) * 1.5).requires_grad_()

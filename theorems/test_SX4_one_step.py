@@ -23,10 +23,10 @@ def _summary(cells, ds):
     for d in ds:
         ms = m_star_from_cells(cells, d)
         ml = m_star_from_cells(cells, d, key="rate_limit")
-        cell = next((c for c in cells if c["d"] == d and c["m"] == ms), None)
-        ci = wilson_interval(cell["successes"], cell["n_seeds"]) if cell else None
-        out[d] = {"m_star": ms, "m_star_limit": ml, "rate_at_m_star": cell and cell["rate"],
-                  "wilson_at_m_star": ci, "seeds": cell and cell["n_seeds"]}
+        cell = next((c for c in cells if c.d == d and c.m == ms), None)
+        ci = wilson_interval(cell.successes, cell.n_seeds) if cell else None
+        out[d] = {"m_star": ms, "m_star_limit": ml, "rate_at_m_star": cell and cell.rate,
+                  "wilson_at_m_star": ci, "seeds": cell and cell.n_seeds}
     return out
 
 
@@ -34,13 +34,13 @@ def test_one_step_fast(evidence):
     cells = list(fast_cells(1000, 200)) + list(fast_cells(10000, 60))
     s = _summary(cells, [1000, 10000])
     evidence["summary"] = {str(d): v for d, v in s.items()}
-    evidence["rates"] = {f"{c['d']},{c['m']}": c["rate"] for c in cells}
+    evidence["rates"] = {f"{c.d},{c.m}": c.rate for c in cells}
     for d in (1000, 10000):
         # the threshold exists on the grid, far below d
         assert s[d]["m_star"] is not None and s[d]["m_star"] <= 64
         assert s[d]["m_star_limit"] is not None and s[d]["m_star_limit"] <= 64
         # and the step does fail for m too small: the threshold is not an artefact of the grid
-        assert next(c["rate"] for c in cells if c["d"] == d and c["m"] == 8) < 0.9
+        assert next(c.rate for c in cells if c.d == d and c.m == 8) < 0.9
     # 10x larger d: a power law d^alpha with alpha >= 0.3 would need m* to grow by 10^0.3 ~ 2x
     growth = s[10000]["m_star"] / s[1000]["m_star"]
     evidence["growth_1e3_to_1e4"] = growth

@@ -27,8 +27,8 @@ D, M = 1000, 32
 
 
 def _assert_comparison(res, evidence):
-    sm = res["softmax"]["one_step"]
-    n = res["config"]["n_seeds"]
+    sm = res.results["softmax"]["one_step"]
+    n = res.config["n_seeds"]
     k = round(sm["frac_below_1e-6"] * n)
     lo, hi = wilson_interval(k, n)
     evidence["softmax_one_step_frac_below_1e-6"] = sm["frac_below_1e-6"]
@@ -38,11 +38,11 @@ def _assert_comparison(res, evidence):
     # and the point estimate must be close (the full run measures 0.945 over 400 seeds)
     assert hi >= 0.95 and sm["frac_below_1e-6"] >= 0.9
     for att in ("linear", "erf"):
-        one = res[att]["one_step"]
+        one = res.results[att]["one_step"]
         evidence[f"{att}_one_step_median_loss"] = one["median_loss"]
         assert one["success_rate"] == 0.0 and one["median_loss"] > 0.9
         for opt in ("gd", "adam"):
-            r = res[att][opt]
+            r = res.results[att][opt]
             evidence[f"{att}_{opt}_min_final_loss"] = r["min_final_loss"]
             evidence[f"{att}_{opt}_lr"] = r["lr"]
             assert math.isfinite(r["min_final_loss"])  # a diverged run proves nothing

@@ -14,12 +14,13 @@ The seed's "empirically O(d)" is NOT asserted: at fixed m the measured exponent 
 """
 
 import math
-import os
 
 import pytest
 
-from verify.experiments.xor_sweeps import run_samples
 from verify.experiments.fits import fit_power, m_star_from_cells
+from verify.experiments.plans import (
+    SAMPLES_FAST_DS, SAMPLES_FULL, fast_samples_cells, full_samples_cells,
+)
 
 pytestmark = pytest.mark.claim("SX-6")
 
@@ -33,13 +34,12 @@ def _nstar(cells, ds):
 
 
 def test_sample_complexity_fast(evidence):
-    ds = [16, 32]
-    ks = (2, 4, 8, 16, 32, 64)
-    cells = run_samples(ds, {d: [k * d * d for k in ks] for d in ds}, 32, 30)
+    ds = list(SAMPLES_FAST_DS)
+    cells = fast_samples_cells()
     ns = _nstar(cells, ds)
     evidence["n_star"] = {str(d): v for d, v in ns.items()}
     evidence["level"] = LEVEL
-    evidence["rates_given_population"] = {f"{c['d']},{c['n']}": c["rate_given_population"] for c in cells}
+    evidence["rates_given_population"] = {f"{c.d},{c.n}": c.rate_given_population for c in cells}
     assert all(v is not None for v in ns.values())
     # too few samples fail: the threshold is not at the bottom of the grid
     assert all(ns[d] > 2 * d * d for d in ds)
@@ -50,13 +50,8 @@ def test_sample_complexity_fast(evidence):
 
 @pytest.mark.slow
 def test_sample_complexity_full(evidence, tmp_path):
-    out = os.environ.get("BOOLVERIFY_XOR_SAMPLES_FILE") or tmp_path / "samples.json"
-    plan = [(16, (1, 2, 4, 8, 16, 32, 64), 40), (32, (2, 4, 8, 16, 32, 64), 40),
-            (64, (4, 8, 16, 32, 64), 40), (128, (16, 32, 64), 20)]
-    cells = []
-    for d, ks, S in plan:
-        cells += run_samples([d], {d: [k * d * d for k in ks]}, 32, S, out=out)
-    ds = [p[0] for p in plan]
+    cells = full_samples_cells(tmp_path)
+    ds = [row[0] for row in SAMPLES_FULL]
     ns = _nstar(cells, ds)
     known = [d for d in ds if ns[d] is not None]
     evidence["n_star"] = {str(d): v for d, v in ns.items()}

@@ -16,7 +16,7 @@ def _check(d, m, n_seeds, evidence):
     a, b = cell_support(d, 1, m)
     V, th0, tt0 = make_instances(d, m, list(range(n_seeds)))
     g, gt = xor.population_grad(V, th0, tt0, (a, b))
-    pred = torch.sign(((V[:, a] - V[:, b]) * th0).sum(-1))  # +1: head 1 <-> a
+    pred = xor.predicted_assignment(V, th0, (a, b))  # +1: head 1 <-> a
     amb = torch.ones(d, dtype=torch.bool)
     amb[[a, b]] = False
     ratios, order_ok = [], []

@@ -4,13 +4,17 @@ Each command group lives in ``verify/cli/<group>.py`` and exposes
 ``register(subparsers)``; its handler is stored as ``func`` on the parsed namespace and
 imports the heavy modules (torch, sympy) only when it runs.
 
-Bad input (:class:`verify.errors.InputError`) prints one line and exits 2, with no traceback.
-Ctrl-C exits 130; writers in :mod:`verify.io` leave no half-written file behind.
+Bad input (:class:`numeric.validation.InputError`; option checks use the helpers of
+:mod:`numeric.validation` with the option's spelling as the name) prints one line and exits 2,
+with no traceback; so do argparse's own usage errors, also when :func:`main` is called in-process.
+Ctrl-C exits 130, also during start-up; the writers of :mod:`verify.common.atomic_io` leave no
+half-written file behind.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 from numeric.validation import InputError
@@ -38,13 +42,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+def check_figure_option(path, name="--figure"):
+    """A figure file name whose suffix gives a format :mod:`verify.common.atomic_io` can write,
+    checked before any work; the message names the option. Returns ``path``."""
+    from pathlib import Path
+
+    from verify.common.atomic_io import FIGURE_SUFFIXES
+
+    if Path(path).suffix.lower() not in FIGURE_SUFFIXES:
+        raise InputError(f"{name} = {str(path)!r}: expected a file name ending in "
+                         f"{', '.join(FIGURE_SUFFIXES)}")
+    return path
+
+
+@contextlib.contextmanager
+def writing(path, name):
+    """Around the write of an output option's file: an :class:`InputError` of the writer
+    (a directory, a folder that cannot be created) is re-raised naming the option."""
     try:
+        yield path
+    except InputError as exc:
+        raise InputError(f"{name} = {str(path)!r}: expected a file name that can be written ({exc})") from None
+
+
+def main(argv=None) -> int:
+    try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # usage errors (already printed) and --help
+            return 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 2
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
         rc = args.func(args)
     except InputError as exc:
         print(f"boolverify: error: {exc}", file=sys.stderr)

@@ -1,6 +1,17 @@
-"""`boolverify check`: run every claim in theorems/ and report."""
+"""`boolverify check`: run every claim in theorems/ and report.
+
+The run, the report and its Markdown rendering are :mod:`verify.report.runner`'s; this module
+parses the options, shows progress and prints the table.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+from numeric.validation import InputError, check_choice, check_int
+from verify.cli import writing
+from verify.report.claims import CLAIMS
+from verify.report.runner import PROFILES
 
 
 def register(sub):
@@ -10,7 +21,7 @@ def register(sub):
         description="Runs the theorem checks (pytest on the installed `theorems` package), prints "
         "a table per claim and optionally writes JSON/Markdown reports. Exit 0 iff every claim passes.",
     )
-    p.add_argument("--profile", choices=["quick", "full"], default="quick",
+    p.add_argument("--profile", choices=list(PROFILES), default="quick",
                    help="quick: the fast versions (default, < 2 min on 2 cores); full: adds the slow sweeps")
     p.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     p.add_argument("--markdown", metavar="FILE", help="write the report as Markdown (atomically)")
@@ -19,17 +30,38 @@ def register(sub):
     p.set_defaults(func=run)
 
 
+def _validate(args) -> None:
+    for cid in args.claim or ():
+        check_choice(cid, "--claim", tuple(CLAIMS))
+    if args.jobs is not None:
+        check_int(args.jobs, "--jobs", lo=1)
+    for path, name in ((args.json, "--json"), (args.markdown, "--markdown")):
+        if path is not None and Path(path).is_dir():
+            raise InputError(f"{name} = {path!r}: expected a file name, not a directory")
+
+
 def run(args) -> int:
+    _validate(args)
+    from verify.common.atomic_io import atomic_write_json, atomic_write_text
+    from verify.report.runner import run_checks, to_markdown
+
+    report = _run_with_progress(args, run_checks)
+    _print_report(report)
+    if args.json:
+        with writing(args.json, "--json"):
+            atomic_write_json(args.json, report)
+    if args.markdown:
+        with writing(args.markdown, "--markdown"):
+            atomic_write_text(args.markdown, to_markdown(report))
+    return 0 if report["passed"] else 1
+
+
+def _run_with_progress(args, run_checks) -> dict:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
 
-    from verify.common.atomic_io import atomic_write_json, atomic_write_text
-    from verify.report.runner import format_evidence, run_checks, to_markdown
-
-    console = Console()
     with Progress(TextColumn("[bold]checking claims"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(),
                   transient=True) as progress:
         task = progress.add_task("", total=None)
         collected = [0]
@@ -41,8 +73,16 @@ def run(args) -> int:
             elif ev["event"] == "test":
                 progress.update(task, advance=1, description=f"{ev['claim'] or ''} {ev['outcome']}")
 
-        report = run_checks(profile=args.profile, jobs=args.jobs, claims=args.claim, on_event=on_event)
+        return run_checks(profile=args.profile, jobs=args.jobs, claims=args.claim, on_event=on_event)
 
+
+def _print_report(report) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from verify.report.runner import format_evidence
+
+    console = Console()
     table = Table(title=f"boolverify check ({report['profile']}): claims as formalised in boolverify",
                   show_lines=False)
     for col in ("claim", "statement", "evidence", "result", "time"):
@@ -62,8 +102,3 @@ def run(args) -> int:
     n_pass = sum(c["status"] == "pass" for c in report["claims"])
     console.print(f"{n_pass}/{len(report['claims'])} claims pass in {report['duration_s']:.1f} s; "
                   f"overall {'[green]PASS[/]' if report['passed'] else '[bold red]FAIL[/]'}")
-    if args.json:
-        atomic_write_json(args.json, report)
-    if args.markdown:
-        atomic_write_text(args.markdown, to_markdown(report))
-    return 0 if report["passed"] else 1

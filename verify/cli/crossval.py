@@ -1,6 +1,14 @@
-"""`boolverify crossval ...`: check someone else's implementation against our references."""
+"""`boolverify crossval ...`: check someone else's implementation against our references.
+
+The checks are :mod:`verify.crossval.implementations`'s (a table file's own profile is
+:func:`verify.report.sensitivity_profiles.profile_counts`); this module parses the options and
+prints the verdicts.
+"""
 
 from __future__ import annotations
+
+from numeric.validation import InputError, check_int
+from numeric.vocabulary import ATTENTIONS
 
 
 def register(sub):
@@ -40,18 +48,14 @@ def register(sub):
 
 
 def _xor_conventions(q):
-    q.add_argument("--attention", choices=["softmax", "linear", "erf"], default="softmax")
+    q.add_argument("--attention", choices=ATTENTIONS, default="softmax")
     q.add_argument("--array", choices=["numpy", "torch", "list"], default="numpy", help="input type passed to FUNCTION")
     q.add_argument("--one-based", action="store_true", help="FUNCTION takes a 1-based support")
     q.add_argument("--half-mse", action="store_true", help="FUNCTION uses the 1/2 MSE convention (loss and grads halved)")
 
 
 def _examples(n):
-    from numeric.validation import InputError
-
-    if n < 1:
-        raise InputError(f"--examples {n}: expected at least 1")
-    return n
+    return check_int(n, "--examples", lo=1)
 
 
 def _run_xor(args) -> int:
@@ -59,18 +63,17 @@ def _run_xor(args) -> int:
 
     from verify.crossval.implementations import XorConventions, crossval_xor, load_callable
 
+    examples = _examples(args.examples)
     conv = XorConventions(array=args.array, index_base=1 if args.one_based else 0,
                           loss_scale=0.5 if args.half_mse else 1.0, attention=args.attention)
     fn = load_callable(args.target)
     console = Console()
     with console.status(f"driving {args.target} with Hypothesis against the 50-digit reference"):
-        res = crossval_xor(fn, kind=args.kind, conventions=conv, max_examples=_examples(args.examples), seed=args.seed)
+        res = crossval_xor(fn, kind=args.kind, conventions=conv, max_examples=examples, seed=args.seed)
     return _verdict(console, res, args.target)
 
 
 def _verdict(console, res, target) -> int:
-    from numeric.validation import InputError
-
     if res.ok:
         console.print(f"[green]agrees[/]: {target} matches boolverify on {res.examples} examples "
                       "(float64 tolerance table)")
@@ -111,37 +114,49 @@ def _run_profile(args) -> int:
 
     from rich.console import Console
 
-    from verify.crossval.implementations import ProfileConventions, crossval_profile_function, load_callable, read_table
-    from numeric.validation import InputError
+    from verify.crossval.implementations import ProfileConventions
 
     console = Console()
     conv = ProfileConventions(values=args.values, returns=args.returns)
     looks_like_file = Path(args.target).suffix in (".npy", ".json", ".txt") or Path(args.target).is_file()
     if not looks_like_file:
-        fn = load_callable(args.target)
-        res = crossval_profile_function(fn, conv, max_N=args.N if args.N is not None else 10,
-                                        max_examples=_examples(args.examples), seed=args.seed)
-        if res.ok:
-            console.print(f"[green]agrees[/]: {args.target} matches boolverify's profile on {res.examples} random tables")
-            return 0
-        if res.mismatch.error:
-            raise InputError(f"{args.target} raised {res.mismatch.error}")
-        console.print(f"[bold red]MISMATCH[/] after {res.examples} tables", highlight=False)
-        console.print(f"smallest table found: {res.mismatch.inputs['table']}\n  expected = {res.mismatch.expected}\n"
-                      f"  received = {res.mismatch.received}", markup=False, highlight=False)
-        return 1
-    import torch
+        return _profile_function(args, conv, console)
+    return _profile_file(args, console)
 
-    from numeric import sensitivity
 
-    table, claimed = read_table(args.target, args.N)
-    ours = [int(k) for k in sensitivity.profile(torch.from_numpy(table))]
-    console.print(f"profile K_0..K_{len(ours) - 1} (ours): {ours}")
+def _profile_function(args, conv, console) -> int:
+    from verify.crossval.implementations import crossval_profile_function, load_callable
+
+    examples = _examples(args.examples)
+    fn = load_callable(args.target)
+    res = crossval_profile_function(fn, conv, max_N=args.N if args.N is not None else 10,
+                                    max_examples=examples, seed=args.seed)
+    if res.ok:
+        console.print(f"[green]agrees[/]: {args.target} matches boolverify's profile on {res.examples} random tables")
+        return 0
+    if res.mismatch.error:
+        raise InputError(f"{args.target} raised {res.mismatch.error}")
+    console.print(f"[bold red]MISMATCH[/] after {res.examples} tables", highlight=False)
+    console.print(f"smallest table found: {res.mismatch.inputs['table']}\n  expected = {res.mismatch.expected}\n"
+                  f"  received = {res.mismatch.received}", markup=False, highlight=False)
+    return 1
+
+
+def _profile_file(args, console) -> int:
+    from verify.crossval.implementations import read_table
+    from verify.report.sensitivity_profiles import profile_counts
+
+    given = None
     if args.claimed:
         try:
-            claimed = [int(x) for x in args.claimed.split(",")]
+            given = [int(x) for x in args.claimed.split(",")]
         except ValueError:
-            raise InputError(f"--claimed {args.claimed!r}: expected comma-separated integers K_0,...,K_N") from None
+            raise InputError(f"--claimed = {args.claimed!r}: expected comma-separated integers K_0,...,K_N") from None
+    table, claimed = read_table(args.target, args.N)
+    ours = profile_counts(table)
+    console.print(f"profile K_0..K_{len(ours) - 1} (ours): {ours}")
+    if given is not None:
+        claimed = given
     if claimed is None:
         return 0
     claimed = [int(x) for x in claimed]

@@ -24,31 +24,39 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
+def _validate(args):
     import shutil
-    import sys
-    import time
     from pathlib import Path
-
-    from rich.console import Console
-    from rich.table import Table
 
     from numeric.validation import InputError
 
     out = Path(args.out)
     if out.suffix != ".tex":
-        raise InputError(f"--out {args.out}: expected a file name ending in .tex")
+        raise InputError(f"--out = {args.out!r}: expected a file name ending in .tex")
     if out.exists() and out.is_dir():
-        raise InputError(f"--out {args.out}: is a directory; expected a .tex file name")
+        raise InputError(f"--out = {args.out!r}: expected a .tex file name, not a directory")
     if args.pdf and shutil.which("pdflatex") is None:  # fail before doing any work
         raise InputError("pdflatex not found; install texlive-latex-base or drop --pdf")
+    return out
 
+
+def run(args) -> int:
+    import sys
+    import time
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from verify.cli import writing
+
+    out = _validate(args)
     from verify.symbolic.derivation import derive
     from verify.symbolic.latex import LatexError, compile_pdf, write_tex
 
     t0 = time.perf_counter()
     D = derive()
-    checks_ok = write_tex(out, checks=not args.no_checks)
+    with writing(args.out, "--out"):
+        checks_ok = write_tex(out, checks=not args.no_checks)
     t_tex = time.perf_counter() - t0
     table = Table(title="boolverify derive (as formalised in boolverify)")
     table.add_column("step")

@@ -2,18 +2,21 @@
 in boolverify).
 
 ``random``: exact sensitivity profiles of many randomly initialised transformers (SG-6).
-``bounds``: the 50-digit bounds of :mod:`verify.bounds` (Theorem 4.5 exponent and its
+``bounds``: the 50-digit bounds of :mod:`verify.reference.bounds` (Theorem 4.5 exponent and its
 Lambert-W crossover, the eps > 0 blowup bound, the packing bound).
+
+The profiles are computed by :mod:`numeric.transformer_eval` and summarised by
+:mod:`verify.experiments.random_transformers`; the figure is drawn by
+:mod:`verify.report.sensitivity_figures`. This module parses the options and prints.
 """
 
 from __future__ import annotations
 
 import math
 
-from numeric.validation import InputError
-from verify.common.atomic_io import check_figure_path
-from verify.experiments.random_transformers import RANDOM_FUNCTION_P_K0, summarize_profiles
-
+from numeric.validation import InputError, check_device, check_int, check_real
+from numeric.vocabulary import INIT_SCHEMES
+from verify.cli import check_figure_option, writing
 
 
 def register(sub):
@@ -24,8 +27,8 @@ def register(sub):
     p.add_argument("--H", type=int, default=2, help="heads (default 2)")
     p.add_argument("--F", type=int, default=None, help="MLP width (default 4D)")
     p.add_argument("--eps", type=float, default=0.0, help="layer-norm epsilon >= 0 (default 0)")
-    p.add_argument("--init", default="uniform",
-                   help="uniform | gaussian | xavier_uniform | xavier_normal (default uniform)")
+    p.add_argument("--init", default="uniform", choices=INIT_SCHEMES,
+                   help=f"{' | '.join(INIT_SCHEMES)} (default uniform)")
     p.add_argument("--B", type=float, default=1.0, help="box half-width for --init uniform (default 1)")
     p.add_argument("--sigma", type=float, default=1.0, help="std for --init gaussian (default 1)")
     p.add_argument("--models", type=int, default=100, help="number of random models (default 100)")
@@ -49,26 +52,42 @@ def register(sub):
     b.set_defaults(func=_bounds)
 
 
+def _validate_random(args) -> None:
+    """Option checks before any work (the ranges of TransformerConfig and initialize_)."""
+    from numeric.transformer_eval import ENUM_LIMIT
+
+    try:
+        check_int(args.N, "--N", lo=1, hi=ENUM_LIMIT)
+    except InputError as exc:
+        raise InputError(f"{exc} (the enumeration limit: all 2^N strings are evaluated)") from None
+    check_int(args.D, "--D", lo=2)
+    check_int(args.L, "--L", lo=1)
+    check_int(args.H, "--H", lo=1)
+    if args.D % args.H:
+        raise InputError(f"--H = {args.H}: expected a divisor of --D = {args.D} "
+                         "(the head width D/H must be an integer)")
+    if args.F is not None:
+        check_int(args.F, "--F", lo=1)
+    check_real(args.eps, "--eps", lo=0)
+    check_real(args.B, "--B", lo=0, lo_open=True)
+    check_real(args.sigma, "--sigma", lo=0, lo_open=True)
+    check_int(args.models, "--models", lo=1)
+    check_device(args.device, "--device")
+    if args.figure:
+        check_figure_option(args.figure)  # before the run, not after it
+
+
 
 def _random(args) -> int:
     from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
 
-    from numeric.transformer import SCHEMES, TransformerConfig
-    from numeric.transformer_eval import ENUM_LIMIT, random_profiles
+    from numeric.transformer import TransformerConfig
+    from numeric.transformer_eval import random_profiles
+    from verify.experiments.random_transformers import RANDOM_FUNCTION_P_K0, summarize_profiles
 
-    if args.init not in SCHEMES:
-        raise InputError(f"unknown init scheme {args.init!r}; expected one of {', '.join(SCHEMES)}")
-    if args.N < 1 or args.N > ENUM_LIMIT:
-        raise InputError(f"--N {args.N}: expected 1 <= N <= {ENUM_LIMIT} (the enumeration limit; 2^N strings are evaluated)")
-    if args.models < 1:
-        raise InputError(f"--models {args.models}: expected >= 1")
-    from numeric.boolean import _device
-
-    _device(args.device)  # unknown or unavailable devices: one-line InputError
-    if args.figure:
-        check_figure_path(args.figure)  # before the run, not after it
+    _validate_random(args)
     cfg = TransformerConfig(D=args.D, L=args.L, H=args.H, F=args.F, eps=args.eps, N_max=max(64, args.N))
     console = Console()
     with Progress(console=console, transient=True) as prog:
@@ -100,33 +119,29 @@ def _random(args) -> int:
     if args.json:
         from verify.common.atomic_io import atomic_write_json
 
-        atomic_write_json(args.json, {"params": params, "summary": s, "profiles": K.tolist(),
-                                      "note": "as formalised in boolverify"})
+        with writing(args.json, "--json"):
+            atomic_write_json(args.json, {"params": params, "summary": s, "profiles": K.tolist(),
+                                          "note": "as formalised in boolverify"})
     if args.figure:
-        _profile_figure(args.figure, s, args.N, f"{args.init}, D={cfg.D}, L={cfg.L}, eps={cfg.eps:g}")
+        from verify.report.sensitivity_figures import random_profile_figure
+
+        with writing(args.figure, "--figure"):
+            random_profile_figure(args.figure, s, args.N, f"{args.init}, D={cfg.D}, L={cfg.L}, eps={cfg.eps:g}")
     return 0
 
 
-def _profile_figure(path, s, N, label):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from verify.common.atomic_io import atomic_savefig
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    k = list(range(N + 1))
-    ax.bar([i - 0.2 for i in k], s["mean_profile_frac"], width=0.4, label=f"random transformers ({label})")
-    ax.bar([i + 0.2 for i in k], [math.comb(N, i) / 2**N for i in k], width=0.4, label="random function")
-    ax.set_xlabel("sensitivity k")
-    ax.set_ylabel("mean K_k / 2^N")
-    ax.set_yscale("log")
-    ax.set_title(f"N = {N}, {s['models']} models (as formalised in boolverify)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    atomic_savefig(fig, path)
-    plt.close(fig)
+def _validate_bounds(args) -> None:
+    """Option checks before any work (the ranges of :func:`verify.reference.bounds.bounds_report`)."""
+    check_int(args.D, "--D", lo=2)
+    check_int(args.L, "--L", lo=1)
+    if args.F is not None:
+        check_int(args.F, "--F", lo=1)
+    check_int(args.N_max, "--N-max", lo=1)
+    check_real(args.eps, "--eps", lo=0)
+    check_real(args.xi, "--xi", lo=0, lo_open=True)
+    check_real(args.B, "--B", lo=0, lo_open=True)
+    for C in args.C_lip or ():
+        check_real(C, "--C-lip", lo=0, lo_open=True)
 
 
 def _bounds(args) -> int:
@@ -134,6 +149,8 @@ def _bounds(args) -> int:
     from rich.table import Table
 
     from verify.reference.bounds import DEFAULT_C_LIPS, bounds_report
+
+    _validate_bounds(args)
 
     r = bounds_report(args.D, args.L, F=args.F, N_max=args.N_max, eps=args.eps, xi=args.xi, B=args.B,
                       C_lips=tuple(args.C_lip) if args.C_lip else DEFAULT_C_LIPS)
@@ -158,9 +175,10 @@ def _bounds(args) -> int:
     for row in r["packing"]:
         p.add_row(f"{row['C_lip']:g}", row["log2_bound"], str(row["N_star"]))
     console.print(p)
-    console.print("C_lip is a parameter of our formalisation (not derived); see verify/bounds.py.")
+    console.print("C_lip is a parameter of our formalisation (not derived); see verify/reference/bounds.py.")
     if args.json:
         from verify.common.atomic_io import atomic_write_json
 
-        atomic_write_json(args.json, r)
+        with writing(args.json, "--json"):
+            atomic_write_json(args.json, r)
     return 0

@@ -14,11 +14,9 @@ the profiles of the trained models per target (one panel per target and N).
 
 from __future__ import annotations
 
-import math
-
-from numeric.validation import InputError
-
-_TARGETS = ("majority", "first", "parity")
+from numeric.validation import check_choice, check_int, check_real, reject
+from numeric.vocabulary import INIT_SCHEMES, LOSSES, TRAINING_TARGETS
+from verify.cli import check_figure_option
 
 
 def register(sub):
@@ -61,56 +59,41 @@ def register(sub):
     p.set_defaults(func=_handler)
 
 
-def _parse_list(text, what, conv):
+def _parse_list(text, name, conv):
     items = [t.strip() for t in str(text).split(",") if t.strip()]
     if not items:
-        raise InputError(f"--{what} {text!r}: expected a comma-separated list")
-    out = []
-    for t in items:
-        try:
-            out.append(conv(t))
-        except ValueError:
-            raise InputError(f"--{what} {t!r}: expected {conv.__name__} values") from None
-    return out
+        reject(name, text, "a comma-separated list")
+    try:
+        return [conv(t) for t in items]
+    except ValueError:
+        reject(name, text, f"comma-separated {conv.__name__} values")
 
 
 def _validate(args):
-    from verify.common.atomic_io import check_figure_path
-
-    for path in args.figure or []:
-        check_figure_path(path)  # before any model is trained
-    targets = _parse_list(args.target, "target", str)
-    for t in targets:
-        if t not in _TARGETS:
-            raise InputError(f"--target {t!r}: expected one of {', '.join(_TARGETS)}")
-    Ns = _parse_list(args.N, "N", int)
+    """Every option, before any model is built or trained."""
     from verify.experiments.training import EXACT_LIMIT
 
-    for N in Ns:
-        if N < 1:
-            raise InputError(f"--N {N}: expected N >= 1")
-        if (args.exact or args.train_strings is not None) and N > EXACT_LIMIT:
-            opt = "--exact" if args.exact else "--train-strings"
-            raise InputError(f"--N {N}: {opt} needs exact enumeration, N <= {EXACT_LIMIT}")
-    if args.seeds < 1:
-        raise InputError(f"--seeds {args.seeds}: expected an integer >= 1")
-    for name in ("steps", "batch_size", "test_samples", "profile_samples", "threads"):
-        v = getattr(args, name)
-        if v is not None and v < 1:
-            raise InputError(f"--{name.replace('_', '-')} {v}: expected an integer >= 1")
-    if args.lr is not None and not (math.isfinite(args.lr) and args.lr > 0):
-        raise InputError(f"--lr {args.lr}: expected a finite number > 0")
-    from verify.experiments.training import LOSSES
-    from numeric.transformer import SCHEMES
-
-    if args.loss not in LOSSES:
-        raise InputError(f"--loss {args.loss!r}: expected one of {', '.join(LOSSES)}")
-    if args.init not in SCHEMES:
-        raise InputError(f"--init {args.init!r}: expected one of {', '.join(SCHEMES)}")
-    if args.dtype not in ("float64", "float32"):
-        raise InputError(f"--dtype {args.dtype!r}: expected float64 or float32")
-    if args.weight_decay is not None and not (math.isfinite(args.weight_decay) and args.weight_decay >= 0):
-        raise InputError(f"--weight-decay {args.weight_decay}: expected a finite number >= 0")
+    for path in args.figure or []:
+        check_figure_option(path)
+    targets = [check_choice(t, "--target", TRAINING_TARGETS)
+               for t in _parse_list(args.target, "--target", str)]
+    Ns = [check_int(N, "--N", lo=1) for N in _parse_list(args.N, "--N", int)]
+    if args.exact or args.train_strings is not None:
+        opt = "--exact" if args.exact else "--train-strings"
+        for N in Ns:
+            if N > EXACT_LIMIT:
+                reject("--N", N, f"N <= {EXACT_LIMIT}: {opt} needs exact enumeration")
+    check_int(args.seeds, "--seeds", lo=1)
+    for name in ("steps", "batch_size", "test_samples", "profile_samples", "threads", "train_strings"):
+        if getattr(args, name) is not None:
+            check_int(getattr(args, name), "--" + name.replace("_", "-"), lo=1)
+    if args.lr is not None:
+        check_real(args.lr, "--lr", lo=0, lo_open=True)
+    if args.weight_decay is not None:
+        check_real(args.weight_decay, "--weight-decay", lo=0)
+    check_choice(args.loss, "--loss", LOSSES)
+    check_choice(args.init, "--init", INIT_SCHEMES)
+    check_choice(args.dtype, "--dtype", ("float64", "float32"))
     return targets, Ns
 
 
@@ -130,7 +113,7 @@ def _handler(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from verify.experiments.training import train
+    from verify.experiments.training import summarize_runs, train
     from numeric.transformer import TransformerConfig
 
     if args.threads is not None:
@@ -166,10 +149,12 @@ def _handler(args) -> int:
         from verify.common.atomic_io import atomic_write_json
 
         atomic_write_json(args.json, {"claim": "SG-8", "runs": dicts,
-                                      "summary": summarize(dicts)})
+                                      "summary": summarize_runs(dicts)})
         console.print(f"wrote {args.json}")
     for path in args.figure or []:
-        draw_profiles(dicts, path)
+        from verify.report.sensitivity_figures import training_profiles
+
+        training_profiles(dicts, path)
         console.print(f"wrote {path}")
     return 0
 
@@ -201,71 +186,3 @@ def _table(results):
                 f"{r.target_mean_sensitivity:.2f}", f"{r.train_time_s + r.eval_time_s:.0f}"]
         tab.add_row(*row)
     return tab
-
-
-def summarize(dicts):
-    """Per (target, N): accuracies over seeds, min/mean, K_0 fraction and mean sensitivity."""
-    out = {}
-    for d in dicts:
-        key = f"{d['target']}/N={d['N']}"
-        e = out.setdefault(key, {"target": d["target"], "N": d["N"], "accuracy": [],
-                                 "K0_fraction": [], "mean_sensitivity": [],
-                                 "target_mean_sensitivity": d["target_mean_sensitivity"],
-                                 "baseline": d["baseline"], "exact": d["accuracy_exact"]})
-        e["accuracy"].append(d["accuracy"])
-        e["K0_fraction"].append(d["profile_fraction"][0])
-        e["mean_sensitivity"].append(d["mean_sensitivity"])
-    for e in out.values():
-        e["accuracy_min"] = min(e["accuracy"])
-        e["accuracy_mean"] = sum(e["accuracy"]) / len(e["accuracy"])
-    return out
-
-
-def draw_profiles(dicts, path):
-    """Profiles of the trained functions: rows = targets, columns = N; one bar group per seed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from verify.common.atomic_io import atomic_savefig
-
-    targets = list(dict.fromkeys(d["target"] for d in dicts))
-    Ns = sorted({d["N"] for d in dicts})
-    fig, axes = plt.subplots(len(targets), len(Ns), figsize=(3.4 * len(Ns), 2.5 * len(targets)),
-                             squeeze=False)
-    for i, t in enumerate(targets):
-        for j, N in enumerate(Ns):
-            ax = axes[i][j]
-            runs = [d for d in dicts if d["target"] == t and d["N"] == N]
-            ks = list(range(N + 1))
-            width = 0.8 / max(1, len(runs))
-            for m, d in enumerate(runs):
-                xs = [k - 0.4 + width * (m + 0.5) for k in ks]
-                frac = d["profile_fraction"]
-                yerr = None
-                if d["profile_ci"] is not None:
-                    yerr = [[f - ci[0] for f, ci in zip(frac, d["profile_ci"])],
-                            [ci[1] - f for f, ci in zip(frac, d["profile_ci"])]]
-                ax.bar(xs, frac, width=width, yerr=yerr, capsize=1.5, error_kw={"lw": 0.6},
-                       label=f"seed {d['seed']} (acc {d['accuracy']:.3f})")
-            from verify.experiments.training import target_profile_fraction
-
-            tk = [(k, f) for k, f in zip(ks, target_profile_fraction(t, N)) if f > 0]
-            ax.plot([k for k, _ in tk], [f for _, f in tk], "k_", ms=10, mew=1.8, label="target")
-            ax.set_ylim(0, 1.05)
-            ax.set_xlim(-0.6, N + 0.6)
-            exact = runs and runs[0]["profile_exact"]
-            ax.set_title(f"{t}, N={N} ({'exact' if exact else 'sampled'})", fontsize=9)
-            ax.axvline(runs[0]["target_mean_sensitivity"] if runs else 0, color="k", ls="--", lw=0.8)
-            if j == 0:
-                ax.set_ylabel("fraction of strings")
-            if i == len(targets) - 1:
-                ax.set_xlabel("sensitivity k")
-            ax.legend(fontsize=6, loc="best")
-    fig.suptitle("Sensitivity profiles after training (black: target's profile, dashed: as(target)); "
-                 "as formalised in boolverify",
-                 fontsize=10)
-    fig.tight_layout()
-    atomic_savefig(fig, path, dpi=150)
-    plt.close(fig)

@@ -11,33 +11,33 @@ Each prints a rich table, shows a progress bar on long runs, writes results with
 
 from __future__ import annotations
 
-from numeric.validation import InputError
+from numeric.validation import check_device, check_int, check_real, check_support, reject
+from numeric.vocabulary import ATTENTIONS
+from verify.cli import check_figure_option
 
 
 def _int_list(text, name, lo):
+    """Comma-separated integers (``1e6`` allowed), each ``>= lo``."""
     try:
         vals = [int(float(t)) if "e" in t.lower() else int(t) for t in str(text).split(",") if t.strip()]
     except (ValueError, OverflowError):
-        raise InputError(f"--{name} {text!r}: expected comma-separated integers, e.g. 100,1000") from None
+        reject(name, text, "comma-separated integers, e.g. 100,1000")
     if not vals:
-        raise InputError(f"--{name} {text!r}: expected at least one integer")
-    if any(v < lo for v in vals):
-        raise InputError(f"--{name} {text!r}: every value must be >= {lo}")
-    return vals
+        reject(name, text, "at least one integer")
+    return [check_int(v, name, lo=lo) for v in vals]
 
 
 def _seeds_for_d(text):
     out = {}
-    if not text:
-        return out
-    for part in text.split(","):
+    for part in (text or "").split(","):
+        if not part:
+            continue
         try:
             d, s = part.split(":")
             out[int(float(d))] = int(s)
         except (ValueError, OverflowError):
-            raise InputError(f"--seeds-for-d {text!r}: expected D:N pairs, e.g. 1000000:20") from None
-        if out[int(float(d))] < 1:
-            raise InputError(f"--seeds-for-d {text!r}: seed counts must be >= 1")
+            reject("--seeds-for-d", text, "D:N pairs, e.g. 1000000:20")
+        check_int(out[int(float(d))], "--seeds-for-d", lo=1)
     return out
 
 
@@ -45,12 +45,10 @@ def _support(text, d):
     if text is None:
         return None
     try:
-        a, b = (int(t) for t in text.split(","))
+        pair = tuple(int(t) for t in text.split(","))
     except ValueError:
-        raise InputError(f"--support {text!r}: expected two comma-separated indices 'a,b'") from None
-    if a == b or not (0 <= a < d and 0 <= b < d):
-        raise InputError(f"--support ({a}, {b}): expected 0 <= a != b < d = {d}")
-    return a, b
+        reject("--support", text, "two comma-separated indices 'a,b'")
+    return check_support(pair, d, "--support")
 
 
 def _progress():
@@ -83,7 +81,7 @@ def register(sub):
     s.add_argument("--m", type=int, required=True)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--support", help="'a,b' (0-based); default drawn per (d, m)")
-    s.add_argument("--attention", default="softmax", choices=("softmax", "linear", "erf"))
+    s.add_argument("--attention", default="softmax", choices=ATTENTIONS)
     _common(s)
     s.set_defaults(func=_step)
 
@@ -116,23 +114,16 @@ def register(sub):
 
 
 def _check_common(args):
-    if not (0 < args.eps < 1):
-        raise InputError(f"--eps {args.eps}: expected 0 < eps < 1")
-    if not (args.c > 0) or args.c == float("inf"):
-        raise InputError(f"--c {args.c}: expected a finite positive constant")
+    check_real(args.eps, "--eps", lo=0, hi=1, lo_open=True, hi_open=True)
+    check_real(args.c, "--c", lo=0, lo_open=True)
     if args.figure:
-        from verify.common.atomic_io import check_figure_path
-
-        check_figure_path(args.figure)
+        check_figure_option(args.figure)
 
 
 def _step(args):
     _check_common(args)
-    if args.d < 2 or args.m < 1:
-        raise InputError(f"--d {args.d} --m {args.m}: expected d >= 2 and m >= 1")
-    if args.d * args.m > 2**27:
-        raise InputError(f"--d {args.d} --m {args.m}: d*m > 2^27 embedding entries; too large")
-    import torch
+    check_int(args.d, "--d", lo=2)
+    check_int(args.m, "--m", lo=1, hi=max(1, 2**27 // args.d))  # d*m embedding entries <= 2^27
     from rich.console import Console
     from rich.table import Table
 
@@ -149,7 +140,7 @@ def _step(args):
     th1, tt1 = xor.one_step(V, th0, tt0, support, lr, attention=att)
     met = step_metrics(V, th1, tt1, support, eps=args.eps, attention=att,
                            exact_sup=None if args.d <= 20 else False)
-    pred = int(torch.sign((V[a] - V[b]) @ th0))
+    pred = int(xor.predicted_assignment(V, th0, support))
     rows = {"d": args.d, "m": args.m, "seed": args.seed, "support": f"({a}, {b})",
             "attention": att, "lr": lr, "loss before": L0}
     for k, v in met.items():
@@ -177,17 +168,16 @@ def _step(args):
 
 def _sweep(args):
     _check_common(args)
-    ds = _int_list(args.d, "d", 2)
-    ms = _int_list(args.m, "m", 1)
-    if args.seeds < 1:
-        raise InputError(f"--seeds {args.seeds}: expected >= 1")
+    ds = _int_list(args.d, "--d", 2)
+    ms = _int_list(args.m, "--m", 1)
+    check_int(args.seeds, "--seeds", lo=1)
     sfd = _seeds_for_d(args.seeds_for_d)
+    check_device(args.device, "--device")
     from rich.console import Console
     from rich.table import Table
 
+    from verify.experiments.fits import compare_fits, sweep_thresholds, wilson_interval
     from verify.experiments.xor_sweeps import run_sweep
-
-    from verify.experiments.fits import compare_fits, m_star_from_cells, wilson_interval
 
     with _progress() as prog:
         task = prog.add_task("sweep", total=1)
@@ -197,17 +187,16 @@ def _sweep(args):
     for col in ("d", "m", "seeds", "success", "95% Wilson CI", "eta->inf", "assignment ok", "median L", "s"):
         t.add_column(col, justify="right")
     for c in cells:
-        lo, hi = wilson_interval(c["successes"], c["n_seeds"])
-        t.add_row(str(c["d"]), str(c["m"]), str(c["n_seeds"]), f"{c['rate']:.3f}", f"[{lo:.3f}, {hi:.3f}]",
-                  f"{c['rate_limit']:.3f}", f"{c['assignment_matches']}/{c['successes']}",
-                  f"{c['median_loss']:.2e}", f"{c['seconds']:.1f}")
+        lo, hi = wilson_interval(c.successes, c.n_seeds)
+        t.add_row(str(c.d), str(c.m), str(c.n_seeds), f"{c.rate:.3f}", f"[{lo:.3f}, {hi:.3f}]",
+                  f"{c.rate_limit:.3f}", f"{c.assignment_matches}/{c.successes}",
+                  f"{c.median_loss:.2e}", f"{c.seconds:.1f}")
     con = Console()
     con.print(t)
-    ds_sorted = sorted(set(ds))
-    ms_star = {d: m_star_from_cells(cells, d) for d in ds_sorted}
-    ms_lim = {d: m_star_from_cells(cells, d, key="rate_limit") for d in ds_sorted}
-    con.print("m*(d) (isotonic success >= 0.95): " + ", ".join(f"d={d}: {ms_star[d]} (eta->inf {ms_lim[d]})" for d in ds_sorted))
-    known = [d for d in ds_sorted if ms_star[d] is not None]
+    summary = sweep_thresholds(cells)
+    ms_star, ms_lim = summary["m_star"], summary["m_star_limit"]
+    con.print("m*(d) (isotonic success >= 0.95): " + ", ".join(f"d={d}: {ms_star[d]} (eta->inf {ms_lim[d]})" for d in ms_star))
+    known = [d for d in ms_star if ms_star[d] is not None]
     if len(known) >= 2:
         fits = compare_fits(known, [ms_star[d] for d in known])
         pl, pw = fits["polylog"], fits["power"]
@@ -226,16 +215,16 @@ def _sweep(args):
 
 def _samples(args):
     _check_common(args)
-    ds = _int_list(args.d, "d", 2)
-    ns = _int_list(args.n, "n", 1)
-    if args.m < 1 or args.seeds < 1:
-        raise InputError(f"--m {args.m} --seeds {args.seeds}: expected both >= 1")
+    ds = _int_list(args.d, "--d", 2)
+    ns = _int_list(args.n, "--n", 1)
+    check_int(args.m, "--m", lo=1)
+    check_int(args.seeds, "--seeds", lo=1)
+    check_device(args.device, "--device")
     from rich.console import Console
     from rich.table import Table
 
+    from verify.experiments.fits import samples_thresholds, wilson_interval
     from verify.experiments.xor_sweeps import run_samples
-
-    from verify.experiments.fits import fit_power, m_star_from_cells, wilson_interval
 
     with _progress() as prog:
         task = prog.add_task("samples", total=1)
@@ -245,18 +234,17 @@ def _samples(args):
     for col in ("d", "n", "seeds", "success", "95% Wilson CI", "pop. success", "given pop.", "s"):
         t.add_column(col, justify="right")
     for c in cells:
-        lo, hi = wilson_interval(c["successes"], c["n_seeds"])
-        t.add_row(str(c["d"]), str(c["n"]), str(c["n_seeds"]), f"{c['rate']:.3f}", f"[{lo:.3f}, {hi:.3f}]",
-                  f"{c['population_successes']}/{c['n_seeds']}", f"{c['rate_given_population']:.3f}",
-                  f"{c['seconds']:.1f}")
+        lo, hi = wilson_interval(c.successes, c.n_seeds)
+        t.add_row(str(c.d), str(c.n), str(c.n_seeds), f"{c.rate:.3f}", f"[{lo:.3f}, {hi:.3f}]",
+                  f"{c.population_successes}/{c.n_seeds}", f"{c.rate_given_population:.3f}",
+                  f"{c.seconds:.1f}")
     con = Console()
     con.print(t)
     # n*(d): samples for the empirical step to reproduce a successful population step in >= 95%
-    nstar = {d: m_star_from_cells(cells, d, key="rate_given_population", size="n") for d in sorted(set(ds))}
+    summary = samples_thresholds(cells)
+    nstar, known, fit = summary["n_star"], summary["known"], summary["fit"]
     con.print("n*(d) (given population success): " + ", ".join(f"d={d}: {v if v is None else int(v)}" for d, v in nstar.items()))
-    known = [d for d in nstar if nstar[d] is not None]
-    if len(known) >= 2:
-        fit = fit_power(known, [nstar[d] for d in known])
+    if fit is not None:
         con.print(f"fit n* = {fit.coef:.3g} d^{fit.exponent:.3f} (proof's rate: exponent 4)")
         if args.figure:
             from verify.report.xor_figures import nstar_plot
@@ -267,48 +255,45 @@ def _samples(args):
 
 def _compare(args):
     _check_common(args)
-    if args.d < 2 or args.m < 1 or args.seeds < 1 or args.steps < 0:
-        raise InputError(f"--d {args.d} --m {args.m} --seeds {args.seeds} --steps {args.steps}: "
-                         "expected d >= 2, m >= 1, seeds >= 1, steps >= 0")
-    if args.m > 64 or args.m >= args.d:
-        raise InputError(f"--m {args.m}: the comparison needs m < d and m <= 64")
+    check_int(args.d, "--d", lo=2)
+    check_int(args.m, "--m", lo=1, hi=min(64, args.d - 1))  # the comparison needs m < d, m <= 64
+    check_int(args.seeds, "--seeds", lo=1)
+    check_int(args.steps, "--steps", lo=0)
+    if args.train_seeds is not None:
+        check_int(args.train_seeds, "--train-seeds", lo=1, hi=args.seeds)
     from rich.console import Console
     from rich.table import Table
 
-    from verify.experiments.attention_comparison import ATTENTIONS, compare
-    from verify.experiments.xor_sweeps import cell_support, make_instances
-
-    from verify.reference.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound
+    from verify.experiments.attention_comparison import compare, representational_bounds
 
     with _progress() as prog:
         task = prog.add_task("compare", total=1)
         res = compare(args.d, args.m, args.seeds, train_seeds=args.train_seeds, steps=args.steps, eps=args.eps, c=args.c,
                       progress=_callback(prog, task))
-    V, _, _ = make_instances(args.d, args.m, [0])
-    res["linear_bound"] = linear_attention_loss_bound(V[0].numpy(), cell_support(args.d, 1, args.m))
-    res["erf_bound"] = erf_attention_loss_bound(args.d)
+    bounds = representational_bounds(args.d, args.m)
     t = Table(title=f"d = {args.d}, m = {args.m}, {args.seeds} seeds (training: "
-                    f"{res['config']['train_seeds']}), T = {args.steps} "
+                    f"{res.config['train_seeds']}), T = {args.steps} "
                     "(as formalised in boolverify)")
     for col in ("attention", "1-step median L", "1-step L<1e-6", "1-step success",
                 "GD median L(T)", "GD success", "Adam median L(T)", "Adam success"):
         t.add_column(col, justify="right")
     for att in ATTENTIONS:
-        r = res[att]
+        r = res.results[att]
         o, g, a = r["one_step"], r.get("gd", {}), r.get("adam", {})
         t.add_row(att, f"{o['median_loss']:.3g}", f"{o['frac_below_1e-6']:.2f}", f"{o['success_rate']:.2f}",
                   f"{g.get('median_final_loss', float('nan')):.3g}", f"{g.get('success_rate', float('nan')):.2f}",
                   f"{a.get('median_final_loss', float('nan')):.3g}", f"{a.get('success_rate', float('nan')):.2f}")
     con = Console()
     con.print(t)
-    con.print(f"linear attention, best loss over all theta (seed 0) >= {res['linear_bound']['bound']:.6f}; "
-              f"erf attention >= {res['erf_bound']:.6f}")
+    con.print(f"linear attention, best loss over all theta (seed 0) >= {bounds['linear_bound']['bound']:.6f}; "
+              f"erf attention >= {bounds['erf_bound']:.6f}")
+    data = {**res.as_dict(), **bounds}  # the format of docs/data/xor_compare.json
     if args.out:
         from verify.common.atomic_io import atomic_write_json
 
-        atomic_write_json(args.out, res)
+        atomic_write_json(args.out, data)
     if args.figure:
         from verify.report.xor_figures import loss_curves
 
-        loss_curves(res, args.figure)
+        loss_curves(data, args.figure)
     return 0

@@ -1,4 +1,4 @@
-r"""The one dtype-keyed tolerance table (SPEC §4), used by every numeric-vs-reference test.
+r"""The one dtype-keyed tolerance table, used by every numeric-vs-reference test.
 
 A value :math:`x` is close to a reference :math:`r` when
 :math:`|x - r| \le \mathrm{rtol}\,|r| + \mathrm{atol}\cdot s`, where :math:`s` is the scale
@@ -24,7 +24,7 @@ class Tolerance:
 TOLERANCES: dict[str, Tolerance] = {
     "float64": Tolerance(rtol=1e-10, atol=1e-12),
     "float32": Tolerance(rtol=1e-5, atol=1e-6),
-    # GPU kernels reorder reductions: float32 tolerance even in float64 (SPEC §4).
+    # GPU kernels reorder reductions: float32 tolerance even in float64.
     "cuda": Tolerance(rtol=1e-5, atol=1e-6),
 }
 

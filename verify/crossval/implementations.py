@@ -3,7 +3,7 @@
 Three kinds of target:
 
 - a loss or gradient function of the two-head model (``MODULE:FUNCTION``), driven by
-  Hypothesis against the 50-digit :mod:`verify.reference`; a mismatch is shrunk to the
+  Hypothesis against the 50-digit :mod:`verify.reference.population`; a mismatch is shrunk to the
   smallest ``d``, ``m`` and values before it is reported;
 - a file of instances with claimed losses/gradients (``.json`` or ``.npz``; schema in
   ``docs/crossval.md``);
@@ -25,10 +25,19 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from numeric.validation import InputError
+from numeric.validation import (
+    InputError, check_choice, check_int, check_ints, check_real, check_support,
+)
+from numeric.vocabulary import ATTENTIONS
 from verify.common.tolerances import is_close
 
-ATTENTIONS = ("softmax", "linear", "erf")
+#: Input types a two-head implementation can be handed (:class:`XorConventions`).
+ARRAY_KINDS = ("numpy", "torch", "list")
+#: What :func:`crossval_xor` checks: the loss or the two gradients.
+XOR_KINDS = ("loss", "grad")
+#: Table values and return values of a profile implementation (:class:`ProfileConventions`).
+TABLE_VALUES = ("01", "pm1")
+PROFILE_RETURNS = ("profile", "average", "normalised")
 
 
 # --------------------------------------------------------------------------- loading
@@ -37,7 +46,7 @@ ATTENTIONS = ("softmax", "linear", "erf")
 def load_callable(spec: str):
     """Import ``MODULE:FUNCTION`` (a dotted module or a ``path/to/file.py``) and return the function."""
     if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
-        raise InputError(f"target {spec!r}: expected MODULE:FUNCTION, e.g. mypkg.model:loss or ./impl.py:grad")
+        raise InputError(f"target = {spec!r}: expected MODULE:FUNCTION, e.g. mypkg.model:loss or ./impl.py:grad")
     mod_name, func_name = spec.split(":")
     try:
         if mod_name.endswith(".py"):
@@ -100,14 +109,10 @@ class XorConventions:
     attention: str = "softmax"
 
     def __post_init__(self):
-        if self.array not in ("numpy", "torch", "list"):
-            raise InputError(f"array convention {self.array!r}: expected numpy, torch or list")
-        if self.index_base not in (0, 1):
-            raise InputError(f"index base {self.index_base!r}: expected 0 or 1")
-        if not (isinstance(self.loss_scale, (int, float)) and math.isfinite(self.loss_scale) and self.loss_scale > 0):
-            raise InputError(f"loss scale {self.loss_scale!r}: expected a positive finite number")
-        if self.attention not in ATTENTIONS:
-            raise InputError(f"attention {self.attention!r}: expected one of {', '.join(ATTENTIONS)}")
+        check_choice(self.array, "array", ARRAY_KINDS)
+        self.index_base = check_int(self.index_base, "index_base", lo=0, hi=1)
+        self.loss_scale = check_real(self.loss_scale, "loss_scale", lo=0, lo_open=True)
+        check_choice(self.attention, "attention", ATTENTIONS)
 
 
 def _as_array(x, kind):
@@ -261,8 +266,9 @@ def crossval_xor(fn, kind="grad", conventions: XorConventions | None = None, max
     """
     from hypothesis import HealthCheck, given, seed as hseed, settings
 
-    if kind not in ("loss", "grad"):
-        raise InputError(f"kind {kind!r}: expected 'loss' or 'grad'")
+    check_choice(kind, "kind", XOR_KINDS)
+    max_examples = check_int(max_examples, "max_examples", lo=1)
+    seed = check_int(seed, "seed")
     conv = conventions or XorConventions()
     last: list[Mismatch] = []
     count = [0]
@@ -344,6 +350,18 @@ def _load_instances(path):
     return instances, meta
 
 
+def _instance_support(inst, attention, base, where):
+    """The claimed support of a file instance, ``base``-based in the file, as a 0-based pair:
+    integers (not floats or bools), distinct positions of ``V`` (the instance is checked by
+    :func:`verify.reference.population.validate_instance`)."""
+    from verify.reference.population import validate_instance
+
+    name = f"{where}: support" + (f" - {base}" if base else "")
+    a_b = check_ints(inst["support"], f"{where}: support")
+    rows, *_ = validate_instance(inst["V"], inst["theta"], inst["theta_tilde"], (0, 1), attention, 50)
+    return check_support([s - base for s in a_b], len(rows), name)
+
+
 def crossval_file(path) -> CrossvalResult:
     """Check every instance of a file of claimed losses and/or gradients against the reference."""
     instances, meta = _load_instances(path)
@@ -360,13 +378,8 @@ def crossval_file(path) -> CrossvalResult:
                 raise InputError(f"{where}: missing field {key!r}")
         if not any(k in inst for k in ("loss", "grad_theta", "grad_theta_tilde")):
             raise InputError(f"{where}: nothing claimed (give loss, grad_theta and/or grad_theta_tilde)")
-        support = inst["support"]
-        if not (isinstance(support, (list, tuple)) and len(support) == 2):
-            raise InputError(f"{where}: support must be a pair [a, b], got {support!r}")
-        if not all(isinstance(s, int) and not isinstance(s, bool) for s in support):
-            raise InputError(f"{where}: support must be two integers [a, b], got {support!r}")
-        support = (support[0] - base, support[1] - base)
         attention = inst.get("attention", "softmax")
+        support = _instance_support(inst, attention, base, where)
         if "loss" in inst:
             exp = _reference("loss", inst["V"], inst["theta"], inst["theta_tilde"], support, attention)
             got = [x / scale for x in _to_floats(inst["loss"], f"{where}: loss")]
@@ -406,10 +419,8 @@ class ProfileConventions:
     returns: str = "profile"
 
     def __post_init__(self):
-        if self.values not in ("01", "pm1"):
-            raise InputError(f"values convention {self.values!r}: expected 01 or pm1")
-        if self.returns not in ("profile", "average", "normalised"):
-            raise InputError(f"returns {self.returns!r}: expected profile, average or normalised")
+        check_choice(self.values, "values", TABLE_VALUES)
+        check_choice(self.returns, "returns", PROFILE_RETURNS)
 
 
 def _ours(table_bits, conv: ProfileConventions):
@@ -434,8 +445,9 @@ def crossval_profile_function(fn, conventions: ProfileConventions | None = None,
     from hypothesis import strategies as st
 
     conv = conventions or ProfileConventions()
-    if not (isinstance(max_N, int) and 1 <= max_N <= 16):
-        raise InputError(f"--N {max_N!r}: expected an integer in 1..16 for Hypothesis-driven tables")
+    max_N = check_int(max_N, "max_N", lo=1, hi=16)  # tables of up to 2^16 entries
+    max_examples = check_int(max_examples, "max_examples", lo=1)
+    seed = check_int(seed, "seed")
     last: list[Mismatch] = []
     count = [0]
 
@@ -502,8 +514,8 @@ def read_table(path, N=None):
     n = int(arr.size).bit_length() - 1
     if 2**n != arr.size:
         raise InputError(f"{path}: table length {arr.size} is not a power of two")
-    if N is not None and n != N:
-        raise InputError(f"{path}: table has 2^{n} entries but --N is {N}")
+    if N is not None and n != check_int(N, "N", lo=0):
+        raise InputError(f"{path}: table has 2^{n} entries but N = {N}")
     if claimed is not None and not (
         isinstance(claimed, list) and len(claimed) == n + 1
         and all(isinstance(k, int) and not isinstance(k, bool) for k in claimed)

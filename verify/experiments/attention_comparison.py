@@ -16,13 +16,12 @@ import math
 
 import torch
 
-from numeric.validation import InputError
-
 from numeric import xor
+from numeric.validation import check_choice, check_int, check_real
+from numeric.vocabulary import ATTENTIONS, OPTIMIZERS
 from numeric.xor_metrics import step_metrics
+from verify.experiments.records import AttentionComparison
 from verify.experiments.xor_sweeps import cell_support, make_instances
-
-ATTENTIONS = ("softmax", "linear", "erf")
 
 
 def train(V, theta0, theta_tilde0, support, *, attention="softmax", optimizer="gd", steps=2000,
@@ -37,16 +36,11 @@ def train(V, theta0, theta_tilde0, support, *, attention="softmax", optimizer="g
         dict with ``steps`` (recorded step indices), ``loss`` ``(len(steps), S)`` (inf where a
         seed diverged), ``theta``, ``theta_tilde`` (final, NaN where diverged).
     """
-    if attention not in ATTENTIONS:
-        raise InputError(f"attention = {attention!r}; expected one of {ATTENTIONS}")
-    if optimizer not in ("gd", "adam"):
-        raise InputError(f"optimizer = {optimizer!r}; expected 'gd' or 'adam'")
-    if not isinstance(steps, int) or steps < 0:
-        raise InputError(f"steps = {steps!r}; expected an integer >= 0")
-    if not (isinstance(lr, (int, float)) and lr > 0 and math.isfinite(lr)):
-        raise InputError(f"lr = {lr!r}; expected a finite positive number")
-    if not isinstance(record_every, int) or record_every < 1:
-        raise InputError(f"record_every = {record_every!r}; expected an integer >= 1")
+    check_choice(attention, "attention", ATTENTIONS)
+    check_choice(optimizer, "optimizer", OPTIMIZERS)
+    check_int(steps, "steps", lo=0)
+    check_real(lr, "lr", lo=0, lo_open=True)
+    check_int(record_every, "record_every", lo=1)
     th, tt = theta0.clone(), theta_tilde0.clone()
     if optimizer == "adam":
         m1 = [torch.zeros_like(th), torch.zeros_like(tt)]
@@ -134,16 +128,14 @@ def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=No
     seeds, the training runs the first ``train_seeds`` of them (default all).
 
     Returns:
-        dict ``attention -> {"one_step": {...}, "gd": {...}, "adam": {...}}`` plus ``"config"``.
+        an :class:`~verify.experiments.records.AttentionComparison`: ``config`` and ``results``
+        (``attention -> {"one_step": {...}, "gd": {...}, "adam": {...}}``).
     """
-    if not isinstance(n_seeds, int) or n_seeds < 1:
-        raise InputError(f"n_seeds = {n_seeds!r}; expected an integer >= 1")
-    if not isinstance(d, int) or d < 2 or not isinstance(m, int) or m < 1:
-        raise InputError(f"d = {d!r}, m = {m!r}; expected integers d >= 2, m >= 1")
-    if train_seeds is None:
-        train_seeds = n_seeds
-    if not isinstance(train_seeds, int) or not 1 <= train_seeds <= n_seeds:
-        raise InputError(f"train_seeds = {train_seeds!r}; expected an integer in 1..n_seeds")
+    check_int(n_seeds, "n_seeds", lo=1)
+    check_int(d, "d", lo=2)
+    check_int(m, "m", lo=1)
+    train_seeds = n_seeds if train_seeds is None else check_int(train_seeds, "train_seeds", lo=1,
+                                                               hi=n_seeds)
     eta = xor.default_lr(d, m, c)
     gd_lrs = tuple(gd_lrs) if gd_lrs is not None else tuple(eta * 10.0**-k for k in (0, 2, 4, 6))
     adam_lrs = tuple(adam_lrs)
@@ -152,9 +144,10 @@ def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=No
     runs = [(att, opt, lr) for att in ATTENTIONS for opt, lrs in (("gd", gd_lrs), ("adam", adam_lrs))
             for lr in lrs]
     total, done = len(runs) + len(ATTENTIONS), 0
-    out = {"config": {"d": d, "m": m, "n_seeds": n_seeds, "train_seeds": train_seeds,
-                      "steps": steps, "eta": eta, "eps": eps,
-                      "support": list(support), "gd_lrs": list(gd_lrs), "adam_lrs": list(adam_lrs)}}
+    config = {"d": d, "m": m, "n_seeds": n_seeds, "train_seeds": train_seeds, "steps": steps,
+              "eta": eta, "eps": eps, "support": list(support), "gd_lrs": list(gd_lrs),
+              "adam_lrs": list(adam_lrs)}
+    out = {}
     for att in ATTENTIONS:
         th1, tt1 = xor.one_step(V, th0, tt0, support, eta, attention=att)
         met = step_metrics(V, th1, tt1, support, eps=eps, attention=att, exact_sup=False)
@@ -180,7 +173,17 @@ def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=No
         done += 1
         if progress is not None:
             progress(done, total, f"{att}: {opt} lr={lr:.3g}")
-    return out
+    return AttentionComparison(config=config, results=out)
 
 
-__all__ = ["ATTENTIONS", "train", "train_entry", "compare"]
+def representational_bounds(d, m, seed=0):
+    """Lower bounds on the best population loss over all parameters, on the instance of seed
+    ``seed`` of cell ``(d, m)``: ``{"linear_bound": ..., "erf_bound": ...}`` (see
+    :mod:`verify.reference.linear_bound`)."""
+    from verify.reference.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound
+
+    V, _, _ = make_instances(d, m, [seed])
+    return {"linear_bound": linear_attention_loss_bound(V[0].numpy(), cell_support(d, 1, m)),
+            "erf_bound": erf_attention_loss_bound(d)}
+
+__all__ = ["train", "train_entry", "compare", "representational_bounds"]

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from numeric.validation import InputError
+from numeric.validation import check_int, reject
 from verify.experiments.statistics import wilson_interval  # noqa: F401  (re-exported: the sweeps' intervals)
 
 
@@ -32,7 +32,7 @@ def isotonic(values, weights=None):
     vals = [float(v) for v in values]
     w = [1.0] * len(vals) if weights is None else [float(x) for x in weights]
     if len(w) != len(vals) or any(x <= 0 for x in w):
-        raise InputError("isotonic: weights must be positive and match the values")
+        reject("weights", w, f"{len(vals)} positive weights, one per value")
     blocks = []  # [mean, weight, count]
     for v, x in zip(vals, w):
         blocks.append([v, x, 1])
@@ -57,12 +57,14 @@ def threshold(grid, rates, target=0.95, weights=None):
     """
     grid = [float(g) for g in grid]
     rates = [float(r) for r in rates]
-    if len(grid) != len(rates) or not grid:
-        raise InputError(f"grid ({len(grid)}) and rates ({len(rates)}) must be non-empty, same length")
+    if not grid:
+        reject("grid", grid, "a non-empty grid")
+    if len(grid) != len(rates):
+        reject("rates", rates, f"one rate per grid value ({len(grid)})")
     if any(b <= a for a, b in zip(grid, grid[1:])):
-        raise InputError(f"grid {grid} must be strictly increasing")
+        reject("grid", grid, "strictly increasing values")
     if any(not (0.0 <= r <= 1.0) for r in rates):
-        raise InputError(f"rates {rates} must lie in [0, 1]")
+        reject("rates", rates, "rates in [0, 1]")
     fitted = isotonic(rates, weights)
     for g, r in zip(grid, fitted):
         if r >= target - 1e-12:
@@ -71,14 +73,49 @@ def threshold(grid, rates, target=0.95, weights=None):
 
 
 def m_star_from_cells(cells, d, target=0.95, key="rate", size="m"):
-    """:func:`threshold` over the cells of one ``d`` (sweep cells with ``m`` or sample cells
-    with ``n``), weighted by their seed counts; ``key`` picks the rate."""
-    row = sorted((c for c in cells if c["d"] == d and size in c), key=lambda c: c[size])
+    """:func:`threshold` over the cells of one ``d`` (:class:`~verify.experiments.records.SweepCell`
+    over ``m`` or :class:`~verify.experiments.records.SamplesCell` over ``n``), weighted by
+    their seed counts; ``key`` names the rate field."""
+    row = sorted((c for c in cells if c.d == d and hasattr(c, size)), key=lambda c: getattr(c, size))
     if not row:
         return None
-    t = threshold([c[size] for c in row], [c[key] for c in row], target,
-                  weights=[c["n_seeds"] for c in row])
+    t = threshold([getattr(c, size) for c in row], [getattr(c, key) for c in row], target,
+                  weights=[c.n_seeds for c in row])
     return None if t is None else int(t)
+
+
+def sweep_thresholds(cells, target=0.95):
+    r"""``m*(d)`` of every ``d`` of a one-step sweep, for the default schedule and the
+    :math:`\eta\to\infty` limit, and both fits of ``m*(d)`` where two or more ``d`` reach it.
+
+    Returns:
+        dict with ``m_star`` and ``m_star_limit`` (``d -> m*`` or ``None``), ``known`` (the ``d``
+        where both are reached) and ``fits``, ``fits_limit`` (:func:`compare_fits`, or ``None``).
+    """
+    ds = sorted({c.d for c in cells})
+    ms = {d: m_star_from_cells(cells, d, target) for d in ds}
+    ml = {d: m_star_from_cells(cells, d, target, key="rate_limit") for d in ds}
+    known = [d for d in ds if ms[d] is not None and ml[d] is not None]
+    two = len(known) >= 2
+    return {"m_star": ms, "m_star_limit": ml, "known": known,
+            "fits": compare_fits(known, [ms[d] for d in known]) if two else None,
+            "fits_limit": compare_fits(known, [ml[d] for d in known]) if two else None}
+
+
+def samples_thresholds(cells, target=0.95):
+    """``n*(d)``: the fewest samples whose empirical step reproduces a successful population
+    step in a fraction ``target`` of the seeds, per ``d``, and the power fit where two or more
+    ``d`` reach it.
+
+    Returns:
+        dict with ``n_star`` (``d -> n*`` or ``None``), ``known`` and ``fit`` (:class:`Fit` or
+        ``None``).
+    """
+    ds = sorted({c.d for c in cells})
+    ns = {d: m_star_from_cells(cells, d, target, key="rate_given_population", size="n") for d in ds}
+    known = [d for d in ds if ns[d] is not None]
+    fit = fit_power(known, [ns[d] for d in known]) if len(known) >= 2 else None
+    return {"n_star": ns, "known": known, "fit": fit}
 
 
 @dataclass(frozen=True)
@@ -102,12 +139,13 @@ class Fit:
 def _loglog_fit(x, y, model):
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    if x.shape != y.shape or x.ndim != 1 or len(x) < 2:
-        raise InputError(f"fit needs two 1-d arrays of equal length >= 2; got {x.shape}, {y.shape}")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise InputError("fit data contain NaN or inf")
-    if np.any(x <= 0) or np.any(y <= 0):
-        raise InputError("fit data must be positive (log-log least squares)")
+    if x.ndim != 1 or len(x) < 2:
+        reject("d", f"<array of shape {x.shape}>", "a 1-d array of >= 2 values")
+    if y.shape != x.shape:
+        reject("y", f"<array of shape {y.shape}>", f"shape {x.shape}, one value per d")
+    for name, v in (("d", x), ("y", y)):
+        if not np.all(np.isfinite(v)) or np.any(v <= 0):
+            reject(name, f"<array {v.tolist()}>", "finite positive values (log-log least squares)")
     lx, ly = np.log(x), np.log(y)
     A = np.stack([np.ones_like(lx), lx], axis=1)
     (c0, c1), *_ = np.linalg.lstsq(A, ly, rcond=None)
@@ -129,7 +167,7 @@ def fit_polylog(d, y):
     """
     d = np.asarray(d, dtype=float)
     if np.any(d <= 1):
-        raise InputError("fit_polylog needs d > 1 (ln d > 0)")
+        reject("d", f"<array {d.tolist()}>", "values > 1 (ln d > 0)")
     return _loglog_fit(np.log(d), y, "polylog")
 
 
@@ -168,8 +206,7 @@ def parameter_table(measured, fit=None, ds=(10**2, 10**3, 10**4, 10**5, 10**6, 1
     """
     rows = []
     for d in ds:
-        if not isinstance(d, (int, np.integer)) or d < 2:
-            raise InputError(f"parameter_table: d = {d!r}; expected integers >= 2")
+        check_int(d, "ds[]", lo=2)
         m = measured.get(d)
         if m is not None:
             src = "measured"
@@ -184,5 +221,6 @@ def parameter_table(measured, fit=None, ds=(10**2, 10**3, 10**4, 10**5, 10**6, 1
     return rows
 
 
-__all__ = ["parameter_table", "wilson_interval", "isotonic", "threshold", "m_star_from_cells", "Fit",
+__all__ = ["parameter_table", "wilson_interval", "isotonic", "threshold", "m_star_from_cells",
+           "sweep_thresholds", "samples_thresholds", "Fit",
            "fit_polylog", "fit_power", "compare_fits", "polylog_predict"]

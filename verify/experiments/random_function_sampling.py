@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from numeric._bitsliced import popcount_sum
-from numeric.validation import InputError
+from numeric.bitsliced import popcount_sum
+from numeric.validation import check_int
 from verify.experiments.statistics import wilson_interval
 from verify.reference.random_functions import (
     enumerate_random_functions, expected_K0, poisson_limit, variance_K0,
@@ -25,12 +25,9 @@ def monte_carlo_K0(N: int, samples: int, seed: int = 0, z: float = 1.95996398454
     """
     import numpy as np
 
-    if isinstance(N, bool) or not isinstance(N, int) or not 1 <= N <= 20:
-        raise InputError(f"N = {N!r}: Monte Carlo over random functions needs 1 <= N <= 20")
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-        raise InputError(f"samples = {samples!r}: expected a positive integer")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(f"seed = {seed!r}: expected an integer >= 0")
+    N = check_int(N, "N", lo=1, hi=20)
+    samples = check_int(samples, "samples", lo=1)
+    seed = check_int(seed, "seed", lo=0)
     rng = np.random.Generator(np.random.PCG64(seed))
     batches = -(-samples // 64)
     size = 1 << N

@@ -9,7 +9,7 @@ import math
 import torch
 
 from numeric.transformer import evaluate_all, margin_recognition, max_influence, random_model
-from numeric.validation import InputError
+from numeric.validation import check_ints, reject
 from verify.experiments.statistics import wilson_interval
 
 #: P(K_0 >= 1) of a uniformly random function as N -> infinity (the Poisson limit 1 - 1/e).
@@ -49,9 +49,7 @@ def influence_sweep(config, Ns, models: int, *, samples: int = 2, positions: int
     Returns:
         float64 tensor ``(models, len(Ns))``.
     """
-    Ns = [int(n) for n in Ns]
-    if not Ns or max(Ns) > config.N_max:
-        raise InputError(f"Ns = {Ns}: expected a non-empty list with max <= N_max = {config.N_max}")
+    Ns = check_ints(Ns, "Ns", lo=1, hi=config.N_max)
     vals = torch.zeros(models, len(Ns), dtype=torch.float64)
     for j in range(models):
         model = random_model(config, "uniform", seed + j, B=B, device=device)
@@ -67,13 +65,13 @@ def loglog_slope(Ns, values) -> float:
     robust to one model with a large constant)."""
     y = torch.as_tensor(values, dtype=torch.float64)
     if (y <= 0).any():
-        raise InputError("loglog_slope: values must be > 0")
+        reject("values", "<values with entries <= 0>", "positive values (a log-log fit)")
     y = y.log()
     if y.dim() == 2:
         y = y.mean(0)
     x = torch.tensor([math.log(n) for n in Ns], dtype=torch.float64)
     if x.numel() != y.numel() or x.numel() < 2:
-        raise InputError("loglog_slope: need >= 2 values of N, one value (column) per N")
+        reject("Ns", Ns, f">= 2 values of N, one per value (column); got {y.numel()} values")
     xc = x - x.mean()
     return float((xc * (y - y.mean())).sum() / (xc * xc).sum())
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
-from numeric.validation import InputError
+from numeric.validation import check_int, check_real
 
 
 def wilson_interval(successes, trials, confidence=0.95, *, z=None) -> tuple[float, float]:
@@ -23,21 +23,17 @@ def wilson_interval(successes, trials, confidence=0.95, *, z=None) -> tuple[floa
         ``(low, high)`` as floats in ``[0, 1]``; exactly 0 (1) at ``s = 0`` (``s = n``).
     """
     for name, value in (("successes", successes), ("trials", trials)):
-        if isinstance(value, bool) or not isinstance(value, (int,)) and not (
-            isinstance(value, float) and value.is_integer()
-        ):
-            raise InputError(f"{name} = {value!r}: expected an integer")
-    s, n = int(successes), int(trials)
-    if n < 1:
-        raise InputError(f"trials = {n}: expected a positive number of trials")
-    if not 0 <= s <= n:
-        raise InputError(f"successes = {s}: expected 0 <= successes <= trials = {n}")
+        # counts summed in floating point (e.g. 12.0) are accepted
+        if isinstance(value, float) and value.is_integer():
+            continue
+        check_int(value, name)
+    n = check_int(int(trials), "trials", lo=1)
+    s = check_int(int(successes), "successes", lo=0, hi=n)
     if z is None:
-        if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
-            raise InputError(f"confidence = {confidence!r}: expected a number in (0, 1)")
+        confidence = check_real(confidence, "confidence", lo=0, hi=1, lo_open=True, hi_open=True)
         z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
-    elif not (z > 0 and math.isfinite(z)):
-        raise InputError(f"z = {z!r}: expected a finite positive quantile")
+    else:
+        z = check_real(z, "z", lo=0, lo_open=True)
     p = s / n
     den = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / den

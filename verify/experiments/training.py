@@ -38,13 +38,17 @@ from typing import Callable
 
 import torch
 
-from numeric.validation import InputError
-from verify.experiments.statistics import wilson_interval  # noqa: F401  (re-exported)
+from numeric.targets import (
+    TARGETS, baseline_accuracy, labels, target_mean_sensitivity, target_profile_fraction,
+    target_table,
+)
+from numeric.transformer_eval import strings  # bit matrix of string indices
+from numeric.validation import (
+    InputError, check_bool, check_choice, check_device, check_dtype, check_int, check_real,
+)
+from numeric.vocabulary import INIT_SCHEMES, LOSSES
+from verify.experiments.statistics import wilson_interval
 
-from numeric.transformer_eval import strings as _bits  # bit matrix of string indices (SPEC §1)
-
-TARGETS = ("majority", "first", "parity")
-LOSSES = ("bce", "mse")
 #: largest N for exact accuracy / profile over all 2^N strings (2^20 ≈ 1e6 forward passes)
 EXACT_LIMIT = 20
 #: largest N for which the default training set is all 2^N strings
@@ -103,134 +107,8 @@ class TrainResult:
     def to_dict(self) -> dict:
         """JSON-ready dict (the model is left out)."""
         # not dataclasses.asdict: it would deep-copy the model
-        return {f.name: getattr(self, f.name) for f in fields(self) 
+        return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.name not in ("model", "train_index")}
-
-
-# ----------------------------------------------------------------------------- validation
-
-
-def _check_int(name, value, lo, hi=None):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"{name} = {value!r}: expected an integer")
-    if value < lo or (hi is not None and value > hi):
-        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise InputError(f"{name} = {value}: expected an integer {rng}")
-    return value
-
-
-def _check_pos_float(name, value, allow_zero=False):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} = {value!r}: expected a number") from None
-    if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        what = "finite and >= 0" if allow_zero else "finite and > 0"
-        raise InputError(f"{name} = {value!r}: expected a number {what}")
-    return v
-
-
-def _check_target(target):
-    if target not in TARGETS:
-        raise InputError(f"target {target!r}: expected one of {', '.join(TARGETS)}")
-    return target
-
-
-def _dtype(dtype):
-    table = {"float64": torch.float64, "float32": torch.float32,
-             torch.float64: torch.float64, torch.float32: torch.float32}
-    if dtype not in table:
-        raise InputError(f"dtype {dtype!r}: expected 'float64' or 'float32'")
-    return table[dtype]
-
-
-# ----------------------------------------------------------------------------- strings, labels
-
-
-def labels(target: str, bits: torch.Tensor) -> torch.Tensor:
-    r"""Target values on a bit matrix, computed from the bits (any N).
-
-    MAJORITY (strict): :math:`1[|x| > N/2]`; FIRST: :math:`x_0`; PARITY: :math:`|x| \bmod 2`.
-
-    Args: ``target`` one of ``TARGETS``; ``bits`` a ``(B, N)`` integer 0/1 tensor.
-    Returns: ``(B,)`` int64 tensor of 0/1.
-    """
-    _check_target(target)
-    if bits.ndim != 2 or bits.shape[1] < 1:
-        raise InputError(f"bits shape {tuple(bits.shape)}: expected (B, N) with N >= 1")
-    N = bits.shape[1]
-    w = bits.to(torch.int64).sum(-1)
-    if target == "majority":
-        return (2 * w > N).to(torch.int64)
-    if target == "first":
-        return bits[:, 0].to(torch.int64)
-    return (w % 2).to(torch.int64)
-
-
-def _weight_function(target, N):
-    """f as a function of the Hamming weight (MAJORITY, PARITY), or None (FIRST)."""
-    if target == "majority":
-        return lambda w: int(2 * w > N)
-    if target == "parity":
-        return lambda w: w % 2
-    return None
-
-
-def baseline_accuracy(target: str, N: int) -> float:
-    r"""Accuracy of the best constant function, :math:`\max(p, 1-p)` with :math:`p = P(f = 1)`.
-
-    Exact: :math:`p = 2^{-N}\sum_{w: f(w)=1}\binom{N}{w}` for symmetric targets, ``1/2`` for FIRST.
-    """
-    _check_target(target)
-    _check_int("N", N, 1)
-    g = _weight_function(target, N)
-    if g is None:
-        return 0.5
-    ones = sum(math.comb(N, w) for w in range(N + 1) if g(w))
-    p = ones / 2**N
-    return max(p, 1.0 - p)
-
-
-def target_mean_sensitivity(target: str, N: int) -> float:
-    r"""Exact average sensitivity :math:`\mathrm{as}(f) = 2^{-N}\sum_x s(x, f)` of a target.
-
-    For a symmetric :math:`f` a string of weight :math:`w` has
-    :math:`s = (N - w)\,1[f(w+1) \ne f(w)] + w\,1[f(w-1) \ne f(w)]`; FIRST has :math:`s \equiv 1`.
-    """
-    _check_target(target)
-    _check_int("N", N, 1)
-    g = _weight_function(target, N)
-    if g is None:
-        return 1.0
-    total = 0
-    for w in range(N + 1):
-        s = (N - w) * (w < N and g(w + 1) != g(w)) + w * (w > 0 and g(w - 1) != g(w))
-        total += math.comb(N, w) * s
-    return total / 2**N
-
-
-def target_profile_fraction(target: str, N: int) -> list[float]:
-    r"""Exact profile of a target as fractions :math:`K_k / 2^N`, :math:`k = 0..N`, any N.
-
-    Symmetric targets: every string of weight :math:`w` has the sensitivity :math:`s(w)` of
-    :func:`target_mean_sensitivity`, so :math:`K_k = \sum_{w : s(w) = k} \binom{N}{w}`;
-    FIRST: :math:`K_1 = 2^N`.
-    """
-    _check_target(target)
-    _check_int("N", N, 1)
-    g = _weight_function(target, N)
-    K = [0] * (N + 1)
-    if g is None:
-        K[1] = 2**N
-    else:
-        for w in range(N + 1):
-            s = (N - w) * (w < N and g(w + 1) != g(w)) + w * (w > 0 and g(w - 1) != g(w))
-            K[s] += math.comb(N, w)
-    return [k / 2**N for k in K]
-
-
-# ----------------------------------------------------------------------------- statistics
-
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -250,7 +128,7 @@ def _table_all(model, N, dtype, device, chunk):
     tabs = []
     for start in range(0, 2**N, chunk):
         idx = torch.arange(start, min(start + chunk, 2**N), dtype=torch.int64)
-        tabs.append((_outputs(model, _bits(idx, N), dtype, device, chunk) > 0).to(torch.int64))
+        tabs.append((_outputs(model, strings(idx, N), dtype, device, chunk) > 0).to(torch.int64))
     return torch.cat(tabs)
 
 
@@ -279,12 +157,189 @@ def _build_model(N, config, init, seed, dtype, device, init_kw):
     if config is None:
         config = tf.TransformerConfig(D=DEFAULT_D, L=DEFAULT_L, H=DEFAULT_H, eps=DEFAULT_EPS,
                                       N_max=max(64, N))
-    if N > config.N_max:
-        raise InputError(f"N = {N}: exceeds the model's N_max = {config.N_max}")
+    check_int(N, "N", lo=1, hi=config.N_max)  # the model's N_max bounds the input length
     model = tf.BooleanTransformer(config)
     gen = torch.Generator().manual_seed(seed)
     tf.initialize_(model, init, generator=gen, **init_kw)
     return model.to(device=device, dtype=dtype), asdict(config)
+
+
+def validate_options(target, N, *, init="xavier_uniform", seed=0, steps=400, lr=3e-3,
+                     weight_decay=0.01, loss="bce", batch_size=128, train_strings=None,
+                     test_samples=2**14, profile_samples=2048, exact=None, confidence=0.95,
+                     dtype="float64", device="cpu", chunk=8192, model=None) -> dict:
+    """Check the arguments of :func:`train`; returns them in canonical form (``lr`` a float,
+    ``dtype`` a torch dtype, ``device`` a torch device, ``exact`` resolved to a bool)."""
+    check_choice(target, "target", TARGETS)
+    check_int(N, "N", lo=1)
+    check_int(seed, "seed", lo=0)
+    check_int(steps, "steps", lo=1)
+    lr = check_real(lr, "lr", lo=0, lo_open=True)
+    weight_decay = check_real(weight_decay, "weight_decay", lo=0)
+    check_choice(loss, "loss", LOSSES)
+    for name, value in (("batch_size", batch_size), ("test_samples", test_samples),
+                        ("profile_samples", profile_samples), ("chunk", chunk)):
+        check_int(value, name, lo=1)
+    if exact is not None:
+        check_bool(exact, "exact")
+    if exact or train_strings is not None:
+        # exact evaluation, and the complement of a fixed training subset, enumerate 2^N strings
+        check_int(N, "N", lo=1, hi=EXACT_LIMIT)
+    if train_strings is not None:
+        check_int(train_strings, "train_strings", lo=1, hi=2**N - 1)
+    conf = check_real(confidence, "confidence", lo=0, hi=1, lo_open=True, hi_open=True)
+    if model is None:
+        check_choice(init, "init", INIT_SCHEMES)
+    elif not isinstance(model, torch.nn.Module):
+        raise InputError(f"model = <{type(model).__name__}>: expected a torch.nn.Module")
+    return dict(target=target, N=N, init=init, seed=seed, steps=steps, lr=lr,
+                weight_decay=weight_decay, loss=loss, batch_size=batch_size,
+                train_strings=train_strings, test_samples=test_samples,
+                profile_samples=profile_samples, exact=(N <= EXACT_LIMIT) if exact is None else exact,
+                confidence=conf, dtype=check_dtype(dtype), device=check_device(device), chunk=chunk)
+
+
+def training_data(N, seed, train_strings):
+    """The data stream of a run: ``(gen, pool, regime)``.
+
+    ``gen`` is the data generator (its own seed, so that the init and the data are independent
+    streams); ``pool`` the string indices trained on (``None``: fresh uniform strings every
+    step); ``regime`` one of ``"fixed subset"``, ``"all strings"``, ``"online i.i.d."``.
+    """
+    gen = torch.Generator().manual_seed(1_000_003 * (seed + 1))
+    if train_strings is not None:
+        return gen, torch.randperm(2**N, generator=gen)[:train_strings], "fixed subset"
+    if N <= ALL_STRINGS_LIMIT:
+        return gen, torch.arange(2**N), "all strings"
+    return gen, None, "online i.i.d."
+
+
+class _Batches:
+    """Mini-batches of bit strings: fresh uniform strings, or shuffled epochs over a pool (a
+    batch never repeats a string within an epoch)."""
+
+    def __init__(self, N, pool, batch_size, gen):
+        self.N, self.pool, self.batch_size, self.gen = N, pool, batch_size, gen
+        self.order, self.pos = None, 0
+
+    def next(self):
+        if self.pool is None:
+            return torch.randint(0, 2, (self.batch_size, self.N), generator=self.gen,
+                                 dtype=torch.int64)
+        take = []
+        need = min(self.batch_size, self.pool.numel())
+        while need > 0:
+            if self.order is None or self.pos >= self.order.numel():
+                perm = torch.randperm(self.pool.numel(), generator=self.gen)
+                self.order, self.pos = self.pool[perm], 0
+            got = self.order[self.pos:self.pos + need]
+            self.pos += got.numel()
+            need -= got.numel()
+            take.append(got)
+        return strings(torch.cat(take), self.N)
+
+
+def fit(model, target, N, pool, gen, *, steps, batch_size, loss, lr, weight_decay, dtype, device,
+        seed, progress=None) -> dict:
+    r"""``steps`` AdamW steps on mini-batches of :func:`numeric.targets.labels`; the loss is
+    :math:`\mathrm{BCE}(\sigma(T), y)` (``"bce"``) or :math:`(T - (2y - 1))^2` (``"mse"``).
+
+    Returns:
+        dict with ``loss_curve`` (at most ~100 ``(step, loss)`` points), ``final_loss``,
+        ``examples_seen`` and ``train_time_s``.
+    """
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    model.train()
+    batches = _Batches(N, pool, batch_size, gen)
+    curve, every, last = [], max(1, steps // 100), float("nan")
+    t0 = time.perf_counter()
+    for step in range(1, steps + 1):
+        xb = batches.next()
+        yb = labels(target, xb).to(device=device, dtype=dtype)
+        T = model(xb.to(device=device, dtype=dtype)).reshape(-1)
+        if loss == "bce":
+            ell = torch.nn.functional.binary_cross_entropy_with_logits(T, yb)
+        else:
+            ell = ((T - (2 * yb - 1)) ** 2).mean()
+        opt.zero_grad(set_to_none=True)
+        ell.backward()
+        opt.step()
+        last = float(ell.detach())
+        if not math.isfinite(last):
+            raise FloatingPointError(f"training loss became {last} at step {step} "
+                                     f"(target {target}, N = {N}, seed {seed}); lower lr")
+        if step % every == 0 or step == steps:
+            curve.append((step, last))
+            if progress is not None:
+                progress(step, steps, last)
+    examples = steps * batch_size if pool is None else steps * min(batch_size, pool.numel())
+    return dict(loss_curve=curve, final_loss=last, examples_seen=examples,
+                train_time_s=time.perf_counter() - t0)
+
+
+def _evaluate_exact(model, target, N, held_out_mask, dtype, device, chunk):
+    from numeric.sensitivity import profile
+
+    table = _table_all(model, N, dtype, device, chunk)
+    correct = table == target_table(target, N)
+    acc = float(correct.double().mean())
+    held, held_n = None, 0
+    if held_out_mask is not None:
+        held_n = int(held_out_mask.sum())
+        held = float(correct[held_out_mask].double().mean())
+    K = [int(k) for k in profile(table)]
+    return dict(accuracy=acc, accuracy_n=2**N, accuracy_ci=(acc, acc), held_out_accuracy=held,
+                held_out_n=held_n, profile_n=2**N, profile=K,
+                profile_fraction=[k / 2**N for k in K], profile_ci=None,
+                mean_sensitivity=sum(k * c for k, c in enumerate(K)) / 2**N,
+                mean_sensitivity_ci=None)
+
+
+def _evaluate_sampled(model, target, N, seed, test_samples, profile_samples, conf, dtype, device,
+                      chunk):
+    egen = torch.Generator().manual_seed(7_000_003 * (seed + 1))
+    xt = torch.randint(0, 2, (test_samples, N), generator=egen, dtype=torch.int64)
+    pred = (_outputs(model, xt, dtype, device, chunk) > 0).to(torch.int64)
+    k_ok = int((pred == labels(target, xt)).sum())
+    s = _sampled_sensitivity(model, N, profile_samples, egen, dtype, device, chunk)
+    counts = torch.bincount(s, minlength=N + 1).tolist()
+    # Bonferroni: each of the N+1 intervals at 1 - (1-c)/(N+1) -> all hold jointly w.p. >= c
+    per = 1 - (1 - conf) / (N + 1)
+    mean_s = float(s.double().mean())
+    # Hoeffding for a mean of variables in [0, N]
+    half = N * math.sqrt(math.log(2 / (1 - conf)) / (2 * profile_samples))
+    return dict(accuracy=k_ok / test_samples, accuracy_n=test_samples,
+                accuracy_ci=tuple(wilson_interval(k_ok, test_samples, conf)),
+                held_out_accuracy=None, held_out_n=0, profile_n=profile_samples, profile=None,
+                profile_fraction=[c / profile_samples for c in counts],
+                profile_ci=[list(wilson_interval(c, profile_samples, per)) for c in counts],
+                mean_sensitivity=mean_s,
+                mean_sensitivity_ci=(max(0.0, mean_s - half), min(float(N), mean_s + half)))
+
+
+def evaluate(model, target, N, *, exact, seed, held_out_pool=None, test_samples=2**14,
+             profile_samples=2048, confidence=0.95, dtype=torch.float64, device="cpu",
+             chunk=8192) -> dict:
+    """Accuracy and sensitivity profile of ``1[T(x) > 0]``: exact over all ``2^N`` strings
+    (with the held-out accuracy on the complement of ``held_out_pool`` when given), or sampled
+    with intervals at level ``confidence`` (see the module docstring).
+
+    Returns:
+        dict with the evaluation fields of :class:`TrainResult` and ``eval_time_s``.
+    """
+    model.eval()
+    t0 = time.perf_counter()
+    if exact:
+        mask = None
+        if held_out_pool is not None:
+            mask = torch.ones(2**N, dtype=torch.bool)
+            mask[held_out_pool] = False
+        out = _evaluate_exact(model, target, N, mask, dtype, device, chunk)
+    else:
+        out = _evaluate_sampled(model, target, N, seed, test_samples, profile_samples, confidence,
+                                dtype, device, chunk)
+    out["eval_time_s"] = time.perf_counter() - t0
+    return out
 
 
 def train(
@@ -316,6 +371,7 @@ def train(
     Minimises :math:`\frac1B\sum_{j} \ell(T(x_j), f(x_j))` over mini-batches of ``batch_size``
     strings for ``steps`` AdamW steps (constant ``lr``, decoupled ``weight_decay``), where
     :math:`\ell` is the logistic loss (``"bce"``) or :math:`(T - (2f - 1))^2` (``"mse"``).
+    The stages: :func:`validate_options`, :func:`training_data`, :func:`fit`, :func:`evaluate`.
 
     Args:
         target: ``"majority"`` (strict), ``"first"`` or ``"parity"``.
@@ -328,183 +384,66 @@ def train(
         train_strings: ``None`` (all strings for ``N <= 14``, fresh uniform strings otherwise) or
             the size ``m`` of a fixed uniform training subset (needs ``N <= 20``, ``m < 2^N``).
         test_samples, profile_samples: sample sizes used when ``N > 20`` (or ``exact=False``).
-        exact: ``None`` = exact iff ``N <= 20``; ``True`` demands exactness (``InputError`` above 20);
-            ``False`` forces the sampled estimators (useful to check them against exact values).
+        exact: ``None`` = exact iff ``N <= 20``; ``True`` demands it; ``False`` forces the sampled
+            estimators (to check them against exact values).
         confidence: level of every reported interval.
         dtype: ``"float64"`` (default) or ``"float32"`` (faster; training only).
         device: ``"cpu"`` or ``"cuda"``.
         model: train this module instead of building a transformer (``config``/``init`` ignored);
             it must map a ``(B, N)`` tensor of 0/1 (in ``dtype``) to ``(B,)`` real outputs.
-        progress: optional callback ``progress(step, steps, loss)`` (called every few steps and
-            at the end) so that a CLI can draw a bar without :mod:`numeric` importing one.
+        progress: optional callback ``progress(step, steps, loss)``, every few steps and at the end.
 
     Returns:
         a :class:`TrainResult`; ``result.model`` is the trained module (eval mode).
     """
-    _check_target(target)
-    _check_int("N", N, 1)
-    _check_int("seed", seed, 0)
-    _check_int("steps", steps, 1)
-    lr = _check_pos_float("lr", lr)
-    weight_decay = _check_pos_float("weight_decay", weight_decay, allow_zero=True)
-    if loss not in LOSSES:
-        raise InputError(f"loss {loss!r}: expected one of {', '.join(LOSSES)}")
-    _check_int("batch_size", batch_size, 1)
-    _check_int("test_samples", test_samples, 1)
-    _check_int("profile_samples", profile_samples, 1)
-    _check_int("chunk", chunk, 1)
-    if exact not in (None, True, False):
-        raise InputError(f"exact = {exact!r}: expected None, True or False")
-    if exact and N > EXACT_LIMIT:
-        raise InputError(f"N = {N}: exact accuracy and profile need N <= {EXACT_LIMIT} "
-                         f"(2^N forward passes); use exact=None/False for sampled estimates")
-    if train_strings is not None:
-        if N > EXACT_LIMIT:
-            raise InputError(f"N = {N}: a fixed training subset (train_strings) needs "
-                             f"N <= {EXACT_LIMIT} so that its complement can be enumerated")
-        _check_int("train_strings", train_strings, 1, 2**N - 1)
-    try:
-        conf = float(confidence)
-    except (TypeError, ValueError):
-        raise InputError(f"confidence = {confidence!r}: expected a number in (0, 1)") from None
-    if not 0 < conf < 1:
-        raise InputError(f"confidence = {confidence!r}: expected a number in (0, 1)")
-    tdtype = _dtype(dtype)
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise InputError(f"device {device!r}: expected 'cpu' or 'cuda'") from None
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise InputError(f"device {device!r}: CUDA is not available on this machine")
-    do_exact = (N <= EXACT_LIMIT) if exact is None else exact
-
+    o = validate_options(target, N, init=init, seed=seed, steps=steps, lr=lr,
+                         weight_decay=weight_decay, loss=loss, batch_size=batch_size,
+                         train_strings=train_strings, test_samples=test_samples,
+                         profile_samples=profile_samples, exact=exact, confidence=confidence,
+                         dtype=dtype, device=device, chunk=chunk, model=model)
+    tdtype, dev = o["dtype"], o["device"]
     if model is None:
         model, cfg = _build_model(N, config, init, seed, tdtype, dev, dict(init_kw or {}))
     else:
-        if not isinstance(model, torch.nn.Module):
-            raise InputError(f"model {type(model).__name__}: expected a torch.nn.Module")
-        model = model.to(device=dev, dtype=tdtype)
-        cfg = None
-        init = "given"
-
-    # Data stream: its own generator so that the init and the data are independent streams.
-    gen = torch.Generator().manual_seed(1_000_003 * (seed + 1))
-    pool = None
-    if train_strings is not None:
-        pool = torch.randperm(2**N, generator=gen)[:train_strings]
-        regime = "fixed subset"
-    elif N <= ALL_STRINGS_LIMIT:
-        pool = torch.arange(2**N)
-        regime = "all strings"
-    else:
-        regime = "online i.i.d."
-
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    model.train()
-    curve = []
-    every = max(1, steps // 100)
-    order, pos = None, 0
-    t0 = time.perf_counter()
-    last = float("nan")
-    for step in range(1, steps + 1):
-        if pool is None:
-            xb = torch.randint(0, 2, (batch_size, N), generator=gen, dtype=torch.int64)
-        else:
-            # shuffled epochs over the pool; a batch never repeats a string within an epoch
-            take = []
-            need = min(batch_size, pool.numel())
-            while need > 0:
-                if order is None or pos >= order.numel():
-                    order, pos = pool[torch.randperm(pool.numel(), generator=gen)], 0
-                got = order[pos:pos + need]
-                pos += got.numel()
-                need -= got.numel()
-                take.append(got)
-            xb = _bits(torch.cat(take), N)
-        yb = labels(target, xb).to(device=dev, dtype=tdtype)
-        T = model(xb.to(device=dev, dtype=tdtype)).reshape(-1)
-        if loss == "bce":
-            ell = torch.nn.functional.binary_cross_entropy_with_logits(T, yb)
-        else:
-            ell = ((T - (2 * yb - 1)) ** 2).mean()
-        opt.zero_grad(set_to_none=True)
-        ell.backward()
-        opt.step()
-        last = float(ell.detach())
-        if not math.isfinite(last):
-            raise FloatingPointError(f"training loss became {last} at step {step} "
-                                     f"(target {target}, N = {N}, seed {seed}); lower lr")
-        if step % every == 0 or step == steps:
-            curve.append((step, last))
-            if progress is not None:
-                progress(step, steps, last)
-    train_time = time.perf_counter() - t0
-    examples = steps * batch_size if pool is None else steps * min(batch_size, pool.numel())
-
-    # ---- evaluation
-    model.eval()
-    t0 = time.perf_counter()
-    held, held_n = None, 0
-    if do_exact:
-        table = _table_all(model, N, tdtype, dev, chunk)
-        truth = _target_table(target, N)
-        correct = table == truth
-        acc = float(correct.double().mean())
-        acc_n, acc_ci = 2**N, (acc, acc)
-        if regime == "fixed subset":
-            mask = torch.ones(2**N, dtype=torch.bool)
-            mask[pool] = False
-            held_n = int(mask.sum())
-            held = float(correct[mask].double().mean())
-        from numeric.sensitivity import profile as _profile
-
-        K = [int(k) for k in _profile(table)]
-        frac = [k / 2**N for k in K]
-        prof_ci, prof_n = None, 2**N
-        mean_s = sum(k * c for k, c in enumerate(K)) / 2**N
-        mean_ci = None
-    else:
-        egen = torch.Generator().manual_seed(7_000_003 * (seed + 1))
-        xt = torch.randint(0, 2, (test_samples, N), generator=egen, dtype=torch.int64)
-        pred = (_outputs(model, xt, tdtype, dev, chunk) > 0).to(torch.int64)
-        k_ok = int((pred == labels(target, xt)).sum())
-        acc, acc_n = k_ok / test_samples, test_samples
-        acc_ci = wilson_interval(k_ok, test_samples, conf)
-        s = _sampled_sensitivity(model, N, profile_samples, egen, tdtype, dev, chunk)
-        counts = torch.bincount(s, minlength=N + 1).tolist()
-        K, prof_n = None, profile_samples
-        frac = [c / profile_samples for c in counts]
-        # Bonferroni: each of the N+1 intervals at 1 - (1-c)/(N+1) -> all hold jointly w.p. >= c
-        per = 1 - (1 - conf) / (N + 1)
-        prof_ci = [list(wilson_interval(c, profile_samples, per)) for c in counts]
-        mean_s = float(s.double().mean())
-        # Hoeffding for a mean of variables in [0, N]
-        half = N * math.sqrt(math.log(2 / (1 - conf)) / (2 * profile_samples))
-        mean_ci = (max(0.0, mean_s - half), min(float(N), mean_s + half))
-    eval_time = time.perf_counter() - t0
-
+        model, cfg, init = model.to(device=dev, dtype=tdtype), None, "given"
+    gen, pool, regime = training_data(N, seed, train_strings)
+    fitted = fit(model, target, N, pool, gen, steps=steps, batch_size=batch_size, loss=loss,
+                 lr=o["lr"], weight_decay=o["weight_decay"], dtype=tdtype, device=dev, seed=seed,
+                 progress=progress)
+    fixed = pool if regime == "fixed subset" else None
+    ev = evaluate(model, target, N, exact=o["exact"], seed=seed, held_out_pool=fixed,
+                  test_samples=test_samples, profile_samples=profile_samples,
+                  confidence=o["confidence"], dtype=tdtype, device=dev, chunk=chunk)
     return TrainResult(
-        target=target, N=N, seed=seed, init=init, loss=loss, steps=steps, lr=lr,
-        weight_decay=weight_decay, batch_size=batch_size, dtype=str(tdtype).removeprefix("torch."),
-        device=str(dev), config=cfg, regime=regime, examples_seen=examples, final_loss=last,
-        loss_curve=curve, accuracy=acc, accuracy_exact=do_exact, accuracy_n=acc_n,
-        accuracy_ci=tuple(acc_ci), held_out_accuracy=held, held_out_n=held_n,
-        baseline=baseline_accuracy(target, N), profile_exact=do_exact, profile_n=prof_n,
-        profile=K, profile_fraction=frac, profile_ci=prof_ci, mean_sensitivity=mean_s,
-        mean_sensitivity_ci=mean_ci, target_mean_sensitivity=target_mean_sensitivity(target, N),
-        confidence=conf, train_time_s=train_time, eval_time_s=eval_time, model=model,
-        train_index=pool if regime == "fixed subset" else None,
+        target=target, N=N, seed=seed, init=init, loss=loss, steps=steps, lr=o["lr"],
+        weight_decay=o["weight_decay"], batch_size=batch_size,
+        dtype=str(tdtype).removeprefix("torch."), device=str(dev), config=cfg, regime=regime,
+        accuracy_exact=o["exact"], baseline=baseline_accuracy(target, N),
+        profile_exact=o["exact"], target_mean_sensitivity=target_mean_sensitivity(target, N),
+        confidence=o["confidence"], model=model, train_index=fixed, **fitted, **ev,
     )
 
 
-def _target_table(target, N):
-    """Truth table over all strings via :func:`numeric.boolean.truth_table` (N <= EXACT_LIMIT)."""
-    from numeric.boolean import truth_table
-
-    return truth_table(target, N).to(torch.int64).reshape(-1)
-
+def summarize_runs(dicts):
+    """Per (target, N) of a list of :meth:`TrainResult.to_dict` dicts: accuracies over seeds,
+    min/mean, K_0 fraction and mean sensitivity."""
+    out = {}
+    for d in dicts:
+        key = f"{d['target']}/N={d['N']}"
+        e = out.setdefault(key, {"target": d["target"], "N": d["N"], "accuracy": [],
+                                 "K0_fraction": [], "mean_sensitivity": [],
+                                 "target_mean_sensitivity": d["target_mean_sensitivity"],
+                                 "baseline": d["baseline"], "exact": d["accuracy_exact"]})
+        e["accuracy"].append(d["accuracy"])
+        e["K0_fraction"].append(d["profile_fraction"][0])
+        e["mean_sensitivity"].append(d["mean_sensitivity"])
+    for e in out.values():
+        e["accuracy_min"] = min(e["accuracy"])
+        e["accuracy_mean"] = sum(e["accuracy"]) / len(e["accuracy"])
+    return out
 
 __all__ = [
-    "TrainResult", "train", "labels", "baseline_accuracy", "target_mean_sensitivity",
-    "target_profile_fraction", "wilson_interval", "TARGETS", "EXACT_LIMIT", "ALL_STRINGS_LIMIT",
+    "TrainResult", "train", "summarize_runs", "validate_options", "training_data", "fit", "evaluate", "labels",
+    "baseline_accuracy", "target_mean_sensitivity", "target_profile_fraction", "wilson_interval",
+    "TARGETS", "LOSSES", "EXACT_LIMIT", "ALL_STRINGS_LIMIT",
 ]

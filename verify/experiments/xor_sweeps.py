@@ -1,4 +1,5 @@
-r"""Sweeps of the one-step experiment over ``(d, m, seed)`` and ``(d, n, seed)`` (claims SX-4, SX-6, SX-8).
+r"""Sweeps of the one-step experiment over ``(d, m, seed)`` and ``(d, n, seed)`` (claims SX-4,
+SX-6, SX-8); each cell is a typed record of :mod:`verify.experiments.records`.
 
 Each *cell* (one ``(d, m)`` or ``(d, n)`` pair) runs all its seeds batched: the instances are
 drawn per seed from their own generator (so a seed's instance does not depend on the batching),
@@ -18,22 +19,18 @@ matter statistically; drawing it avoids always testing the same indices).
 
 from __future__ import annotations
 
-import json
-import math
-import numbers
 import time
 from pathlib import Path
 
 import torch
 
-from numeric.validation import InputError
-from verify.common.atomic_io import atomic_write_json
-
 from numeric import xor
-from numeric.boolean import _device
-from numeric.xor_metrics import limit_step_attention, step_metrics
-
-_SCHEMA = "boolverify.xor-sweep/1"
+from numeric.validation import InputError, check_device, check_int, check_ints, check_real
+from numeric.xor_metrics import limit_step_attention, predicted_assignment, step_metrics
+from verify.common.atomic_io import atomic_write_json
+from verify.experiments.records import (
+    SWEEP_SCHEMA, SamplesCell, SweepCell, cell_from_dict, load_results,
+)
 
 
 def instance_seed(*parts) -> int:
@@ -75,36 +72,17 @@ def make_instances(d, m, seeds, *, dtype=torch.float64, tag=0, device=None):
     return V, th, -th
 
 
-def _check_positive_ints(name, values, lo):
-    try:
-        vals = [int(v) for v in values]
-    except (TypeError, ValueError):
-        raise InputError(f"{name} = {values!r}: expected integers") from None
-    if not vals or any(v != w for v, w in zip(vals, values)):
-        raise InputError(f"{name} = {values!r}: expected a non-empty list of integers")
-    if any(v < lo for v in vals):
-        raise InputError(f"{name} = {vals}: every value must be >= {lo}")
+def _grid(values, name, lo):
+    """A grid of distinct integers ``>= lo`` (:func:`numeric.validation.check_ints`), sorted."""
+    vals = check_ints(values, name, lo=lo)
     if len(set(vals)) != len(vals):
-        raise InputError(f"{name} = {vals}: values must be distinct")
+        raise InputError(f"{name} = {vals}: expected distinct values")
     return sorted(vals)
 
 
-def load_results(path):
-    """Read a results file written by a sweep (``{"schema", "cells": [...]}``)."""
-    path = Path(path)
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"results file {path} does not exist") from None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(f"results file {path} is unreadable or not JSON: {exc}") from None
-    if not isinstance(obj, dict) or obj.get("schema") != _SCHEMA or not isinstance(obj.get("cells"), list):
-        raise InputError(f"results file {path} is not a boolverify sweep file (schema {_SCHEMA})")
-    return obj
-
-
 class _Store:
-    """Cells keyed by their settings; saved atomically after each new cell."""
+    """Cells keyed by their settings (kept as their JSON dicts, so that a file may hold cells
+    of both kinds); saved atomically after each new cell."""
 
     def __init__(self, out):
         self.out = Path(out) if out is not None else None
@@ -115,13 +93,13 @@ class _Store:
     def find(self, key):
         for c in self.cells:
             if c.get("key") == key:
-                return c
+                return cell_from_dict(c)
         return None
 
     def add(self, cell):
-        self.cells = [c for c in self.cells if c.get("key") != cell["key"]] + [cell]
+        self.cells = [c for c in self.cells if c.get("key") != cell.key] + [cell.as_dict()]
         if self.out is not None:
-            atomic_write_json(self.out, {"schema": _SCHEMA, "cells": self.cells})
+            atomic_write_json(self.out, {"schema": SWEEP_SCHEMA, "cells": self.cells})
 
     def cached(self, key, run):
         """The saved cell for ``key``, or ``run()``'s cell, saved before it is returned."""
@@ -147,9 +125,7 @@ def _limit_success(g1, gt1, support, eps):
 def _check_eps(eps):
     """The success threshold: a number in (0, 0.5), as :func:`numeric.xor_metrics.step_metrics`
     requires (checked before any cell runs)."""
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (0 < eps < 0.5):
-        raise InputError(f"eps = {eps!r}; expected a number with 0 < eps < 0.5 "
-                         "(the success threshold of step_metrics)")
+    return check_real(eps, "eps", lo=0, hi=0.5, lo_open=True, hi_open=True)
 
 
 def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, progress=None,
@@ -168,21 +144,19 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
         max_elems: largest number of embedding entries held at once; device: where the steps
         run (``"cuda"`` when present; instances are drawn on the CPU either way).
     Returns:
-        list of cell dicts with ``d, m, n_seeds, successes, successes_limit, rate, rate_limit,
-        assignment_matches, median_loss, seconds, success_bits``.
+        list of :class:`~verify.experiments.records.SweepCell` (``d, m, n_seeds, successes,
+        successes_limit, rate, rate_limit, assignment_matches, median_loss, seconds,
+        success_bits``).
     """
-    ds = _check_positive_ints("ds", ds, 2)
-    ms = _check_positive_ints("ms", ms, 1)
-    if not isinstance(n_seeds, int) or n_seeds < 1:
-        raise InputError(f"n_seeds = {n_seeds!r}; expected an integer >= 1")
+    ds = _grid(ds, "ds", 2)
+    ms = _grid(ms, "ms", 1)
+    check_int(n_seeds, "n_seeds", lo=1)
     _check_eps(eps)
-    device = _device(device)
-    if not (c > 0 and math.isfinite(c)):
-        raise InputError(f"c = {c!r}; expected a finite positive learning-rate constant")
+    device = check_device(device)
+    check_real(c, "c", lo=0, lo_open=True)
     seeds_for_d = dict(seeds_for_d or {})
     for d, s in seeds_for_d.items():
-        if not isinstance(s, int) or s < 1:
-            raise InputError(f"seeds_for_d[{d}] = {s!r}; expected an integer >= 1")
+        check_int(s, f"seeds_for_d[{d}]", lo=1)
     store = _Store(out)
     plan = [(d, m, seeds_for_d.get(d, n_seeds)) for d in ds for m in ms]
     total = sum(d * m * S for d, m, S in plan)
@@ -195,14 +169,13 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
         cells.append(cell)
         done += d * m * S
         if progress is not None:
-            progress(done, total, f"d={d} m={m}: {cell['successes']}/{S}")
+            progress(done, total, f"d={d} m={m}: {cell.successes}/{S}")
     return cells
 
 
 def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
     t0 = time.perf_counter()
     support = cell_support(d, 1, m)
-    a, b = support
     lr = xor.default_lr(d, m, c)
     succ, succ_lim, match, losses, bits = 0, 0, 0, [], []
     seeds = list(range(seed_offset, seed_offset + S))
@@ -213,8 +186,7 @@ def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
         g1, gt1 = limit_step_attention(V, th0, tt0, support)
         ok = met["success"].bool()
         ok_lim = _limit_success(g1, gt1, support, eps)
-        # SX-8: the predicted assignment sign((v_a - v_b) . theta0) against the realised one.
-        pred = torch.sign(((V[:, a] - V[:, b]) * th0).sum(-1))
+        pred = predicted_assignment(V, th0, support)
         realised = met["assignment"].to(pred.dtype)
         succ += int(ok.sum())
         succ_lim += int(ok_lim.sum())
@@ -223,15 +195,12 @@ def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
         bits += ["1" if o else "0" for o in ok.tolist()]
         del V, th0, tt0, th1, tt1, g1, gt1
     losses.sort()
-    return {
-        "key": key, "d": d, "m": m, "n_seeds": S, "support": [a, b], "lr": lr,
-        "successes": succ, "successes_limit": succ_lim,
-        "rate": succ / S, "rate_limit": succ_lim / S,
-        "assignment_matches": match,
-        "median_loss": losses[len(losses) // 2],
-        "seconds": time.perf_counter() - t0,
-        "success_bits": "".join(bits),
-    }
+    return SweepCell(
+        key=key, d=d, m=m, n_seeds=S, support=tuple(support), lr=lr,
+        successes=succ, successes_limit=succ_lim, rate=succ / S, rate_limit=succ_lim / S,
+        assignment_matches=match, median_loss=losses[len(losses) // 2],
+        seconds=time.perf_counter() - t0, success_bits="".join(bits),
+    )
 
 
 def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None,
@@ -246,23 +215,22 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
         ds: grid of ``d``; ns_for_d: dict ``d -> list of n`` (increasing); m: embedding
             dimension; n_seeds: seeds per cell; the rest as :func:`run_sweep`.
     Returns:
-        list of cell dicts with ``d, n, m, n_seeds, successes, rate, population_successes``
-        (the population step on the same instances), ``both_successes``,
-        ``rate_given_population`` (= both / population: how often ``n`` samples reproduce a
-        successful population step) and ``seconds``.
+        list of :class:`~verify.experiments.records.SamplesCell` (``d, n, m, n_seeds,
+        successes, rate, population_successes`` (the population step on the same instances),
+        ``both_successes``, ``rate_given_population`` (= both / population: how often ``n``
+        samples reproduce a successful population step) and ``seconds``).
     """
-    ds = _check_positive_ints("ds", ds, 2)
-    if not isinstance(m, int) or m < 1:
-        raise InputError(f"m = {m!r}; expected an integer >= 1")
-    if not isinstance(n_seeds, int) or n_seeds < 1:
-        raise InputError(f"n_seeds = {n_seeds!r}; expected an integer >= 1")
+    ds = _grid(ds, "ds", 2)
+    check_int(m, "m", lo=1)
+    check_int(n_seeds, "n_seeds", lo=1)
     _check_eps(eps)
-    device = _device(device)
+    device = check_device(device)
     if not isinstance(ns_for_d, dict) or set(ns_for_d) != set(ds):
-        raise InputError("ns_for_d must be a dict with one list of sample sizes per d in ds")
+        raise InputError(f"ns_for_d = {ns_for_d!r}: expected a dict with one list of sample "
+                         f"sizes per d in ds = {ds}")
     plan = []
     for d in ds:
-        for n in _check_positive_ints(f"ns_for_d[{d}]", ns_for_d[d], 1):
+        for n in _grid(ns_for_d[d], f"ns_for_d[{d}]", 1):
             plan.append((d, n))
     store = _Store(out)
     total = sum(n * d * n_seeds for d, n in plan)
@@ -276,7 +244,7 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
         cells.append(cell)
         done += n * d * n_seeds
         if progress is not None:
-            progress(done, total, f"d={d} n={n}: {cell['successes']}/{n_seeds}")
+            progress(done, total, f"d={d} n={n}: {cell.successes}/{n_seeds}")
     return cells
 
 
@@ -313,13 +281,13 @@ def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype, de
         pop_succ += int(pop.sum())
         both += int((met["success"] & pop).sum())
         del V
-    return {"key": key, "d": d, "n": n, "m": m, "n_seeds": S, "support": list(support), "lr": lr,
-            "successes": succ, "rate": succ / S,
-            "population_successes": pop_succ, "both_successes": both,
-            # the question of SX-6: does the n-sample step reproduce the population step?
-            "rate_given_population": both / pop_succ if pop_succ else 0.0,
-            "seconds": time.perf_counter() - t0}
+    return SamplesCell(key=key, d=d, n=n, m=m, n_seeds=S, support=tuple(support), lr=lr,
+                       successes=succ, rate=succ / S,
+                       population_successes=pop_succ, both_successes=both,
+                       # the question of SX-6: does the n-sample step reproduce the population step?
+                       rate_given_population=both / pop_succ if pop_succ else 0.0,
+                       seconds=time.perf_counter() - t0)
 
 
 __all__ = ["instance_seed", "cell_support", "make_instances", "run_sweep", "run_samples",
-           "load_results"]
+           "load_results", "SweepCell", "SamplesCell"]

@@ -45,46 +45,27 @@ from fractions import Fraction
 
 import mpmath
 
-from numeric.validation import InputError
+from numeric.validation import check_int, check_real
 
 DPS = 50
 #: C_Lip values tabulated when none is given (the constant is a parameter, see module doc).
 DEFAULT_C_LIPS = (1.0, 1e3, 1e6, 1e12, 1e24)
 
 
-def _pos_int(name, v, minimum=1):
-    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-        raise InputError(f"{name} = {v!r} must be an integer >= {minimum}")
-    return v
-
-
-def _pos_real(name, v, allow_zero=False):
-    try:
-        f = mpmath.mpf(v)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} = {v!r} must be a real number") from None
-    if not mpmath.isfinite(f) or f < 0 or (f == 0 and not allow_zero):
-        raise InputError(f"{name} = {v!r} must be finite and {'>= 0' if allow_zero else '> 0'}")
-    return f
+def _mpf(value, name, **interval):
+    """``value`` checked by :func:`check_real` (``interval``: its ``lo``/``lo_open``) and returned
+    as an mpf at the working precision, keeping every digit of a ``Fraction`` or an mpf."""
+    v = check_real(value, name, **interval)
+    if isinstance(value, Fraction):
+        return mpmath.mpf(value.numerator) / value.denominator
+    return mpmath.mpf(value) if isinstance(value, (int, mpmath.mpf)) else mpmath.mpf(v)
 
 
 def theorem_exponent(D: int, L: int) -> Fraction:
     r"""Exact exponent :math:`a(D, L) = \frac{D-1}{2L} - 5` of Theorem 4.5 (as formalised)."""
-    _pos_int("D", D, 2)
-    _pos_int("L", L)
+    check_int(D, "D", lo=2)
+    check_int(L, "L", lo=1)
     return Fraction(D - 1, 2 * L) - 5
-
-
-def _as_mpf(a):
-    if isinstance(a, Fraction):
-        return mpmath.mpf(a.numerator) / a.denominator
-    try:
-        f = mpmath.mpf(a)
-    except (TypeError, ValueError):
-        raise InputError(f"a = {a!r} must be a real number") from None
-    if not mpmath.isfinite(f):
-        raise InputError(f"a = {a!r} must be finite")
-    return f
 
 
 def crossover_direct(a, *, dps: int = DPS) -> int:
@@ -96,7 +77,7 @@ def crossover_direct(a, *, dps: int = DPS) -> int:
     is found.
     """
     with mpmath.workdps(dps):
-        af = _as_mpf(a)
+        af = _mpf(a, "a")
         ln2 = mpmath.log(2)
         last_bad = 0
         n = 1
@@ -122,7 +103,7 @@ def crossover(a, *, dps: int = DPS) -> dict:
         ``N_star_direct`` (int, :func:`crossover_direct`) and ``agree`` (bool).
     """
     with mpmath.workdps(dps):
-        af = _as_mpf(a)
+        af = _mpf(a, "a")
         ln2 = mpmath.log(2)
         out = {"a": af, "N_upper": None, "N_lower": None}
         if af <= 0:
@@ -143,32 +124,31 @@ def crossover(a, *, dps: int = DPS) -> dict:
 def blowup_bound(eps, L_prime: int, *, dps: int = DPS):
     r""":math:`(1 + 1/\sqrt\varepsilon)^{L'}`, the bound on :math:`\beta^L` for
     :math:`\varepsilon > 0` (no bound exists at :math:`\varepsilon = 0`)."""
-    _pos_int("L'", L_prime)
+    check_int(L_prime, "L_prime", lo=1)
     with mpmath.workdps(dps):
-        e = _pos_real("eps", eps, allow_zero=True)
-        if e == 0:
-            raise InputError("eps = 0: the blowup is unbounded (z = 1/sqrt(var) as var -> 0); the bound needs eps > 0")
+        # at eps = 0 the blowup is unbounded (z = 1/sqrt(var) as var -> 0): no bound to return
+        e = _mpf(eps, "eps", lo=0, lo_open=True)
         return (1 + 1 / mpmath.sqrt(e)) ** L_prime
 
 
 def n_params(D: int, L: int, F: int | None = None, N_max: int = 64) -> int:
-    r"""Parameter count :math:`M` of the transformer of SPEC §3 (as formalised):
+    r"""Parameter count :math:`M` of the transformer of :mod:`numeric.transformer` (as formalised):
     :math:`3D + (N_{\max}+1)D + L\,[4(D^2 + D) + 2DF + F + D + 4D] + D + 1`."""
-    _pos_int("D", D, 2)
-    _pos_int("L", L)
-    _pos_int("N_max", N_max)
-    F = 4 * D if F is None else _pos_int("F", F)
+    check_int(D, "D", lo=2)
+    check_int(L, "L", lo=1)
+    check_int(N_max, "N_max", lo=1)
+    F = 4 * D if F is None else check_int(F, "F", lo=1)
     layer = 4 * (D * D + D) + (D * F + F) + (F * D + D) + 4 * D
     return 3 * D + (N_max + 1) * D + L * layer + D + 1
 
 
 def packing_log2_bound(M: int, C_lip, diam, xi, *, dps: int = DPS):
     r""":math:`\log_2 |F_N| \le M \log_2(1 + C_{\mathrm{Lip}}\operatorname{diam}\Theta/\xi)`."""
-    _pos_int("M", M)
+    check_int(M, "M", lo=1)
     with mpmath.workdps(dps):
-        c = _pos_real("C_lip", C_lip)
-        d = _pos_real("diam", diam)
-        x = _pos_real("xi", xi)
+        c = _mpf(C_lip, "C_lip", lo=0, lo_open=True)
+        d = _mpf(diam, "diam", lo=0, lo_open=True)
+        x = _mpf(xi, "xi", lo=0, lo_open=True)
         return M * mpmath.log(1 + c * d / x, 2)
 
 
@@ -198,9 +178,9 @@ def bounds_report(D: int, L: int, *, F: int | None = None, N_max: int = 64, eps=
     a = theorem_exponent(D, L)
     c = crossover(a, dps=dps)
     M = n_params(D, L, F, N_max)
-    diam = 2 * _pos_real("B", B)
+    diam = 2 * _mpf(B, "B", lo=0, lo_open=True)
     with mpmath.workdps(dps):
-        e = _pos_real("eps", eps, allow_zero=True)
+        e = _mpf(eps, "eps", lo=0)
         blow = blowup_bound(e, 2 * L, dps=dps) if e > 0 else mpmath.inf
         rows = []
         for C in C_lips:

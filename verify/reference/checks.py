@@ -12,6 +12,7 @@ import random
 
 import mpmath
 
+from numeric.vocabulary import ATTENTIONS
 from verify.reference.oracle import enumerated_grad_mp, enumerated_loss_mp
 from verify.symbolic.enumeration import CheckReport
 
@@ -47,7 +48,7 @@ def _enum_dps(E):
     return 80 + max(0, int(-mpmath.log10(E) / 2) if E > 0 else 0)
 
 
-def check_reference_loss(loss_fn, attentions=("softmax", "linear", "erf"), ds=(2, 3, 5, 8, 10),
+def check_reference_loss(loss_fn, attentions=ATTENTIONS, ds=(2, 3, 5, 8, 10),
                          m=3, seeds=(0,), near=(), threshold="1e-40"):
     """``|loss_fn - enumeration|`` (absolute for generic points, relative for the near-solution
     instances ``near`` = list of logits) must stay below ``threshold``."""
@@ -74,7 +75,7 @@ def check_reference_loss(loss_fn, attentions=("softmax", "linear", "erf"), ds=(2
     return rep
 
 
-def check_reference_grad(grad_fn, attentions=("softmax", "linear", "erf"), ds=(2, 5, 10), m=3,
+def check_reference_grad(grad_fn, attentions=ATTENTIONS, ds=(2, 5, 10), m=3,
                          seeds=(0,), near=(), threshold="1e-40"):
     """Each gradient vector of ``grad_fn`` against the enumerated gradient (through the full
     Jacobian matrix), relative to its largest component."""

@@ -35,23 +35,32 @@ from __future__ import annotations
 
 import numpy as np
 
-from numeric.validation import check_support
-from numeric.validation import InputError
+from numeric.validation import InputError, check_int, check_support, reject
+
+
+def _matrix(M, name, square=False):
+    """``M`` as a float array of shape ``(rows, cols)`` (square when asked) with finite entries."""
+    expected = "a square matrix" if square else "a (d, m) array of real numbers"
+    try:
+        M = np.asarray(M, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} = <not a rectangular array of numbers>: expected {expected}") from None
+    if M.ndim != 2 or (square and M.shape[0] != M.shape[1]):
+        raise InputError(f"{name} = <array of shape {M.shape}>: expected {expected}")
+    bad = np.argwhere(~np.isfinite(M))
+    if bad.size:
+        i, k = bad[0]
+        reject(name, f"<array whose entry [{i}][{k}] is {M[i, k]}>", "finite entries")
+    return M
 
 
 def _check(V, support):
-    V = np.asarray(V, dtype=float)
-    if V.ndim != 2:
-        raise InputError(f"V has shape {V.shape}; expected (d, m)")
+    """The instance ``(V, support)`` of the linear bound: ``d >= 2``, ``1 <= m < d``, ``m <= 64``
+    (the dense m^2 x m^2 system), finite entries."""
+    V = _matrix(V, "V")
     d, m = V.shape
-    if d < 2 or m < 1:
-        raise InputError(f"V has shape {V.shape}; expected d >= 2, m >= 1")
-    if m >= d:
-        raise InputError(f"V has m = {m} >= d = {d}; the bound is for m < d")
-    if m > 64:
-        raise InputError(f"m = {m}: the dense m^2 x m^2 system is limited to m <= 64")
-    if not np.all(np.isfinite(V)):
-        raise InputError("V contains NaN or inf")
+    if d < 2 or not 1 <= m <= min(d - 1, 64):  # the bound is for m < d
+        reject("V", f"<array of shape {V.shape}>", "shape (d, m) with d >= 2 and 1 <= m < d, m <= 64")
     a, b = check_support(support, d)
     return V, a, b
 
@@ -91,18 +100,15 @@ def linear_attention_loss_bound(V, support):
 def erf_attention_loss_bound(d):
     r""":math:`(1 - 2/d^2)^2`, a lower bound on the loss of erf attention for every
     :math:`\theta, \tilde\theta` (module docstring)."""
-    if not isinstance(d, (int, np.integer)) or d < 2:
-        raise InputError(f"d = {d!r}; expected an integer >= 2")
+    d = check_int(d, "d", lo=2)
     return (1.0 - 2.0 / d**2) ** 2
 
 
 def matrix_form_loss(M, support):
     r""":math:`L(M) = (\operatorname{tr}M)^2 + 2\sum_{i\ne j}(M-E)_{ij}^2` for a symmetric ``M``
     ``(d, d)`` (the loss of the quadratic-form predictor :math:`-x^\top M x`)."""
-    M = np.asarray(M, dtype=float)
-    if M.ndim != 2 or M.shape[0] != M.shape[1]:
-        raise InputError(f"M has shape {M.shape}; expected a square matrix")
-    a, b = support
+    M = _matrix(M, "M", square=True)
+    a, b = check_support(support, M.shape[0])
     R = M.copy()
     R[a, b] -= 0.5
     R[b, a] -= 0.5
@@ -116,7 +122,7 @@ def quadratic_form_loss(gamma, gamma_tilde, support):
     g = np.asarray(gamma, dtype=float)
     gt = np.asarray(gamma_tilde, dtype=float)
     d = g.shape[0]
-    a, b = support
+    a, b = check_support(support, d)
     M = 0.5 * (np.outer(g, gt) + np.outer(gt, g))
     E = np.zeros((d, d))
     E[a, b] = E[b, a] = 0.5

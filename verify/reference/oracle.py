@@ -14,9 +14,13 @@ import itertools
 
 import mpmath
 
-from numeric.validation import InputError
+from numeric.validation import check_choice, check_int
 from verify.reference.population import round_fraction, validate_instance
 from verify.symbolic.enumeration import MAX_ENUM_D
+
+#: How :func:`enumerated_grad_mp` differentiates the enumerated loss.
+GRAD_METHODS = ("jacobian", "diff")
+
 
 def _attention(z, attention):
     d = len(z)
@@ -43,10 +47,12 @@ def _jacobian(z, attention):
             for j in range(d)]
 
 
-def _checked(V, theta, theta_tilde, support, attention):
+def _checked(V, theta, theta_tilde, support, attention, dps):
+    """The instance as :func:`validate_instance` checks it, with ``d <= MAX_ENUM_D`` (``2^d``
+    inputs are enumerated) and ``dps`` the working precision."""
     rows, th, tht, a, b, _ = validate_instance(V, theta, theta_tilde, support, attention, 50)
-    if len(rows) > MAX_ENUM_D:
-        raise InputError(f"enumeration of {{±1}}^d needs d <= {MAX_ENUM_D}; got d = {len(rows)}")
+    check_int(len(rows), "len(V)", lo=2, hi=MAX_ENUM_D)
+    check_int(dps, "dps", lo=15)
     return rows, th, tht, a, b
 
 
@@ -78,7 +84,7 @@ def enumerated_loss_mp(V, theta, theta_tilde, support, attention="softmax", dps=
     Near a solution :math:`f - y` is computed with cancellation (:math:`\log_{10}(1/|f-y|)` digits
     are lost), so pass ``dps`` well above 50 + that; the sum of squares itself loses nothing.
     """
-    rows, th, tht, a, b = _checked(V, theta, theta_tilde, support, attention)
+    rows, th, tht, a, b = _checked(V, theta, theta_tilde, support, attention, dps)
     with mpmath.workdps(dps):
         g = _attention(_logits(rows, th), attention)
         gt = _attention(_logits(rows, tht), attention)
@@ -94,7 +100,8 @@ def enumerated_grad_mp(V, theta, theta_tilde, support, attention="softmax", dps=
     Jacobian matrix. ``method="diff"``: ``mpmath.diff`` of the enumerated loss in each
     :math:`\theta_k` (high-precision numerical differentiation; slower).
     """
-    rows, th, tht, a, b = _checked(V, theta, theta_tilde, support, attention)
+    rows, th, tht, a, b = _checked(V, theta, theta_tilde, support, attention, dps)
+    check_choice(method, "method", GRAD_METHODS)
     d, m = len(rows), len(th)
     with mpmath.workdps(dps):
         if method == "diff":
@@ -110,8 +117,6 @@ def enumerated_grad_mp(V, theta, theta_tilde, support, attention="softmax", dps=
 
                 out.append([+mpmath.diff(lambda t: loss_k(t, k), base[which][k]) for k in range(m)])
             return out[0], out[1]
-        if method != "jacobian":
-            raise InputError(f"method must be 'jacobian' or 'diff'; got {method!r}")
         z, zt = _logits(rows, th), _logits(rows, tht)
         g, gt = _attention(z, attention), _attention(zt, attention)
         dg = [mpmath.mpf(0)] * d
@@ -134,4 +139,4 @@ def enumerated_grad_mp(V, theta, theta_tilde, support, attention="softmax", dps=
         return res[0], res[1]
 
 
-__all__ = ["enumerated_loss_mp", "enumerated_grad_mp"]
+__all__ = ["GRAD_METHODS", "enumerated_loss_mp", "enumerated_grad_mp"]

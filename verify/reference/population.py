@@ -1,5 +1,5 @@
-r"""50-digit mpmath references for the two-head sparse-XOR model (SPEC §2), as formalised in
-boolverify.
+r"""50-digit mpmath references for the two-head sparse-XOR model (claims SX-1 and SX-2 of
+``docs/claims.md``), as formalised in boolverify.
 
 Model: attention weights :math:`\gamma = \alpha(V\theta)`, :math:`\tilde\gamma = \alpha(V\tilde\theta)`,
 prediction :math:`f(x) = -(\gamma\cdot x)(\tilde\gamma\cdot x)`, target :math:`y = -x_a x_b`,
@@ -34,7 +34,7 @@ form above subtracts numbers near 1, losing :math:`\log_{10}(1/L)` digits. There
            + 2\tilde u_b\|u\|^2 + 4u_b (u\cdot\tilde u) - 4\tilde u_b u_b^2
            + \|u\|^2\|\tilde u\|^2 + 2(u\cdot\tilde u)^2 - 2\sum_i u_i^2\tilde u_i^2 ,
 
-   a polynomial without constant term (derived by sympy in :mod:`verify.derivation`; the
+   a polynomial without constant term (derived by sympy in :mod:`verify.symbolic.derivation`; the
    expressions evaluated here are the derived ones, lambdified). The gradient
    :math:`g = \partial L/\partial\gamma = \partial L/\partial u` likewise has no constant term.
    For softmax the quadratic part is a sum of non-negative terms (:math:`u_a, \tilde u_b \le 0`,
@@ -63,9 +63,7 @@ from functools import lru_cache
 import mpmath
 from mpmath.libmp import from_rational, round_nearest
 
-from numeric.validation import check_support
-from numeric.validation import InputError
-
+from numeric.validation import InputError, check_choice, check_int, check_real, check_support
 from numeric.vocabulary import ATTENTIONS
 
 _GUARD = 15          # guard digits above dps
@@ -76,12 +74,17 @@ _MAX_EXTRA = 4000    # give up raising the precision beyond dps + this (exact ze
 # --------------------------------------------------------------------------- validation
 
 
+def _bad_array(name, what, expected):
+    """The shared message format for an array argument, described by ``what`` (its shape)."""
+    raise InputError(f"{name} = <{what}>: expected {expected}")
+
+
 def _to_nested(x, name):
     """torch / numpy / mpmath.matrix / nested sequences -> nested python lists."""
     if hasattr(x, "detach") and hasattr(x, "cpu"):  # torch tensor
         x = x.detach().cpu()
         if x.is_complex():
-            raise InputError(f"{name} must be real; got a complex tensor")
+            _bad_array(name, f"tensor of dtype {x.dtype}", "real entries")
         return x.tolist()
     if isinstance(x, mpmath.matrix):
         return x.tolist() if x.cols > 1 else [x[i] for i in range(x.rows)]
@@ -97,28 +100,22 @@ def _shape(x, name):
             return (0,)
         subs = [_shape(e, name) for e in x]
         if any(s != subs[0] for s in subs):
-            raise InputError(f"{name} is ragged: its entries have shapes {sorted(set(subs))}; "
-                             "expected a rectangular array")
+            _bad_array(name, f"ragged, entries of shapes {sorted(set(subs))}", "a rectangular array")
         return (len(x),) + subs[0]
     return ()
 
 
 def _scalar(x, name):
     """One real entry as an exact ``Fraction`` (floats and mpf values are dyadic rationals)."""
-    if isinstance(x, bool) or not isinstance(x, (numbers.Real, mpmath.mpf)):
-        if hasattr(x, "item") and not isinstance(x, (list, tuple)):  # numpy / torch scalar
-            return _scalar(x.item(), name)
-        raise InputError(f"{name} = {x!r} is not a real number")
-    if isinstance(x, numbers.Integral):
+    if not isinstance(x, (numbers.Real, list, tuple)) and hasattr(x, "item"):  # numpy / torch scalar
+        x = x.item()
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
         return Fraction(int(x))
-    v = x if isinstance(x, mpmath.mpf) else float(x)
-    if not mpmath.isfinite(v):
-        raise InputError(f"{name} is {v}; entries must be finite (no NaN or inf)")
-    if isinstance(v, float):
-        return Fraction(v)
-    sign, man, exp, _ = v._mpf_  # man_exp drops the sign
-    man = -man if sign else man
-    return Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+    if isinstance(x, mpmath.mpf) and mpmath.isfinite(x):  # exact, also beyond the float range
+        sign, man, exp, _ = x._mpf_  # man_exp drops the sign
+        man = -man if sign else man
+        return Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+    return Fraction(check_real(x, name))
 
 
 def round_fraction(q):
@@ -127,32 +124,29 @@ def round_fraction(q):
 
 
 def validate_instance(V, theta, theta_tilde, support, attention, dps):
-    if attention not in ATTENTIONS:
-        raise InputError(f"attention must be one of {', '.join(map(repr, ATTENTIONS))}; "
-                         f"got {attention!r}")
-    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral) or dps < 15:
-        raise InputError(f"dps must be an integer >= 15 (decimal digits); got {dps!r}")
+    """One instance ``(V, theta, theta_tilde, support)`` of the model, checked with the shared
+    helpers of :mod:`numeric.validation`; returns ``(rows, theta, theta_tilde, a, b, dps)`` with
+    exact ``Fraction`` entries."""
+    check_choice(attention, "attention", ATTENTIONS)
+    dps = check_int(dps, "dps", lo=15)
     Vn = _to_nested(V, "V")
     sV = _shape(Vn, "V")
     if len(sV) != 2:
-        raise InputError(f"V must have shape (d, m) (one instance, no batch dimensions: loop "
-                         f"over a batch); got shape {sV}")
+        _bad_array("V", f"shape {sV}", "shape (d, m) (one instance, no batch dimensions: loop "
+                   "over a batch)")
     d, m = sV
-    if d < 2:
-        raise InputError(f"V has d = {d} rows; the model needs d >= 2 positions")
-    if m < 1:
-        raise InputError(f"V has m = {m} columns; the embedding dimension must be m >= 1")
+    check_int(d, "len(V)", lo=2)  # the model needs d >= 2 positions
+    check_int(m, "len(V[0])", lo=1)  # and an embedding dimension m >= 1
     vecs = []
     for name, t in (("theta", theta), ("theta_tilde", theta_tilde)):
         tn = _to_nested(t, name)
         st = _shape(tn, name)
         if st != (m,):
-            raise InputError(f"{name} must have shape (m,) = ({m},) to match V of shape "
-                             f"({d}, {m}); got shape {st}")
+            _bad_array(name, f"shape {st}", f"shape (m,) = ({m},) to match V of shape ({d}, {m})")
         vecs.append([_scalar(tn[k], f"{name}[{k}]") for k in range(m)])
     rows = [[_scalar(Vn[i][k], f"V[{i}][{k}]") for k in range(m)] for i in range(d)]
     a, b = check_support(support, d)
-    return rows, vecs[0], vecs[1], a, b, int(dps)
+    return rows, vecs[0], vecs[1], a, b, dps
 
 
 # --------------------------------------------------------------------------- evaluation

@@ -17,9 +17,10 @@ from fractions import Fraction
 
 import sympy as sp
 
-from numeric.validation import InputError
+from numeric.validation import check_int
 
-_N = sp.Symbol("N", integer=True, positive=True)
+#: The symbolic ``N`` of the formulas below (used when no ``N`` is given).
+N_SYMBOL = sp.Symbol("N", integer=True, positive=True)
 
 
 def expected_K0(N=None):
@@ -29,7 +30,7 @@ def expected_K0(N=None):
     2\cdot\tfrac12\cdot 2^{-N}`; summing over the :math:`2^N` strings (linearity) gives 1.
     Returns the sympy value (symbolic ``N`` unless given).
     """
-    N = _N if N is None else sp.sympify(N)
+    N = N_SYMBOL if N is None else sp.sympify(N)
     half = sp.Rational(1, 2)
     p_zero = sum(half * half ** N for _v in (0, 1))
     return sp.powsimp(sp.simplify(2 ** N * p_zero))
@@ -40,7 +41,7 @@ def variance_K0(N=None):
     ``y = x``: :math:`2^{-N}`; distance 1 or 2: the closed neighbourhoods overlap and their
     union has :math:`2N` points, so :math:`2\cdot 2^{-2N}`; distance :math:`\ge 3`: disjoint,
     :math:`2^{-2N}`. Result: :math:`1 + (N+2)(N-1)/2^{N+1}` (sympy expression)."""
-    N = _N if N is None else sp.sympify(N)
+    N = N_SYMBOL if N is None else sp.sympify(N)
     p1 = 2 * sp.Rational(1, 2) ** (N + 1)  # constant on N + 1 points
     n1, n2 = N, sp.binomial(N, 2)
     union = (N + 1) + (N + 1) - 2  # |B(x) u B(y)| at distance 1 (x, y shared) or 2 (2 shared)
@@ -51,7 +52,9 @@ def variance_K0(N=None):
 
 
 def variance_K0_claim(N=None):
-    N = _N if N is None else sp.sympify(N)
+    r"""The stated :math:`\mathrm{Var}[K_0] = 1 + (N+2)(N-1)/2^{N+1}` (sympy expression), to
+    compare with the derived :func:`variance_K0`."""
+    N = N_SYMBOL if N is None else sp.sympify(N)
     return 1 + (N + 2) * (N - 1) / 2 ** (N + 1)
 
 
@@ -62,8 +65,7 @@ def enumerate_random_functions(N: int) -> dict:
     :math:`f(x)` = bit ``x`` of ``F``."""
     import numpy as np
 
-    if isinstance(N, bool) or not isinstance(N, int) or not 1 <= N <= 4:
-        raise InputError(f"N = {N!r}: exact enumeration of all 2^(2^N) functions needs 1 <= N <= 4")
+    N = check_int(N, "N", lo=1, hi=4)  # 2^(2^N) functions: 65536 at N = 4
     size = 1 << N
     F = np.arange(1 << size, dtype=np.int64)
     tables = ((F[:, None] >> np.arange(size)[None, :]) & 1).astype(np.uint8)  # (#f, 2^N)
@@ -84,19 +86,16 @@ def enumerate_random_functions(N: int) -> dict:
     }
 
 
-
-
 def poisson_limit(dps: int = 50) -> str:
     r""":math:`1 - 1/e` (the limit of :math:`P(K_0\ge 1)` if :math:`K_0` is asymptotically
     Poisson(1), consistent with :math:`E[K_0]=1`, :math:`\mathrm{Var}[K_0]\to 1`) as a decimal
     string of ``dps`` significant digits (mpmath)."""
     import mpmath
 
-    if isinstance(dps, bool) or not isinstance(dps, int) or not 1 <= dps <= 10000:
-        raise InputError(f"dps = {dps!r}: expected an integer in 1..10000")
+    dps = check_int(dps, "dps", lo=1, hi=10000)
     with mpmath.workdps(dps + 10):
         return mpmath.nstr(1 - mpmath.exp(-1), dps)
 
 
-__all__ = ["expected_K0", "variance_K0", "variance_K0_claim", "enumerate_random_functions",
+__all__ = ["N_SYMBOL", "expected_K0", "variance_K0", "variance_K0_claim", "enumerate_random_functions",
            "poisson_limit"]

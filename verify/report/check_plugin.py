@@ -1,6 +1,6 @@
 """pytest plugin used by ``boolverify check`` workers: one JSON line per event.
 
-Loaded with ``-p verify.check_plugin``; writes to the file named by ``BOOLVERIFY_EVENTS``:
+Loaded with ``-p verify.report.check_plugin``; writes to the file named by ``BOOLVERIFY_EVENTS``:
 
 - ``{"event": "collected", "count": n}`` once collection is done;
 - ``{"event": "test", "nodeid", "claim", "outcome", "duration", "evidence", "message"}`` per

@@ -1,14 +1,15 @@
-"""The registry of claims (SPEC §2, §3): id -> statement as formalised in boolverify.
+"""The registry of claims: id -> statement as formalised in boolverify (``docs/claims.md``,
+anchors ``docs/claims.md#sx-1`` ... ``#sg-8``, gives each claim in full with how it is checked).
 
-One source for the README table, the report and the claim markers. Statements are our
-formalisation of the papers, not quotations.
+One source for the README table (:mod:`verify.report.readme`), the report and the claim
+markers. Statements are our formalisation of the papers, not quotations.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from numeric.validation import InputError
+from numeric.validation import check_choice
 
 
 @dataclass(frozen=True)
@@ -67,12 +68,7 @@ CLAIMS: dict[str, Claim] = {
 
 def get_claim(claim_id: str) -> Claim:
     """The registered claim with id ``claim_id`` (e.g. ``"SX-1"``)."""
-    try:
-        return CLAIMS[claim_id]
-    except KeyError:
-        raise InputError(
-            f"unknown claim id {claim_id!r}; expected one of {', '.join(CLAIMS)}"
-        ) from None
+    return CLAIMS[check_choice(claim_id, "claim_id", tuple(CLAIMS))]
 
 
 __all__ = ["Claim", "CLAIMS", "get_claim"]

@@ -29,7 +29,7 @@ def _register_hypothesis_profiles():
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "claim(id): the SPEC claim id a theorem test checks")
+    config.addinivalue_line("markers", "claim(id): the claim id (docs/claims.md) a theorem test checks")
     config.addinivalue_line("markers", "slow: long sweeps, run with -m slow")
     config.addinivalue_line("markers", "gpu: needs CUDA, skipped without it")
     _register_hypothesis_profiles()

@@ -1,7 +1,7 @@
 """The verification report: run every theorem check, aggregate per claim, render.
 
 One source of truth: the report is produced by running pytest on the installed
-:mod:`theorems` package (with :mod:`verify.check_plugin`), never from a second copy of the
+:mod:`theorems` package (with :mod:`verify.report.check_plugin`), never from a second copy of the
 checks. Theorem files are split over ``jobs`` worker processes (2 cores: 2 workers, one torch
 thread each); events stream back through JSON-lines files so progress can be shown.
 """
@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from numeric.validation import check_choice, check_int
 from verify.report.claims import CLAIMS
-from numeric.validation import InputError
 
 PROFILES = {
     # pytest -m expression per profile
@@ -91,65 +91,90 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
         claims: optional list of claim ids to restrict to.
         on_event: callback receiving each worker event (for progress display).
     """
-    if profile not in PROFILES:
-        raise InputError(f"unknown profile {profile!r}; expected one of {', '.join(PROFILES)}")
-    if claims:
-        unknown = [c for c in claims if c not in CLAIMS]
-        if unknown:
-            raise InputError(f"unknown claim id(s) {', '.join(unknown)}; expected ids like SX-1 or SG-8")
+    check_choice(profile, "profile", tuple(PROFILES))
+    for i, cid in enumerate(claims or ()):
+        check_choice(cid, f"claims[{i}]", tuple(CLAIMS))
+    if jobs is None:
+        jobs = max(1, min(4, os.cpu_count() or 1))
+    jobs = check_int(jobs, "jobs", lo=1)
     modules = theorem_modules()
     if claims:
         wanted = {CLAIMS[c].theorem_file.split("/")[-1][:-3] for c in claims}
         modules = [m for m in modules if m.split(".")[-1] in wanted]
-    if jobs is None:
-        jobs = max(1, min(4, os.cpu_count() or 1))
-    if jobs < 1:
-        raise InputError(f"--jobs {jobs}: expected at least 1")
-    groups = _split(modules, jobs)
 
     started = time.time()
-    events: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="boolverify-check-") as tmp:
         procs = []
-        for k, group in enumerate(groups):
-            ev_path = Path(tmp) / f"events-{k}.jsonl"
-            ev_path.touch()
-            # one torch thread per worker (verify.pytest_plugin), and the same for OpenMP/MKL
-            env = dict(os.environ, BOOLVERIFY_EVENTS=str(ev_path), OMP_NUM_THREADS="1",
-                       MKL_NUM_THREADS="1", PYTHONUNBUFFERED="1")
-            cmd = [sys.executable, "-m", "pytest", "-p", "verify.report.check_plugin", "-p", "no:cacheprovider",
-                   "--capture=sys", "-q", "-m", PROFILES[profile], "--pyargs", *group]
-            log = open(Path(tmp) / f"log-{k}.txt", "w")
-            procs.append((subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT), ev_path, log))
-        offsets = [0] * len(procs)
         try:
-            while True:
-                alive = False
-                for k, (proc, ev_path, _) in enumerate(procs):
-                    alive |= proc.poll() is None
-                    with open(ev_path, encoding="utf-8") as fh:
-                        fh.seek(offsets[k])
-                        chunk = fh.read()
-                    # only complete lines; a partial last line is read next time
-                    done = chunk.rfind("\n") + 1
-                    offsets[k] += len(chunk[:done].encode("utf-8"))
-                    for line in chunk[:done].splitlines():
-                        ev = json.loads(line)
-                        events.append(ev)
-                        if on_event:
-                            on_event(ev)
-                if not alive:
-                    break
-                time.sleep(0.2)
+            _start_workers(_split(modules, jobs), profile, Path(tmp), procs)
+            events = _stream_events(procs, on_event)
         except BaseException:
             for proc, _, _ in procs:
                 proc.kill()
+            for proc, _, log in procs:
+                proc.wait()
+                log.close()
             raise
-        logs = []
-        for proc, _, log in procs:
-            log.close()
-            logs.append((proc.returncode, Path(log.name).read_text(errors="replace")))
+        logs = _collect_logs(procs)
+    return _build_report(profile, claims, started, events, logs)
 
+
+def _start_workers(groups, profile, tmp: Path, procs: list) -> None:
+    """One pytest process per group of theorem modules, appended to ``procs`` as
+    ``(process, events file, log file)`` as soon as it starts (so that an interrupt can stop it)."""
+    for k, group in enumerate(groups):
+        ev_path = tmp / f"events-{k}.jsonl"
+        ev_path.touch()
+        # one torch thread per worker (verify.report.pytest_plugin), and the same for OpenMP/MKL
+        env = dict(os.environ, BOOLVERIFY_EVENTS=str(ev_path), OMP_NUM_THREADS="1",
+                   MKL_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+        cmd = [sys.executable, "-m", "pytest", "-p", "verify.report.check_plugin", "-p", "no:cacheprovider",
+               "--capture=sys", "-q", "-m", PROFILES[profile], "--pyargs", *group]
+        log = open(tmp / f"log-{k}.txt", "w")
+        try:
+            proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+        except BaseException:
+            log.close()
+            raise
+        procs.append((proc, ev_path, log))
+
+
+def _stream_events(procs, on_event) -> list[dict]:
+    """Read the workers' JSON-lines events until every worker has exited; each event goes to
+    ``on_event`` as it arrives."""
+    events: list[dict] = []
+    offsets = [0] * len(procs)
+    while True:
+        alive = False
+        for k, (proc, ev_path, _) in enumerate(procs):
+            alive |= proc.poll() is None
+            with open(ev_path, encoding="utf-8") as fh:
+                fh.seek(offsets[k])
+                chunk = fh.read()
+            # only complete lines; a partial last line is read next time
+            done = chunk.rfind("\n") + 1
+            offsets[k] += len(chunk[:done].encode("utf-8"))
+            for line in chunk[:done].splitlines():
+                ev = json.loads(line)
+                events.append(ev)
+                if on_event:
+                    on_event(ev)
+        if not alive:
+            return events
+        time.sleep(0.2)
+
+
+def _collect_logs(procs) -> list[tuple[int, str]]:
+    """``(exit code, log text)`` of each finished worker."""
+    logs = []
+    for proc, _, log in procs:
+        log.close()
+        logs.append((proc.returncode, Path(log.name).read_text(errors="replace")))
+    return logs
+
+
+def _build_report(profile, claims, started, events, logs) -> dict:
+    """The report dict: tests grouped by claim, worker crashes, the overall verdict."""
     results = {cid: ClaimResult(cid, c.statement, c.theorem_file) for cid, c in CLAIMS.items()
                if not claims or cid in claims}
     other = []

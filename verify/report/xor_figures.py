@@ -1,6 +1,6 @@
 """Figures of paper A's experiments (SX-4 … SX-8), drawn from saved results (plain dicts/lists).
 
-Every figure is written as PNG and PDF through :func:`verify.io.atomic_savefig` (nothing half
+Every figure is written as PNG and PDF through :func:`verify.common.atomic_io.atomic_savefig` (nothing half
 written). matplotlib with the Agg backend; no torch needed.
 """
 
@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 
 from numeric.validation import InputError
+from numeric.vocabulary import ATTENTIONS
 from verify.common.atomic_io import atomic_savefig
 
 _NOTE = "as formalised in boolverify"
@@ -34,10 +35,10 @@ def _save(fig, stem, formats=("png", "pdf")):
 
 
 def success_heatmap(cells, stem, limit=False):
-    """Success rate over ``(d, m)`` (cells from :func:`numeric.sweep.run_sweep`).
+    """Success rate over ``(d, m)`` (cells from :func:`verify.experiments.xor_sweeps.run_sweep`).
 
     Args:
-        cells: list of dicts with ``d, m, rate, rate_limit, n_seeds``; stem: output path
+        cells: :class:`~verify.experiments.records.SweepCell` records; stem: output path
             without suffix (``.png``/``.pdf`` both written; a suffix writes only that one).
         limit: draw the eta -> infinity rates instead of the default schedule.
     Returns:
@@ -46,11 +47,11 @@ def success_heatmap(cells, stem, limit=False):
     if not cells:
         raise InputError("success_heatmap: no cells to draw")
     plt = _plt()
-    ds = sorted({c["d"] for c in cells})
-    ms = sorted({c["m"] for c in cells})
+    ds = sorted({c.d for c in cells})
+    ms = sorted({c.m for c in cells})
     grid = [[math.nan] * len(ds) for _ in ms]
     for c in cells:
-        grid[ms.index(c["m"])][ds.index(c["d"])] = c["rate_limit" if limit else "rate"]
+        grid[ms.index(c.m)][ds.index(c.d)] = c.rate_limit if limit else c.rate
     fig, ax = plt.subplots(figsize=(1.2 * len(ds) + 2.5, 0.45 * len(ms) + 1.8))
     im = ax.imshow(grid, origin="lower", aspect="auto", vmin=0, vmax=1, cmap="viridis")
     for i, _ in enumerate(ms):
@@ -158,7 +159,7 @@ def attention_before_after(before, after, support, stem):
 
 def loss_curves(compare_result, stem):
     """Median loss (10-90% band) over GD/Adam steps for softmax, linear and erf attention
-    (the dict of :func:`numeric.baselines.compare`)."""
+    (the dict of :func:`verify.experiments.attention_comparison.compare`)."""
     plt = _plt()
     fig, axes = plt.subplots(2, 2, figsize=(9.5, 6.4), sharex=True)
     for col, opt in enumerate(("gd", "adam")):
@@ -166,7 +167,7 @@ def loss_curves(compare_result, stem):
             ax = axes[row][col]
             # row 0: all three maps, log scale (losses of 0 drawn at 1e-30);
             # row 1: linear and erf only, linear scale near 1, where they stay
-            for k, att in enumerate(("softmax", "linear", "erf")):
+            for k, att in enumerate(ATTENTIONS):
                 r = compare_result.get(att, {}).get(opt)
                 if r is None or (row == 1 and att == "softmax"):
                     continue
@@ -204,39 +205,32 @@ def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples
     """
     import json
 
-    from verify.experiments.fits import compare_fits, fit_power, m_star_from_cells
+    from verify.experiments.fits import samples_thresholds, sweep_thresholds
+    from verify.experiments.records import load_cells
 
     data_dir, fig_dir = Path(data_dir), Path(fig_dir)
     drawn, numbers = {}, {}
     p = data_dir / "xor_sweep.json"
     if p.exists():
-        cells = json.loads(p.read_text())["cells"]
+        cells = load_cells(p)
         drawn["heatmap"] = success_heatmap(cells, fig_dir / "xor_success_heatmap")
         drawn["heatmap_limit"] = success_heatmap(cells, fig_dir / "xor_success_heatmap_limit", limit=True)
-        ds = sorted({c["d"] for c in cells})
-        ms = {d: m_star_from_cells(cells, d) for d in ds}
-        ml = {d: m_star_from_cells(cells, d, key="rate_limit") for d in ds}
-        known = [d for d in ds if ms[d] is not None and ml[d] is not None]
+        t = sweep_thresholds(cells)
+        ms, ml, known = t["m_star"], t["m_star_limit"], t["known"]
         numbers["m_star"], numbers["m_star_limit"] = ms, ml
-        if len(known) >= 2:
-            fits = compare_fits(known, [ms[d] for d in known])
-            numbers["fits"] = fits
-            numbers["fits_limit"] = compare_fits(known, [ml[d] for d in known])
-            drawn["mstar"] = mstar_plot(known, [ms[d] for d in known], fits, fig_dir / "xor_mstar",
+        if t["fits"] is not None:
+            numbers["fits"], numbers["fits_limit"] = t["fits"], t["fits_limit"]
+            drawn["mstar"] = mstar_plot(known, [ms[d] for d in known], t["fits"], fig_dir / "xor_mstar",
                                         mstar_limit=[ml[d] for d in known])
     p = data_dir / "xor_samples.json"
     if p.exists():
-        cells = json.loads(p.read_text())["cells"]
-        ds = sorted({c["d"] for c in cells})
-        ns = {d: m_star_from_cells(cells, d, target=level_samples, key="rate_given_population", size="n")
-              for d in ds}
-        numbers["n_star"] = ns
-        known = [d for d in ds if ns[d] is not None]
-        if len(known) >= 2:
-            fit = fit_power(known, [ns[d] for d in known]).as_dict()
+        t = samples_thresholds(load_cells(p), target=level_samples)
+        numbers["n_star"] = t["n_star"]
+        if t["fit"] is not None:
+            fit = t["fit"].as_dict()
             numbers["n_star_fit"] = fit
-            drawn["nstar"] = nstar_plot(known, [ns[d] for d in known], fit, fig_dir / "xor_nstar",
-                                        level=level_samples)
+            drawn["nstar"] = nstar_plot(t["known"], [t["n_star"][d] for d in t["known"]], fit,
+                                        fig_dir / "xor_nstar", level=level_samples)
     p = data_dir / "xor_compare.json"
     if p.exists():
         drawn["loss_curves"] = loss_curves(json.loads(p.read_text()), fig_dir / "xor_loss_curves")

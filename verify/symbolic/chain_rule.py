@@ -1,5 +1,5 @@
 r"""The chain rule from :math:`\partial L/\partial\gamma` to :math:`\nabla_\theta L` through the three
-attention maps (SPEC §2), derived with sympy, as formalised in boolverify.
+attention maps (claim SX-2 of ``docs/claims.md``), derived with sympy, as formalised in boolverify.
 
 Jacobians for general ``d`` by index coincidence: for :math:`i \ne j` and :math:`i = j` the
 softmax weight :math:`\gamma_i = e^{z_i}/(e^{z_i} + e^{z_j} + R)` (resp. :math:`e^{z_i}/(e^{z_i}+R)`,
@@ -26,10 +26,9 @@ from functools import lru_cache
 
 import sympy as sp
 
+from numeric.validation import check_choice
+from numeric.vocabulary import ATTENTIONS
 from verify.symbolic.enumeration import CheckReport, enumerated_loss_poly
-from numeric.validation import InputError
-
-ATTENTIONS = ("softmax", "linear", "erf")
 
 zi, zj, R, d_ = sp.symbols("z_i z_j R d", real=True)
 gi, gj = sp.symbols("gamma_i gamma_j", positive=True)
@@ -66,6 +65,7 @@ def _to_weights(expr, base):
 @lru_cache(maxsize=None)
 def derive_jacobian(attention: str) -> Jacobian:
     """Derive the Jacobian of ``attention`` by the two index-coincidence cases, then contract it."""
+    check_choice(attention, "attention", ATTENTIONS)
     if attention == "softmax":
         Ei, Ej = sp.exp(zi), sp.exp(zj)
         # i != j: gamma_i = E_i / (E_i + E_j + R); rewrite with E = gamma S, R = S(1 - gamma_i - gamma_j)
@@ -78,12 +78,9 @@ def derive_jacobian(attention: str) -> Jacobian:
     elif attention == "linear":
         weight = zi / d_
         neq, eq = sp.diff(weight, zj), sp.diff(weight, zi)
-    elif attention == "erf":
+    else:  # erf
         weight = sp.erf(zi) / d_
         neq, eq = sp.diff(weight, zj), sp.diff(weight, zi)
-    else:
-        raise InputError(f"attention must be one of {', '.join(map(repr, ATTENTIONS))}; "
-                         f"got {attention!r}")
     if neq.has(S_) or eq.has(S_):  # the rewrite must eliminate the normaliser
         raise RuntimeError(f"{attention}: Jacobian not expressed in the weights: {neq}, {eq}")
     # combine the cases: J_ij = case_neq + delta_ij (case_eq - case_neq at j = i)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from numeric.validation import InputError
+from numeric.validation import check_int
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,7 @@ def _step_residual(k, m, p, identity_keys):
     eta = sp.Symbol("eta", positive=True)
     WQ = sp.Matrix(k, p, lambda r, s: sp.Symbol(f"q_{r}{s}"))
     if identity_keys:
-        if k != m:
-            raise InputError(f"identity keys need k == m; got k={k}, m={m}")
+        check_int(k, "k", lo=m, hi=m)  # identity keys are square
         K = sp.eye(m)
     else:
         K = sp.Matrix(k, m, lambda r, s: sp.Symbol(f"k_{r}{s}"))
@@ -94,8 +93,7 @@ def prove_cls_identity(k=2, m=2, p=3) -> IdentityResult:
         :class:`IdentityResult`; ``.holds`` is ``True`` when every residual expands to 0.
     """
     for name, v in (("k", k), ("m", m), ("p", p)):
-        if not isinstance(v, int) or v < 1 or v > 4:
-            raise InputError(f"{name} = {v!r}; expected an integer 1..4 (symbolic sizes stay small)")
+        check_int(v, name, lo=1, hi=4)  # symbolic sizes stay small
     # Forward: score of the CLS query against token [x; v], with the content column of W_K masked.
     WQ = sp.Matrix(k, p, lambda r, s: sp.Symbol(f"q_{r}{s}"))
     Kfull = sp.Matrix(k, 1 + m, lambda r, s: 0 if s == 0 else sp.Symbol(f"k_{r}{s - 1}"))

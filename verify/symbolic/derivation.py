@@ -1,5 +1,5 @@
-r"""Symbolic derivation of the two-head population loss from the Rademacher moment rules (SPEC §2),
-as formalised in boolverify.
+r"""Symbolic derivation of the two-head population loss from the Rademacher moment rules
+(claims SX-1 and SX-2 of ``docs/claims.md``), as formalised in boolverify.
 
 Nothing here is typed in: the closed form, its gradient and the residual form are *computed*
 by sympy from
@@ -17,7 +17,7 @@ by sympy from
    :math:`a` and a block containing both :math:`e_a, e_b` vanishes (:math:`a\ne b`).
 
 The result is a sympy polynomial in invariant symbols valid for every ``d``. It is checked
-against exhaustive enumeration of :math:`\{\pm1\}^d` in :mod:`verify.enumeration`.
+against exhaustive enumeration of :math:`\{\pm1\}^d` in :mod:`verify.symbolic.enumeration`.
 """
 
 from __future__ import annotations

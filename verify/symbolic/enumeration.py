@@ -23,7 +23,7 @@ from fractions import Fraction
 import sympy as sp
 from sympy.polys.rings import ring
 
-from numeric.validation import InputError
+from numeric.validation import InputError, check_int, check_support
 
 MAX_ENUM_D = 16
 
@@ -60,8 +60,8 @@ def enumerated_loss_poly(d, a, b):
     :math:`P_x = (\gamma\cdot x)(\tilde\gamma\cdot x)`, so the support-free part
     :math:`\sum_x P_x^2` is enumerated once per ``d``.
     """
-    if not 2 <= d <= 10:
-        raise InputError(f"symbolic enumeration needs 2 <= d <= 10; got d = {d}")
+    check_int(d, "d", lo=2, hi=10)  # 2^d symbolic terms
+    check_support((a, b), d, "(a, b)")
     R, g, gt, prods, sq = _enumerated_products(d)
     cross = R.zero
     for x, P in prods:
@@ -77,7 +77,7 @@ def evaluate_exact(expr, values):
         return Fraction(int(sp.Rational(expr).p), int(sp.Rational(expr).q))
     missing = [s for s in syms if s not in values]
     if missing:
-        raise InputError(f"expression has symbols with no value: {missing}")
+        raise InputError(f"values = <no value for {missing}>: expected a value for every symbol of expr")
     total = None
     for monom, coeff in sp.Poly(expr, *syms).terms():
         c = Fraction(int(coeff.p), int(coeff.q))

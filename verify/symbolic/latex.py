@@ -1,5 +1,6 @@
 r"""LaTeX write-up of the SX-1/SX-2 derivation, generated from the sympy objects of
-:mod:`verify.derivation` and :mod:`verify.chain_rule` (nothing typed in), and its compilation.
+:mod:`verify.symbolic.derivation` and :mod:`verify.symbolic.chain_rule` (nothing typed in), and
+its compilation.
 
 Steps: moments -> expansion -> closed form -> gradient -> attention Jacobians -> residual form,
 followed by the exact enumeration checks run at generation time.
@@ -15,6 +16,7 @@ from pathlib import Path
 import sympy as sp
 
 from numeric.validation import InputError
+from numeric.vocabulary import ATTENTIONS
 from verify.common.atomic_io import atomic_path
 
 _LETTERS = "ijklmn"
@@ -101,23 +103,7 @@ def _poly_tex(poly):
 MISMATCH = r"\textbf{MISMATCH}"
 
 
-def derivation_tex(checks: bool = True) -> str:
-    """The complete LaTeX document. With ``checks``, the exact enumeration checks are run
-    (about a second) and their case counts reported."""
-    from verify.symbolic.chain_rule import derive_jacobian
-    from verify.symbolic.derivation import derive, expectation, linear, mul, prediction_error, Invariants
-
-    D = derive()
-    h = prediction_error(linear(g=1), linear(gt=1))
-    sq = mul(h, h)
-    inv = Invariants()
-    rows = []
-    for names, coeff in sorted(sq.items()):
-        e = expectation({names: sp.Integer(1)}, inv)
-        rows.append(rf"  \mathbb{{E}}\big[{_product_tex(names)}\big] &= {tex(e)} \\")
-    J = {a: derive_jacobian(a) for a in ("softmax", "linear", "erf")}
-    parts = [
-        r"""\documentclass[11pt]{article}
+_PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage[margin=2.2cm]{geometry}
 \usepackage{amsmath,amssymb}
 \title{Population loss and gradient of the two-head sparse-XOR model}
@@ -125,11 +111,15 @@ def derivation_tex(checks: bool = True) -> str:
 \date{}
 \begin{document}
 \maketitle
-""",
-        r"""This is \emph{boolverify's formalisation} of the paper's model (SPEC \S2); the paper's own
+"""
+
+
+def _model_tex(h):
+    """The introduction and the model, with ``f - y`` (``h``) in linear forms."""
+    return r"""This is \emph{boolverify's formalisation} of the paper's model (docs/claims.md); the paper's own
 text could not be obtained, so no constant here is attributed to it. Every formula below is
-printed from the sympy objects that the suite derives and checks (\texttt{verify.derivation},
-\texttt{verify.chain\_rule}); nothing is typed in.
+printed from the sympy objects that the suite derives and checks (\texttt{verify.symbolic.derivation},
+\texttt{verify.symbolic.chain\_rule}); nothing is typed in.
 
 \section{Model}
 Inputs $x$ uniform on $\{\pm1\}^d$, target $y=-x_ax_b$ ($a\ne b$). Attention weights
@@ -138,7 +128,12 @@ $f(x)=-(\gamma\cdot x)(\tilde\gamma\cdot x)$, loss $L=\mathbb{E}_x[(f(x)-y)^2]$.
 $y = -(e_a\cdot x)(e_b\cdot x)$,
 \[ f - y = """ + _poly_tex(h) + r""". \]
 
-\section{Moments of Rademacher variables}
+"""
+
+
+def _moments_section():
+    """The moment rule of Rademacher variables, by Möbius inversion."""
+    return r"""\section{Moments of Rademacher variables}
 $\mathbb{E}[x_{i_1}\cdots x_{i_k}]=1$ iff every index value occurs an even number of times.
 Summing over the coincidence patterns $\pi$ with even blocks and inverting
 $[\text{pattern}=\pi]=\sum_{\sigma\ge\pi}\mu(\pi,\sigma)\prod_{B\in\sigma}\delta_B$ (Möbius
@@ -150,14 +145,32 @@ function of the partition lattice) gives
 A block of indices contracted against vectors $w^{(1)},\dots$ becomes $\sum_i\prod w^{(k)}_i$;
 a block containing $e_a$ picks component $a$, one containing $e_a$ and $e_b$ vanishes.
 
-\section{Expansion}
+"""
+
+
+def _expansion_section(h):
+    """``(f - y)^2`` expanded, and the expectation of each of its terms."""
+    from verify.symbolic.derivation import Invariants, expectation, mul
+
+    sq = mul(h, h)
+    inv = Invariants()
+    rows = []
+    for names, coeff in sorted(sq.items()):
+        e = expectation({names: sp.Integer(1)}, inv)
+        rows.append(rf"  \mathbb{{E}}\big[{_product_tex(names)}\big] &= {tex(e)} \\")
+    return r"""\section{Expansion}
 \[ (f-y)^2 = """ + _poly_tex(sq) + r""", \]
 and term by term
 \begin{align*}
 """ + "\n".join(rows).rstrip("\\ ") + r"""
 \end{align*}
 
-\section{Closed form (SX-1)}
+"""
+
+
+def _loss_and_gradient_sections(D):
+    """The closed form (SX-1) and its gradient (SX-2)."""
+    return r"""\section{Closed form (SX-1)}
 \[ L = """ + tex(D.loss) + r""". \]
 
 \section{Gradient (SX-2)}
@@ -168,7 +181,15 @@ By the chain rule through the invariants
   \frac{\partial L}{\partial\tilde\gamma_i} &= """ + tex(D.grad_gt) + r""".
 \end{align*}
 
-\section{Attention Jacobians}
+"""
+
+
+def _jacobians_section():
+    """The Jacobians of the three attention maps and their contraction with the gradient."""
+    from verify.symbolic.chain_rule import derive_jacobian
+
+    J = {a: derive_jacobian(a) for a in ATTENTIONS}
+    return r"""\section{Attention Jacobians}
 With logits $z=V\theta$ and $J_{ij}=\partial\gamma_i/\partial z_j$, the softmax weight
 $\gamma_i=e^{z_i}/\sum_k e^{z_k}$ is differentiated in the two index-coincidence cases and
 rewritten in the weights ($e^{z_k}=\gamma_kS$):
@@ -183,17 +204,32 @@ $w_i=""" + tex(J["linear"].weighted) + r"""$. Erf attention $\gamma_i=\mathrm{er
 $J_{ij}=""" + tex(J["erf"].combined) + r"""$, $w_i=""" + tex(J["erf"].weighted) + r"""$.
 In all three cases $\nabla_\theta L = V^\top w$ with $g=\partial L/\partial\gamma$, at cost $O(dm)$.
 
-\section{Residual form near a solution}
+"""
+
+
+def _residual_section(D):
+    """The residual form near a solution, which has no constant term."""
+    loss = multiline("L", D.residual_loss)
+    grad = multiline(r"\frac{\partial L}{\partial u_i}", D.residual_grad_u)
+    return r"""\section{Residual form near a solution}
 With $\gamma=e_a+u$, $\tilde\gamma=e_b+\tilde u$ the $(e_a\cdot x)(e_b\cdot x)$ terms cancel:
 \[ f-y = """ + _poly_tex(D.residual_poly) + r""", \]
 and the same moment rules give a polynomial without constant term, which keeps full relative
 precision when $L$ is tiny (the expanded closed form subtracts numbers near $1$):
-""" + multiline("L", D.residual_loss) + multiline(
-            r"\frac{\partial L}{\partial u_i}", D.residual_grad_u),
-        r"""(and symmetrically for $\tilde u$). Since $\gamma=e_a+u$,
+""" + loss + grad + r"""(and symmetrically for $\tilde u$). Since $\gamma=e_a+u$,
 $\partial L/\partial u_i=\partial L/\partial\gamma_i$.
-""",
-    ]
+"""
+
+
+def derivation_tex(checks: bool = True) -> str:
+    """The complete LaTeX document. With ``checks``, the exact enumeration checks are run
+    (about a second) and their case counts reported."""
+    from verify.symbolic.derivation import derive, linear, prediction_error
+
+    D = derive()
+    h = prediction_error(linear(g=1), linear(gt=1))
+    parts = [_PREAMBLE, _model_tex(h), _moments_section(), _expansion_section(h),
+             _loss_and_gradient_sections(D), _jacobians_section(), _residual_section(D)]
     if checks:
         parts.append(_checks_tex(D))
     parts.append(rf"""
@@ -243,7 +279,7 @@ def compile_pdf(tex_path, timeout: float = 180) -> Path:
         raise InputError("pdflatex not found; install texlive-latex-base or drop --pdf")
     tex_path = Path(tex_path)
     if not tex_path.is_file():
-        raise InputError(f"{tex_path}: no such file to compile")
+        raise InputError(f"tex_path = {str(tex_path)!r}: expected an existing file (no such file to compile)")
     pdf_path = tex_path.with_suffix(".pdf")
     with tempfile.TemporaryDirectory(prefix="boolverify-tex-") as tmp:
         src = Path(tmp) / "doc.tex"

@@ -17,8 +17,8 @@ into *cases* (a single weight, or a range parametrised by a fresh non-negative i
 tile :math:`0..n` (their sizes add to :math:`n+1`), singletons contribute
 :math:`\binom{n}{w_0}2^{N-n}` and the ranges (all with one common ``s``) contribute the rest
 of :math:`\sum_w \binom{n}{w}2^{N-n} = 2^N` (sympy ``summation``). The result is compared
-with the SPEC statement by exact binomial identities (``gammasimp``), for symbolic ``N``,
-``N = 2m`` and ``N = 2m+1``.
+with the stated profile (claim SG-1 of ``docs/claims.md``) by exact binomial identities
+(``gammasimp``), for symbolic ``N``, ``N = 2m`` and ``N = 2m+1``.
 
 The facts about uniformly random functions are in :mod:`verify.reference.random_functions`.
 
@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from numeric.validation import InputError
+from numeric.validation import check_choice, check_int
 
 # symbols: N general, m for N = 2m / 2m + 1, j a case parameter, k = |S|
 _N = sp.Symbol("N", integer=True, positive=True)
@@ -43,6 +43,9 @@ _w = sp.Symbol("w", integer=True, nonnegative=True)
 _k = sp.Symbol("k", integer=True, positive=True)
 
 FORMS = ("general", "even", "odd")  # N symbolic, N = 2m, N = 2m + 1
+
+#: The functions of :data:`numeric.vocabulary.FUNCTIONS` whose profile is proved here.
+FORMULA_FUNCTIONS = ("parity", "first", "dictator", "sparse_parity", "majority")
 
 
 @dataclass
@@ -97,8 +100,13 @@ def _zero(expr) -> bool:
     return sp.simplify(sp.gammasimp(sp.expand_func(sp.expand(expr)))) == 0
 
 
-def _prove(name, form, N, n, g, cases, claim) -> ProfileProof:
-    """Sum over Hamming weights: evaluate ``s`` per case, tile ``0..n``, add the counts."""
+def prove_by_weights(name, form, N, n, g, cases, claim) -> ProfileProof:
+    """Sum over Hamming weights: evaluate ``s`` per case, tile ``0..n``, add the counts, and
+    compare the profile with ``claim`` (a dict ``k -> K_k``) entry by entry.
+
+    ``g`` is the 0/1 function of the weight on the ``n`` positions of ``S``, ``cases`` the
+    :class:`Case` list that must tile ``0..n``; every check is recorded in the proof, so a wrong
+    claim or a gap in the cases gives a proof that does not hold."""
     mult = 2 ** (N - n)
     checks = []
     # the cases tile 0..n: consecutive starts and total size n + 1
@@ -124,7 +132,7 @@ def _prove(name, form, N, n, g, cases, claim) -> ProfileProof:
         rest = total - sum(sp.binomial(n, c.start) * mult for c in singles)
         profile[s_r] = profile.get(s_r, 0) + rest
     profile = {k: sp.simplify(v) for k, v in profile.items()}
-    # compare with the SPEC statement, entry by entry (keys may be symbolic)
+    # compare with the stated profile, entry by entry (keys may be symbolic)
     keys = set(profile) | set(claim)
     for key in keys:
         ok = _zero(profile.get(key, 0) - claim.get(key, 0))
@@ -138,9 +146,8 @@ def _N_of(form):
         return _N
     if form == "even":
         return 2 * _m
-    if form == "odd":
-        return 2 * _m + 1
-    raise InputError(f"form {form!r}; expected one of {', '.join(FORMS)}")
+    check_choice(form, "form", FORMS)
+    return 2 * _m + 1
 
 
 def prove_parity(form="general") -> ProfileProof:
@@ -188,9 +195,10 @@ def prove_dictator(form="general") -> ProfileProof:
 
 
 def majority_claim(N):
-    r"""SPEC §3 for strict MAJORITY: :math:`K_0 = 2^N - \binom{N+1}{\lfloor N/2\rfloor + 1}`
-    and the non-zero entries (``N = 2m``: :math:`K_m = \binom{2m}{m}`,
-    :math:`K_{m+1} = \binom{2m}{m+1}`; ``N = 2m+1``: :math:`K_{m+1} = \binom{2m+2}{m+1}`)."""
+    r"""The stated profile of strict MAJORITY (claim SG-1 of ``docs/claims.md``):
+    :math:`K_0 = 2^N - \binom{N+1}{\lfloor N/2\rfloor + 1}` and the non-zero entries
+    (``N = 2m``: :math:`K_m = \binom{2m}{m}`, :math:`K_{m+1} = \binom{2m}{m+1}`;
+    ``N = 2m+1``: :math:`K_{m+1} = \binom{2m+2}{m+1}`)."""
     K0 = 2 ** N - sp.binomial(N + 1, sp.floor(N / sp.Integer(2)) + 1)
     mm = sp.floor(N / sp.Integer(2))
     if N.is_even or sp.ask(sp.Q.even(N)):
@@ -203,8 +211,7 @@ def prove_majority(form="even", n=None) -> ProfileProof:
     for sparse majority when ``n`` is given), for ``N = 2m`` (``form="even"``) or
     ``N = 2m+1`` (``"odd"``). Cases: :math:`w = m-1-j` (below), :math:`w = m`,
     :math:`w = m+1`, :math:`w = m+2+j` (above)."""
-    if form not in ("even", "odd"):
-        raise InputError(f"majority: form {form!r}; expected 'even' or 'odd'")
+    check_choice(form, "form", ("even", "odd"))
     N = _N_of(form)
     g = lambda w: sp.Piecewise((1, 2 * w > N), (0, True))  # noqa: E731
     cases = [
@@ -213,7 +220,7 @@ def prove_majority(form="even", n=None) -> ProfileProof:
         Case(_m + 1, sp.Integer(1)),
         Case(_m + 2, N + 1 - (_m + 2)),
     ]
-    return _prove("majority", form, N, N, g, cases, majority_claim(N))
+    return prove_by_weights("majority", form, N, N, g, cases, majority_claim(N))
 
 
 def prove_all() -> list[ProfileProof]:
@@ -239,25 +246,20 @@ def _cached(name, form) -> ProfileProof:
 def formula_profile(name, N: int, k: int | None = None) -> dict[int, int]:
     """The proved profile evaluated at a concrete ``N`` (non-zero entries only), e.g.
     ``formula_profile("majority", 10) == {0: 562, 5: 252, 6: 210}``."""
-    if isinstance(N, bool) or not isinstance(N, int) or N < 1:
-        raise InputError(f"N = {N!r}: expected an integer >= 1")
+    N = check_int(N, "N", lo=1)
+    check_choice(name, "name", FORMULA_FUNCTIONS)
     if name == "parity":
         return _cached("parity", "general").at(N=N)
     if name in ("dictator", "first"):
         return _cached("dictator", "general").at(N=N)
     if name == "sparse_parity":
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= N:
-            raise InputError(f"sparse_parity: k = {k!r}; expected 1 <= k <= N = {N}")
+        k = check_int(k, "k", lo=1, hi=N)
         return _cached("sparse_parity", "general").at(N=N, k=k)
-    if name == "majority":
-        if N < 2:
-            raise InputError("majority formula: N >= 2 (the proof's cases need m >= 1)")
-        return _cached("majority", "even" if N % 2 == 0 else "odd").at(m=N // 2)
-    raise InputError(f"no profile formula for {name!r}; known: parity, first, dictator, "
-                     "sparse_parity, majority")
+    check_int(N, "N", lo=2)  # majority: the proof's cases need m >= 1
+    return _cached("majority", "even" if N % 2 == 0 else "odd").at(m=N // 2)
 
 
 __all__ = [
-    "Case", "ProfileProof", "FORMS", "weight_sensitivity", "prove_parity", "prove_sparse_parity",
-    "prove_dictator", "prove_majority", "majority_claim", "prove_all", "formula_profile",
+    "Case", "ProfileProof", "FORMS", "FORMULA_FUNCTIONS", "weight_sensitivity", "prove_by_weights",
+    "prove_parity", "prove_sparse_parity", "prove_dictator", "prove_majority", "majority_claim", "prove_all", "formula_profile",
 ]

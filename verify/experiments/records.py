@@ -1,0 +1,151 @@
+"""Typed results of the paper-A experiments, passed between sweeps, fits, theorems, the CLI and
+the figures; their JSON form (``as_dict``) is the format of the results files in
+``docs/data/`` (``xor_sweep.json``, ``xor_samples.json``, ``xor_compare.json``), which
+``from_dict`` reads back.
+
+- :class:`SweepCell`: one ``(d, m)`` cell of :func:`verify.experiments.xor_sweeps.run_sweep`;
+- :class:`SamplesCell`: one ``(d, n)`` cell of :func:`verify.experiments.xor_sweeps.run_samples`;
+- :class:`AttentionComparison`: the result of
+  :func:`verify.experiments.attention_comparison.compare`.
+
+Standard library only (no torch): saved results are read without the engine.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from numeric.validation import InputError
+from numeric.vocabulary import ATTENTIONS
+
+#: schema tag of a sweep results file ``{"schema": ..., "cells": [...]}``
+SWEEP_SCHEMA = "boolverify.xor-sweep/1"
+
+
+class _Record:
+    """``as_dict``/``from_dict`` of a frozen dataclass whose fields are the JSON keys, in order."""
+
+    def as_dict(self) -> dict:
+        """The JSON form (the keys of the results files, in the same order)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["key"] = dict(self.key)
+        out["support"] = list(self.support)
+        return out
+
+    @classmethod
+    def from_dict(cls, obj):
+        """The record of a saved cell (a dict as written by :meth:`as_dict`)."""
+        names = [f.name for f in fields(cls)]
+        if not isinstance(obj, dict) or any(n not in obj for n in names):
+            missing = [n for n in names if not isinstance(obj, dict) or n not in obj]
+            raise InputError(f"cell = {str(obj)[:60]!r}: expected a {cls.__name__} with the keys "
+                             f"{', '.join(missing)}")
+        kw = {n: obj[n] for n in names}
+        kw["support"] = tuple(kw["support"])
+        return cls(**kw)
+
+
+@dataclass(frozen=True)
+class SweepCell(_Record):
+    """One ``(d, m)`` cell of the one-step sweep (SX-4, SX-7, SX-8).
+
+    ``key`` holds the settings that identify the cell in a resumable results file;
+    ``success_bits`` the per-seed success pattern (``"1"``/``"0"``, seed order).
+    """
+
+    key: dict
+    d: int
+    m: int
+    n_seeds: int
+    support: tuple
+    lr: float
+    successes: int
+    successes_limit: int
+    rate: float
+    rate_limit: float
+    assignment_matches: int
+    median_loss: float
+    seconds: float
+    success_bits: str
+
+
+@dataclass(frozen=True)
+class SamplesCell(_Record):
+    """One ``(d, n)`` cell of the empirical-gradient step (SX-6).
+
+    ``rate_given_population`` = ``both_successes / population_successes``: how often ``n``
+    samples reproduce a successful population step on the same instance.
+    """
+
+    key: dict
+    d: int
+    n: int
+    m: int
+    n_seeds: int
+    support: tuple
+    lr: float
+    successes: int
+    rate: float
+    population_successes: int
+    both_successes: int
+    rate_given_population: float
+    seconds: float
+
+
+def cell_from_dict(obj):
+    """A :class:`SweepCell` or :class:`SamplesCell`, by the ``kind`` of the cell's key."""
+    kind = obj.get("key", {}).get("kind") if isinstance(obj, dict) else None
+    return (SamplesCell if kind == "samples" else SweepCell).from_dict(obj)
+
+
+def load_results(path):
+    """Read a results file written by a sweep (``{"schema", "cells": [...]}``; cells as dicts)."""
+    path = Path(path)
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"results file {path} does not exist") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(f"results file {path} is unreadable or not JSON: {exc}") from None
+    if not isinstance(obj, dict) or obj.get("schema") != SWEEP_SCHEMA \
+            or not isinstance(obj.get("cells"), list):
+        raise InputError(f"results file {path} is not a boolverify sweep file "
+                         f"(schema {SWEEP_SCHEMA})")
+    return obj
+
+
+def load_cells(path):
+    """The cells of a sweep results file as records (:func:`cell_from_dict`)."""
+    return [cell_from_dict(c) for c in load_results(path)["cells"]]
+
+
+@dataclass(frozen=True)
+class AttentionComparison:
+    """Softmax against linear and erf attention on the same instances (SX-5).
+
+    ``config``: the settings (``d, m, n_seeds, train_seeds, steps, eta, eps, support, gd_lrs,
+    adam_lrs``); ``results``: ``attention -> {"one_step": {...}, "gd": {...}, "adam": {...}}``
+    (the best run of each optimiser's learning-rate grid, see
+    :func:`verify.experiments.attention_comparison.train_entry`).
+    """
+
+    config: dict
+    results: dict
+
+    def as_dict(self) -> dict:
+        """The JSON form: ``{"config": ..., "softmax": ..., "linear": ..., "erf": ...}``."""
+        return {"config": self.config, **self.results}
+
+    @classmethod
+    def from_dict(cls, obj):
+        """The record of a saved comparison (other top-level keys, e.g. bounds, are ignored)."""
+        if not isinstance(obj, dict) or "config" not in obj:
+            raise InputError(f"comparison = {str(obj)[:60]!r}: expected a dict with 'config' "
+                             "and one entry per attention map")
+        return cls(config=obj["config"], results={a: obj[a] for a in ATTENTIONS if a in obj})
+
+
+__all__ = ["SWEEP_SCHEMA", "SweepCell", "SamplesCell", "AttentionComparison", "cell_from_dict",
+           "load_results", "load_cells"]
