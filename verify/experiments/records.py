@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from numeric.validation import InputError
+from numeric.validation import InputError, reject
 from numeric.vocabulary import ATTENTIONS
 
 #: schema tag of a sweep results file ``{"schema": ..., "cells": [...]}``
@@ -106,13 +106,12 @@ def load_results(path):
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(f"results file {path} does not exist") from None
+        reject("results file", str(path), "an existing file")
     except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(f"results file {path} is unreadable or not JSON: {exc}") from None
+        reject("results file", str(path), f"a readable JSON file (not JSON: {exc})")
     if not isinstance(obj, dict) or obj.get("schema") != SWEEP_SCHEMA \
             or not isinstance(obj.get("cells"), list):
-        raise InputError(f"results file {path} is not a boolverify sweep file "
-                         f"(schema {SWEEP_SCHEMA})")
+        reject("results file", str(path), f"a boolverify sweep file (schema {SWEEP_SCHEMA})")
     return obj
 
 
