@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from numeric.transformer import SCHEMES, TransformerConfig, random_profiles
-from verify.common.atomic_io import atomic_savefig, atomic_write_json
+from verify.common.atomic_io import atomic_savefig, atomic_write_json, pyplot
 from verify.experiments.plans import SG4_FULL as SG4
 from verify.experiments.plans import SG5_FULL as SG5
 from verify.experiments.plans import SG6_D32_FULL as SG6_D32
@@ -99,11 +99,9 @@ def run_sg5(quick=False):
 
 
 def _save(fig, stem):
-    import matplotlib.pyplot as plt
-
     for ext in ("png", "pdf"):
         atomic_savefig(fig, FIG / f"{stem}.{ext}", dpi=150)
-    plt.close(fig)
+    pyplot().close(fig)
 
 
 def _sg6_figures(plt, d):
@@ -182,11 +180,7 @@ def figures():
     """Redraw the SG-4/5/6 figures from the saved data files (those present)."""
     import json
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     for name, draw in (("sg6_random_profiles.json", _sg6_figures), ("sg4_influence.json", _sg4_figure),
                        ("sg5_margin.json", _sg5_figure)):
         path = DATA / name

@@ -47,9 +47,10 @@ def check_N(N, *, max_N=None, allow_large=False, what="N") -> int:
     N = check_int(N, what, lo=0)
     limit = memory_limit(max_N, allow_large)
     if N > limit:
-        reject(what, N, f"an integer <= {limit}, the memory limit (a table of 2^{what} strings); "
-               f"pass allow_large=True (CLI: --allow-large) or max_N= to raise it "
-               f"(hard cap {HARD_MAX_N})")
+        raise_it = (f"; pass allow_large=True (CLI: --allow-large) or max_N= to raise it (hard cap "
+                    f"{HARD_MAX_N})" if limit < HARD_MAX_N else ", the hard cap")
+        reject(what, N, f"an integer <= {limit}, the memory limit (a table of 2^{N} strings)"
+               + raise_it)
     return N
 
 

@@ -12,6 +12,7 @@ import math
 
 import torch
 
+from numeric.boolean import truth_table
 from numeric.validation import check_choice, check_int
 from numeric.vocabulary import TRAINING_TARGETS as TARGETS
 
@@ -105,8 +106,6 @@ def target_profile_fraction(target: str, N: int) -> list[float]:
 def target_table(target: str, N: int) -> torch.Tensor:
     """Truth table over all ``2^N`` strings in string-index order (int64), via
     :func:`numeric.boolean.truth_table`."""
-    from numeric.boolean import truth_table
-
     check_choice(target, "target", TARGETS)
     return truth_table(target, N).to(torch.int64).reshape(-1)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from numeric.transformer_model import BooleanTransformer
+from numeric.transformer_model import BooleanTransformer, check_transformer
 from numeric.validation import check_int, check_real, reject
 
 #: Largest N whose 2^N strings are enumerated (2^24 ~ 1.7e7 forward passes).
@@ -24,13 +24,6 @@ ENUM_LIMIT = 24
 DEFAULT_CHUNK = 256
 #: On CUDA the passes are launch-bound instead: many more strings per pass.
 DEFAULT_CHUNK_CUDA = 1 << 16
-
-
-def check_transformer(model):
-    """``model`` must be a :class:`BooleanTransformer`."""
-    if not isinstance(model, BooleanTransformer):
-        reject("model", f"<{type(model).__name__}>", "a BooleanTransformer")
-    return model
 
 
 def check_length(model, N, limit=ENUM_LIMIT) -> int:
@@ -203,6 +196,6 @@ def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, 
 
 
 __all__ = [
-    "check_transformer", "check_length", "random_profiles", "ENUM_LIMIT", "strings", "evaluate_all", "evaluate_all_blowup", "boolean_table",
+    "check_length", "random_profiles", "ENUM_LIMIT", "strings", "evaluate_all", "evaluate_all_blowup", "boolean_table",
     "table_profile", "model_profile", "margin_recognition", "max_influence",
 ]

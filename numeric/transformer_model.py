@@ -295,6 +295,13 @@ def _param_kind(name: str) -> str:
     return "weight"
 
 
+def check_transformer(model):
+    """``model`` must be a :class:`BooleanTransformer`."""
+    if not isinstance(model, BooleanTransformer):
+        reject("model", f"<{type(model).__name__}>", "a BooleanTransformer")
+    return model
+
+
 @torch.no_grad()
 def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: float = 1.0, sigma: float = 1.0):
     r"""Re-initialise ``model`` in place with one of the four schemes.
@@ -320,8 +327,7 @@ def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: fl
     Returns:
         ``model``.
     """
-    if not isinstance(model, BooleanTransformer):
-        reject("model", f"<{type(model).__name__}>", "a BooleanTransformer")
+    check_transformer(model)
     check_choice(scheme, "scheme", SCHEMES)
     B = check_real(B, "B", lo=0, lo_open=True)
     sigma = check_real(sigma, "sigma", lo=0, lo_open=True)
@@ -363,5 +369,6 @@ def random_model(config: TransformerConfig | None, scheme: str, seed: int, *, de
 
 
 __all__ = [
-    "EOS", "SCHEMES", "TransformerConfig", "BooleanTransformer", "initialize_", "random_model",
+    "EOS", "SCHEMES", "TransformerConfig", "BooleanTransformer", "check_transformer", "initialize_",
+    "random_model",
 ]

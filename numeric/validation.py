@@ -29,12 +29,12 @@ def reject(name, value, expected):
 
     For domain checks that no helper below covers (shapes, consistency between arguments).
     A ``value`` string that starts with ``<`` is shown as is (a description such as
-    ``<tensor of shape (3,)>``), anything else by its ``repr``."""
+    ``<tensor of shape (3,)>``), anything else by its ``repr``. The message is complete, so an
+    exception being handled when it is raised (a failed conversion) is not chained to it."""
     shown = value if isinstance(value, str) and value.startswith("<") else repr(value)
     if len(shown) > 80:
         shown = shown[:77] + "..."
-    raise InputError(f"{name} = {shown}: expected {expected}")
-
+    raise InputError(f"{name} = {shown}: expected {expected}") from None
 
 
 def _range_text(lo, hi, kind):

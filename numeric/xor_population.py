@@ -40,6 +40,7 @@ def check_model(V, theta, theta_tilde, support, attention):
     if m < 1:
         reject("V", f"<tensor of shape {tuple(V.shape)}>",
                "shape (*batch, d, m) with an embedding dimension m >= 1")
+    batch = V.shape[:-2]
     for name, t in (("theta", theta), ("theta_tilde", theta_tilde)):
         check_float_tensor(t, name, min_dim=1)
         check_like(t, name, V, "V")
@@ -47,9 +48,6 @@ def check_model(V, theta, theta_tilde, support, attention):
             reject(name, f"<tensor of shape {tuple(t.shape)}>",
                    f"shape (*batch, m) with m = {m} to match V of shape {tuple(V.shape)}")
         check_finite(t, name)
-    # name the first parameter vector whose batch dimensions do not broadcast with V's
-    batch = V.shape[:-2]
-    for name, t in (("theta", theta), ("theta_tilde", theta_tilde)):
         try:
             batch = torch.broadcast_shapes(batch, t.shape[:-1])
         except RuntimeError:

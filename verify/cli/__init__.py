@@ -42,19 +42,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def check_figure_option(path, name="--figure"):
-    """A figure file name whose suffix gives a format :mod:`verify.common.atomic_io` can write,
-    checked before any work; the message names the option. Returns ``path``."""
-    from pathlib import Path
-
-    from verify.common.atomic_io import FIGURE_SUFFIXES
-
-    if Path(path).suffix.lower() not in FIGURE_SUFFIXES:
-        raise InputError(f"{name} = {str(path)!r}: expected a file name ending in "
-                         f"{', '.join(FIGURE_SUFFIXES)}")
-    return path
-
-
 @contextlib.contextmanager
 def writing(path, name):
     """Around the write of an output option's file: an :class:`InputError` of the writer

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from numeric.validation import InputError, check_choice, check_device, check_int, check_ints
 from numeric.vocabulary import FUNCTION_PARAMS, FUNCTIONS
-from verify.cli import check_figure_option, writing
+from verify.cli import writing
+from verify.common.atomic_io import check_figure_path
 
 
 def register(sub):
@@ -72,7 +73,7 @@ def _params(args) -> dict:
 
 def _validate(args) -> dict:
     """Option checks before any work; returns the function's parameters."""
-    from numeric.boolean import DEFAULT_MAX_N, HARD_MAX_N
+    from numeric.boolean import check_N
 
     check_device(args.device, "--device")
     if args.function is None:
@@ -82,13 +83,7 @@ def _validate(args) -> dict:
     check_choice(args.function.lower(), "--function", FUNCTIONS)
     if args.N is None:
         raise InputError("--N = None: expected the input length; --function needs --N")
-    limit = HARD_MAX_N if args.allow_large else DEFAULT_MAX_N
-    try:
-        check_int(args.N, "--N", lo=0, hi=limit)
-    except InputError as exc:
-        if args.allow_large or args.N <= limit:
-            raise
-        raise InputError(f"{exc} (the memory limit; --allow-large raises it to {HARD_MAX_N})") from None
+    check_N(args.N, allow_large=args.allow_large, what="--N")
     if args.msb_first:
         raise InputError("--msb-first = True: expected only with --table (it applies to table files)")
     params = _params(args)
@@ -113,7 +108,7 @@ def _handler(args):
 
     params = _validate(args)
     if args.figure:
-        check_figure_option(args.figure)
+        check_figure_path(args.figure, name="--figure")
     if args.function is not None:
         result = function_result(args.function, args.N, params, device=args.device,
                                  allow_large=args.allow_large)

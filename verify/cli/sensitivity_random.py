@@ -16,7 +16,8 @@ import math
 
 from numeric.validation import InputError, check_device, check_int, check_real
 from numeric.vocabulary import INIT_SCHEMES
-from verify.cli import check_figure_option, writing
+from verify.cli import writing
+from verify.common.atomic_io import check_figure_path
 
 
 def register(sub):
@@ -74,7 +75,7 @@ def _validate_random(args) -> None:
     check_int(args.models, "--models", lo=1)
     check_device(args.device, "--device")
     if args.figure:
-        check_figure_option(args.figure)  # before the run, not after it
+        check_figure_path(args.figure, name="--figure")  # before the run, not after it
 
 
 

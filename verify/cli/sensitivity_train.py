@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from numeric.validation import check_choice, check_int, check_real, reject
 from numeric.vocabulary import INIT_SCHEMES, LOSSES, TRAINING_TARGETS
-from verify.cli import check_figure_option
+from verify.common.atomic_io import check_figure_path
 
 
 def register(sub):
@@ -74,7 +74,7 @@ def _validate(args):
     from verify.experiments.training import EXACT_LIMIT
 
     for path in args.figure or []:
-        check_figure_option(path)
+        check_figure_path(path, name="--figure")
     targets = [check_choice(t, "--target", TRAINING_TARGETS)
                for t in _parse_list(args.target, "--target", str)]
     Ns = [check_int(N, "--N", lo=1) for N in _parse_list(args.N, "--N", int)]

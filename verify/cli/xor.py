@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from numeric.validation import check_device, check_int, check_real, check_support, reject
 from numeric.vocabulary import ATTENTIONS
-from verify.cli import check_figure_option
+from verify.common.atomic_io import check_figure_path
 
 
 def _int_list(text, name, lo):
@@ -117,7 +117,7 @@ def _check_common(args):
     check_real(args.eps, "--eps", lo=0, hi=1, lo_open=True, hi_open=True)
     check_real(args.c, "--c", lo=0, lo_open=True)
     if args.figure:
-        check_figure_option(args.figure)
+        check_figure_path(args.figure, name="--figure")
 
 
 def _step(args):

@@ -11,7 +11,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from numeric.validation import InputError
+from numeric.validation import InputError, reject
 
 
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
@@ -27,11 +27,11 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
-def check_figure_path(path, allowed=FIGURE_SUFFIXES) -> Path:
-    """Validate a figure file name before any work is done (the format comes from the suffix)."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in allowed:
-        raise InputError(f"figure {str(path)!r}: expected a file name ending in {', '.join(allowed)}")
+def check_figure_path(path, allowed=FIGURE_SUFFIXES, name="figure") -> Path:
+    """Validate a figure file name before any work is done (the format comes from the suffix);
+    ``name`` is the argument or option that gave it (``"--figure"`` on the command line)."""
+    if Path(path).suffix.lower() not in allowed:
+        reject(name, str(path), f"a file name ending in {', '.join(allowed)}")
     return Path(path)
 
 
@@ -76,6 +76,17 @@ def atomic_write_json(path, obj) -> Path:
     return atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False, default=_jsonable) + "\n")
 
 
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (figures are only written to files), imported
+    when the first figure is drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def atomic_savefig(fig, path, **kwargs) -> Path:
     """``fig.savefig`` through :func:`atomic_path` (format taken from the suffix)."""
     with atomic_path(path) as tmp:
@@ -96,4 +107,4 @@ def _jsonable(x):
 
 
 __all__ = ["FIGURE_SUFFIXES", "check_figure_path", "atomic_path", "atomic_write_text", "atomic_write_json",
-           "atomic_savefig"]
+           "pyplot", "atomic_savefig"]

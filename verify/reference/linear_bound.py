@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numeric.validation import InputError, check_int, check_support, reject
+from numeric.validation import check_int, check_support, reject
 
 
 def _matrix(M, name, square=False):
@@ -44,9 +44,9 @@ def _matrix(M, name, square=False):
     try:
         M = np.asarray(M, dtype=float)
     except (TypeError, ValueError):
-        raise InputError(f"{name} = <not a rectangular array of numbers>: expected {expected}") from None
+        reject(name, "<not a rectangular array of numbers>", expected)
     if M.ndim != 2 or (square and M.shape[0] != M.shape[1]):
-        raise InputError(f"{name} = <array of shape {M.shape}>: expected {expected}")
+        reject(name, f"<array of shape {M.shape}>", expected)
     bad = np.argwhere(~np.isfinite(M))
     if bad.size:
         i, k = bad[0]

@@ -63,7 +63,7 @@ from functools import lru_cache
 import mpmath
 from mpmath.libmp import from_rational, round_nearest
 
-from numeric.validation import InputError, check_choice, check_int, check_real, check_support
+from numeric.validation import check_choice, check_int, check_real, check_support, reject
 from numeric.vocabulary import ATTENTIONS
 
 _GUARD = 15          # guard digits above dps
@@ -74,17 +74,12 @@ _MAX_EXTRA = 4000    # give up raising the precision beyond dps + this (exact ze
 # --------------------------------------------------------------------------- validation
 
 
-def _bad_array(name, what, expected):
-    """The shared message format for an array argument, described by ``what`` (its shape)."""
-    raise InputError(f"{name} = <{what}>: expected {expected}")
-
-
 def _to_nested(x, name):
     """torch / numpy / mpmath.matrix / nested sequences -> nested python lists."""
     if hasattr(x, "detach") and hasattr(x, "cpu"):  # torch tensor
         x = x.detach().cpu()
         if x.is_complex():
-            _bad_array(name, f"tensor of dtype {x.dtype}", "real entries")
+            reject(name, f"<tensor of dtype {x.dtype}>", "real entries")
         return x.tolist()
     if isinstance(x, mpmath.matrix):
         return x.tolist() if x.cols > 1 else [x[i] for i in range(x.rows)]
@@ -100,7 +95,7 @@ def _shape(x, name):
             return (0,)
         subs = [_shape(e, name) for e in x]
         if any(s != subs[0] for s in subs):
-            _bad_array(name, f"ragged, entries of shapes {sorted(set(subs))}", "a rectangular array")
+            reject(name, f"<ragged, entries of shapes {sorted(set(subs))}>", "a rectangular array")
         return (len(x),) + subs[0]
     return ()
 
@@ -132,7 +127,7 @@ def validate_instance(V, theta, theta_tilde, support, attention, dps):
     Vn = _to_nested(V, "V")
     sV = _shape(Vn, "V")
     if len(sV) != 2:
-        _bad_array("V", f"shape {sV}", "shape (d, m) (one instance, no batch dimensions: loop "
+        reject("V", f"<shape {sV}>", "shape (d, m) (one instance, no batch dimensions: loop "
                    "over a batch)")
     d, m = sV
     check_int(d, "len(V)", lo=2)  # the model needs d >= 2 positions
@@ -142,7 +137,7 @@ def validate_instance(V, theta, theta_tilde, support, attention, dps):
         tn = _to_nested(t, name)
         st = _shape(tn, name)
         if st != (m,):
-            _bad_array(name, f"shape {st}", f"shape (m,) = ({m},) to match V of shape ({d}, {m})")
+            reject(name, f"<shape {st}>", f"shape (m,) = ({m},) to match V of shape ({d}, {m})")
         vecs.append([_scalar(tn[k], f"{name}[{k}]") for k in range(m)])
     rows = [[_scalar(Vn[i][k], f"V[{i}][{k}]") for k in range(m)] for i in range(d)]
     a, b = check_support(support, d)

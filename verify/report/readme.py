@@ -70,21 +70,24 @@ def render_table(report: dict, claims=None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def replace_region(text: str, table: str, name="readme") -> str:
-    """``text`` with the region between the markers replaced by ``table``."""
+def _region(text: str, name) -> tuple[int, int]:
+    """Where the table lies: from the end of the start marker to the end marker."""
     start, end = text.find(START), text.find(END)
     if start < 0 or end < 0 or end < start:
         raise InputError(f"{name}: expected the markers {START} and {END}, in this order")
-    head = text[:start + len(START)]
-    return f"{head}\n{table}{text[end:]}"
+    return start + len(START), end
+
+
+def replace_region(text: str, table: str, name="readme") -> str:
+    """``text`` with the region between the markers replaced by ``table``."""
+    start, end = _region(text, name)
+    return f"{text[:start]}\n{table}{text[end:]}"
 
 
 def table_region(text: str, name="readme") -> str:
     """The text between the markers (the table as it stands)."""
-    start, end = text.find(START), text.find(END)
-    if start < 0 or end < 0 or end < start:
-        raise InputError(f"{name}: expected the markers {START} and {END}, in this order")
-    return text[start + len(START):end].lstrip("\n")
+    start, end = _region(text, name)
+    return text[start:end].lstrip("\n")
 
 
 def update_readme(readme=DEFAULT_README, report=DEFAULT_REPORT, *, write=True,

@@ -10,16 +10,7 @@ from __future__ import annotations
 
 import math
 
-from verify.common.atomic_io import atomic_savefig, check_figure_path
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+from verify.common.atomic_io import atomic_savefig, check_figure_path, pyplot
 
 
 def draw_histogram(result, path):
@@ -32,7 +23,7 @@ def draw_profiles(results, path, ncols=None):
     """One bar chart of ``K_k / 2^N`` per result (a dict of
     :func:`verify.report.sensitivity_profiles.summarise_profile`)."""
     check_figure_path(path)
-    plt = _pyplot()
+    plt = pyplot()
     n = len(results)
     ncols = ncols or min(n, 2)
     nrows = -(-n // ncols)
@@ -59,7 +50,7 @@ def random_profile_figure(path, summary, N, label):
     """The mean profile ``K_k / 2^N`` of random transformers (``summary`` of
     :func:`verify.experiments.random_transformers.summarize_profiles`) beside the expected
     profile ``C(N, k) / 2^N`` of a uniformly random function, log scale."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5))
     k = list(range(N + 1))
     ax.bar([i - 0.2 for i in k], summary["mean_profile_frac"], width=0.4,
@@ -100,7 +91,7 @@ def training_profiles(dicts, path):
     group per seed, the target's profile in black."""
     from verify.experiments.training import target_profile_fraction
 
-    plt = _pyplot()
+    plt = pyplot()
     targets = list(dict.fromkeys(d["target"] for d in dicts))
     Ns = sorted({d["N"] for d in dicts})
     fig, axes = plt.subplots(len(targets), len(Ns), figsize=(3.4 * len(Ns), 2.5 * len(targets)),

@@ -58,9 +58,7 @@ def load_table(path, *, msb_first=False, device=None, allow_large=False, name="-
     table, _ = as_table(arr, allow_large=allow_large, what=f"{name} {str(path)!r}")
     if msb_first:
         table = from_msb_first(table)
-    if str(device) != "cpu" and device is not None:
-        table = table.to(check_device(device))
-    return table
+    return table.to(check_device(device))
 
 
 def summarise_profile(K, label) -> dict:
@@ -98,10 +96,8 @@ def profile_result(table, label, *, function=None, params=None, table_file=None,
     """The summary of ``table``'s profile with the source (``function`` and ``params``, or
     ``table_file``) and, for a named function with a proved formula, the proved profile
     (``formula``) and ``formula_agrees``."""
-    from numeric.sensitivity import profile
-
-    K = profile(table, allow_large=allow_large).cpu()
-    N = K.numel() - 1
+    K = profile_counts(table, allow_large=allow_large)
+    N = len(K) - 1
     params = params or {}
     result = summarise_profile(K, label)
     result.update({"function": function, "params": params, "table_file": table_file})

@@ -11,18 +11,9 @@ from pathlib import Path
 
 from numeric.validation import InputError
 from numeric.vocabulary import ATTENTIONS
-from verify.common.atomic_io import atomic_savefig
+from verify.common.atomic_io import atomic_savefig, pyplot
 
 _NOTE = "as formalised in boolverify"
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _save(fig, stem, formats=("png", "pdf")):
@@ -30,7 +21,7 @@ def _save(fig, stem, formats=("png", "pdf")):
     if stem.suffix in (".png", ".pdf"):
         formats, stem = (stem.suffix[1:],), stem.with_suffix("")
     paths = [atomic_savefig(fig, stem.with_suffix(f".{f}"), dpi=150, bbox_inches="tight") for f in formats]
-    _plt().close(fig)
+    pyplot().close(fig)
     return paths
 
 
@@ -46,7 +37,7 @@ def success_heatmap(cells, stem, limit=False):
     """
     if not cells:
         raise InputError("success_heatmap: no cells to draw")
-    plt = _plt()
+    plt = pyplot()
     ds = sorted({c.d for c in cells})
     ms = sorted({c.m for c in cells})
     grid = [[math.nan] * len(ds) for _ in ms]
@@ -79,7 +70,7 @@ def mstar_plot(ds, mstar, fits, stem, mstar_limit=None):
     """
     if len(ds) != len(mstar) or not ds:
         raise InputError("mstar_plot: ds and mstar must be non-empty and of equal length")
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 3.8))
     lnd = [math.log(d) for d in ds]
     ax.plot(lnd, mstar, "o", color="C0", label="measured m*(d) (default eta)")
@@ -110,7 +101,7 @@ def nstar_plot(ds, nstar, fit, stem, level=0.95):
     ``level`` is the success level that defines ``n*`` (for the title)."""
     if len(ds) != len(nstar) or not ds:
         raise InputError("nstar_plot: ds and nstar must be non-empty and of equal length")
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 3.8))
     ax.loglog(ds, nstar, "o", color="C0", label="measured n*(d)")
     xs = [min(ds) * (max(ds) / min(ds)) ** (t / 100) for t in range(101)]
@@ -137,7 +128,7 @@ def attention_before_after(before, after, support, stem):
     """
     if len(before) != 2 or len(after) != 2:
         raise InputError("attention_before_after: expected [gamma, gamma_tilde] before and after")
-    plt = _plt()
+    plt = pyplot()
     d = len(before[0])
     a, b = support
     fig, axes = plt.subplots(2, 2, figsize=(9, 4.6), sharex=True)
@@ -160,7 +151,7 @@ def attention_before_after(before, after, support, stem):
 def loss_curves(compare_result, stem):
     """Median loss (10-90% band) over GD/Adam steps for softmax, linear and erf attention
     (the dict of :func:`verify.experiments.attention_comparison.compare`)."""
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(9.5, 6.4), sharex=True)
     for col, opt in enumerate(("gd", "adam")):
         for row in range(2):
