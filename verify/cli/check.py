@@ -6,6 +6,7 @@ parses the options, shows progress and prints the table.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from numeric.validation import InputError, check_choice, check_int
@@ -19,13 +20,17 @@ def register(sub):
         "check",
         help="run every claim in theorems/ and print the report",
         description="Runs the theorem checks (pytest on the installed `theorems` package), prints "
-        "a table per claim and optionally writes JSON/Markdown reports. Exit 0 iff every claim passes.",
+        "a table per claim and optionally writes JSON/Markdown reports. Exit 0 unless a claim fails "
+        "(pass and inconclusive exit 0; fail exits 1).",
     )
     p.add_argument("--profile", choices=list(PROFILES), default="quick",
                    help="quick: the fast versions (default, < 2 min on 2 cores); full: adds the slow sweeps")
     p.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     p.add_argument("--markdown", metavar="FILE", help="write the report as Markdown (atomically)")
     p.add_argument("--claim", action="append", metavar="ID", help="only this claim (repeatable), e.g. SX-1")
+    p.add_argument("--seed", type=int, default=None, metavar="K",
+                   help="seed base of every stochastic check (sets BOOLVERIFY_SEED; default: the "
+                        "environment's, else 0); the claims must hold for any value")
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU cores, at most 4)")
     p.set_defaults(func=run)
 
@@ -35,6 +40,12 @@ def _validate(args) -> None:
         check_choice(cid, "--claim", tuple(CLAIMS))
     if args.jobs is not None:
         check_int(args.jobs, "--jobs", lo=1)
+    from verify.common import seeds
+
+    if args.seed is not None:
+        check_int(args.seed, "--seed", lo=0, hi=seeds.MAX_BASE)
+        os.environ[seeds.ENV_VAR] = str(args.seed)  # read by the pytest workers
+    seeds.base_seed()  # a malformed BOOLVERIFY_SEED is refused before any work
     for path, name in ((args.json, "--json"), (args.markdown, "--markdown")):
         if path is not None and Path(path).is_dir():
             raise InputError(f"{name} = {path!r}: expected a file name, not a directory")
@@ -85,11 +96,12 @@ def _print_report(report) -> None:
     console = Console()
     table = Table(title=f"boolverify check ({report['profile']}): claims as formalised in boolverify",
                   show_lines=False)
-    for col in ("claim", "statement", "evidence", "result", "time"):
+    for col in ("claim", "statement", "decisions (estimate [interval]: rule -> outcome)", "result", "time"):
         table.add_column(col, overflow="fold")
-    colour = {"pass": "green", "fail": "bold red", "no test": "yellow"}
+    colour = {"pass": "green", "fail": "bold red", "inconclusive": "yellow", "no test": "yellow"}
     for c in report["claims"]:
-        table.add_row(c["id"], c["statement"], format_evidence(c["evidence"]),
+        shown = "\n".join(_decision_line(d) for d in c.get("decisions") or []) or format_evidence(c["evidence"])
+        table.add_row(c["id"], c["statement"], shown,
                       f"[{colour[c['status']]}]{c['status']}[/]", f"{c['duration_s']:.1f}s")
     console.print(table)
     for c in report["claims"]:
@@ -100,5 +112,13 @@ def _print_report(report) -> None:
     for err in report["worker_errors"]:
         console.print(f"[red]worker error[/]:\n{err}", highlight=False)
     n_pass = sum(c["status"] == "pass" for c in report["claims"])
-    console.print(f"{n_pass}/{len(report['claims'])} claims pass in {report['duration_s']:.1f} s; "
+    n_inc = sum(c["status"] == "inconclusive" for c in report["claims"])
+    console.print(f"{n_pass}/{len(report['claims'])} claims pass"
+                  f"{f', {n_inc} inconclusive' if n_inc else ''} in {report['duration_s']:.1f} s; "
                   f"overall {'[green]PASS[/]' if report['passed'] else '[bold red]FAIL[/]'}")
+
+
+def _decision_line(d: dict) -> str:
+    ci = "" if d["interval"] is None else f" [{d['interval'][0]:.4g}, {d['interval'][1]:.4g}]"
+    est = f"{d['estimate']:.4g}" if isinstance(d["estimate"], float) else str(d["estimate"])
+    return f"{d['estimand']} = {est}{ci}: {d['rule']} -> {d['outcome']}"

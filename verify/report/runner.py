@@ -43,7 +43,14 @@ class ClaimResult:
             return "no test"
         if any(o in ("failed", "error") for o in outcomes):
             return "fail"
+        if any(d["outcome"] == "inconclusive" for d in self.decisions):
+            return "inconclusive"
         return "pass"
+
+    @property
+    def decisions(self) -> list[dict]:
+        """Every decision the claim's tests recorded (``verify.common.decisions``), in order."""
+        return [d for t in self.tests for d in t["evidence"].get("decisions", [])]
 
     @property
     def duration(self) -> float:
@@ -62,6 +69,7 @@ class ClaimResult:
             "statement": self.statement,
             "theorem_file": self.theorem_file,
             "status": self.status,
+            "decisions": self.decisions,
             "duration_s": round(self.duration, 3),
             "evidence": self.evidence,
             "tests": self.tests,
@@ -192,7 +200,8 @@ def _build_report(profile, claims, started, events, logs) -> dict:
     worker_errors = [tail[-3000:] for rc, tail in logs
                      if rc not in (0, 1, 5) or (rc == 1 and not any_failed)]
     claim_dicts = [r.to_dict() for r in results.values()]
-    passed = all(c["status"] == "pass" for c in claim_dicts) and not worker_errors and not any(
+    # only "fail" fails a run: "inconclusive" is reported as such, never as "pass"
+    passed = all(c["status"] in ("pass", "inconclusive") for c in claim_dicts) and not worker_errors and not any(
         t["outcome"] in ("failed", "error") for t in other)
     return {
         "tool": "boolverify",
@@ -255,20 +264,49 @@ def _fmt(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _estimate(decision: dict) -> str:
+    text = _fmt(decision["estimate"]) if decision["estimate"] is not None else "-"
+    if decision["interval"] is not None:
+        lo, hi = decision["interval"]
+        text += f" [{_fmt(lo)}, {_fmt(hi)}]"
+    if decision["level"] is not None:
+        text += f" ({decision['level']:.3g})"
+    return text
+
+
+def _inconclusive_note(report) -> str:
+    n = sum(c["status"] == "inconclusive" for c in report["claims"])
+    return f" ({n} inconclusive)" if n else ""
+
+
 def to_markdown(report: dict) -> str:
     lines = [
         "# boolverify verification report",
         "",
         f"Profile `{report['profile']}`, started {report['started']}, {report['duration_s']} s; "
-        f"overall: **{'PASS' if report['passed'] else 'FAIL'}**. Claims as formalised in boolverify.",
+        f"overall: **{'PASS' if report['passed'] else 'FAIL'}**"
+        f"{_inconclusive_note(report)}. Claims as formalised in boolverify; each row gives what was "
+        "estimated, the interval and the decision rule fixed before the data (docs/claims.md).",
         "",
-        "| claim | statement (as formalised) | evidence | status | time (s) |",
-        "|---|---|---|---|---|",
+        "| claim | statement (as formalised) | estimand | estimate [interval] (level) | decision rule -> outcome | status | time (s) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for c in report["claims"]:
-        ev = format_evidence(c["evidence"], limit=6).replace("|", "\\|")
-        statement = c["statement"].replace("|", "\\|")
-        lines.append(f"| {c['id']} | {statement} | {ev} | {c['status']} | {c['duration_s']:.1f} |")
+        statement = _cell(c["statement"])
+        decisions = c.get("decisions") or []
+        if not decisions:
+            ev = _cell(format_evidence(c["evidence"], limit=4))
+            lines.append(f"| {c['id']} | {statement} | (no decision recorded) | {ev} | | {c['status']} | "
+                         f"{c['duration_s']:.1f} |")
+            continue
+        est = "<br>".join(_cell(d["estimand"]) for d in decisions)
+        val = "<br>".join(_cell(_estimate(d)) for d in decisions)
+        rule = "<br>".join(_cell(f"{d['rule']} -> **{d['outcome']}**") for d in decisions)
+        lines.append(f"| {c['id']} | {statement} | {est} | {val} | {rule} | {c['status']} | {c['duration_s']:.1f} |")
     failures = [(c["id"], t) for c in report["claims"] for t in c["tests"] if t["outcome"] in ("failed", "error")]
     if failures:
         lines += ["", "## Failures", ""]
