@@ -164,8 +164,60 @@ def test_report_rendering():
     }
     md = to_markdown(report)
     row = next(line for line in md.splitlines() if line.startswith("| SX-1"))
-    assert row.count(" | ") == 4  # five cells: the statement's pipes are escaped
+    assert row.count(" | ") == 6  # seven cells: the statement's pipes are escaped
     assert "overall: **FAIL**" in md and "- SX-1 `t::x`: assert 1 == 2" in md
+
+
+def test_inconclusive_is_reported_and_does_not_fail():
+    from verify.common.decisions import inside, upper_bound_below
+    from verify.report.runner import ClaimResult, to_markdown
+
+    straddles = inside("slope", -1.0, (-1.4, -0.9), 0.99, -1.3, -0.7)
+    assert straddles.outcome == "inconclusive"
+    assert inside("slope", -1.0, (-1.2, -0.9), 0.99, -1.3, -0.7).outcome == "pass"
+    assert inside("slope", 0.0, (-0.2, 0.1), 0.99, -1.3, -0.7).outcome == "fail"
+    assert upper_bound_below("alpha", 0.1, (0.0, 0.31), 0.99, 0.3).outcome == "fail"
+    ok = {"nodeid": "t::a", "outcome": "passed", "duration": 0.1, "message": "",
+          "evidence": {"decisions": [straddles.as_dict()]}}
+    res = ClaimResult("SG-4", "s", "f", [ok])
+    assert res.status == "inconclusive"
+    claim = res.to_dict()
+    report = {"profile": "quick", "started": "T", "duration_s": 1.0, "passed": True, "worker_errors": [],
+              "environment": {}, "claims": [claim]}
+    md = to_markdown(report)
+    row = next(line for line in md.splitlines() if line.startswith("| SG-4"))
+    assert "-> **inconclusive**" in row and "[-1.4, -0.9] (0.99)" in row and row.endswith("| inconclusive | 0.1 |")
+    assert "(1 inconclusive)" in md
+
+
+def test_evidence_decide_raises_only_on_fail():
+    from verify.common.decisions import exact
+    from verify.report.pytest_plugin import Evidence
+
+    ev = Evidence()
+    ev.decide(exact("N*", 65, "pass iff N* = 65", True))
+    with pytest.raises(AssertionError, match="N\\* = 64: pass iff N\\* = 65 -> fail"):
+        ev.decide(exact("N*", 64, "pass iff N* = 65", False))
+    assert [d["outcome"] for d in ev["decisions"]] == ["pass", "fail"]
+
+
+@pytest.mark.parametrize("raw", ["x", "-1", "1.5", "9" * 30])
+def test_seed_base_refuses_malformed_values(raw, monkeypatch):
+    from numeric.validation import InputError
+    from verify.common import seeds
+
+    monkeypatch.setenv("BOOLVERIFY_SEED", raw)
+    with pytest.raises(InputError, match="^BOOLVERIFY_SEED = "):
+        seeds.base_seed()
+
+
+def test_seed_base_shifts_seeds(monkeypatch):
+    from verify.common import seeds
+
+    monkeypatch.delenv("BOOLVERIFY_SEED", raising=False)
+    assert seeds.seed(5) == 5
+    monkeypatch.setenv("BOOLVERIFY_SEED", "3")
+    assert seeds.seed(5) == 3 * seeds.SEED_STRIDE + 5
 
 
 @pytest.mark.parametrize(

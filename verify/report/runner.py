@@ -300,7 +300,7 @@ def to_markdown(report: dict) -> str:
         decisions = c.get("decisions") or []
         if not decisions:
             ev = _cell(format_evidence(c["evidence"], limit=4))
-            lines.append(f"| {c['id']} | {statement} | (no decision recorded) | {ev} | | {c['status']} | "
+            lines.append(f"| {c['id']} | {statement} | (no decision recorded) | {ev} | - | {c['status']} | "
                          f"{c['duration_s']:.1f} |")
             continue
         est = "<br>".join(_cell(d["estimand"]) for d in decisions)
