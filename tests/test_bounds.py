@@ -158,3 +158,12 @@ BAD = [
 def test_bad_input_raises_input_error(fn, args, kwargs, name):
     with pytest.raises(InputError, match=re.escape(name)):
         fn(*args, **kwargs)
+
+
+def test_crossover_when_no_integer_lies_between_the_roots():
+    # e ln 2 < a < 3 ln 2 / ln 3: both roots of a ln N = N ln 2 lie between 2 and 3, so N^a < 2^N
+    # for every integer N >= 1 (e.g. D = 552, L = 40 gives a = 551/80 - 5 = 1.8875)
+    for a in (1.89, Fraction(551, 80) - 5):
+        c = crossover(a)
+        assert c["regime"] == "two-crossings" and 2 < c["N_lower"] < c["N_upper"] < 3
+        assert c["N_star"] == c["N_star_direct"] == 1 and c["agree"]

@@ -26,7 +26,7 @@ def test_sweep_resumes_and_draws(tmp_path, capsys):
     assert main(argv) == 0
     assert json.loads(out.read_text()) == first  # nothing recomputed
     text = capsys.readouterr().out
-    assert "Wilson" in text and "m*(d)" in text
+    assert "Wilson" in text and "m*(d=40)" in text
     assert fig.exists()
 
 
@@ -34,13 +34,13 @@ def test_sweep_fits_with_two_d(tmp_path, capsys):
     fig = tmp_path / "mstar.png"
     assert main(["xor", "sweep", "--d", "30,60", "--m", "16,32", "--seeds", "4", "--figure", str(fig)]) == 0
     text = capsys.readouterr().out
-    assert "m*(d)" in text
+    assert "power law: m*(d) ~ d^alpha" in text
 
 
 def test_samples_and_compare(tmp_path, capsys):
     assert main(["xor", "samples", "--d", "16", "--n", "64,256", "--m", "8", "--seeds", "4",
                  "--out", str(tmp_path / "s.json")]) == 0
-    assert "n*(d)" in capsys.readouterr().out
+    assert "n*(d=16)" in capsys.readouterr().out
     out = tmp_path / "c.json"
     assert main(["xor", "compare", "--d", "40", "--m", "4", "--seeds", "3", "--steps", "3",
                  "--out", str(out), "--figure", str(tmp_path / "c.png")]) == 0

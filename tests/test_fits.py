@@ -1,4 +1,5 @@
-"""verify.fits and verify.linear_bound: Wilson intervals, thresholds, log-log fits, bounds."""
+"""verify.experiments.fits and verify.reference.linear_bound: Wilson intervals, threshold laws of
+sweeps by likelihood, the linear and erf attention bounds."""
 
 import math
 import re
@@ -10,10 +11,7 @@ from hypothesis import strategies as st
 
 from numeric.validation import InputError
 from verify.experiments.records import SweepCell
-from verify.experiments.fits import (
-    compare_fits, fit_polylog, fit_power, isotonic, m_star_from_cells, parameter_table, polylog_predict,
-    threshold, wilson_interval,
-)
+from verify.experiments.fits import law_summary, sweep_laws, wilson_interval
 from verify.reference.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, quadratic_form_loss
 
 
@@ -43,17 +41,9 @@ BAD_STATISTICS_CALLS = [
     (lambda: wilson_interval(1.5, 3), "successes"),
     (lambda: wilson_interval(1, 3, confidence=1.0), "confidence"),
     (lambda: wilson_interval(1, 3, z=-1.0), "z"),
-    (lambda: threshold([16, 8], [0.5, 0.6]), "grid"),
-    (lambda: threshold([], []), "grid"),
-    (lambda: threshold([8, 16], [0.5]), "rates"),
-    (lambda: threshold([8, 16], [0.5, 1.5]), "rates"),
-    (lambda: isotonic([0.1, 0.2], weights=[1, 0]), "weights"),
-    (lambda: fit_polylog([10], [1]), "d"),
-    (lambda: fit_polylog([10, 100], [1, 0]), "y"),
-    (lambda: fit_polylog([10, float("nan")], [1, 2]), "d"),
-    (lambda: fit_polylog([1, 10], [1, 2]), "d"),
-    (lambda: fit_power([10, 100], [1, 2, 3]), "y"),
-    (lambda: parameter_table({}, ds=(1,)), "ds[]"),
+    (lambda: law_summary([10, 10], [4, 8], [1, 3], [4, 2]), "successes"),
+    (lambda: law_summary([10, 10], [4, -8], [1, 1], [4, 4]), "size"),
+    (lambda: law_summary([10, 100], [4, 8], [1, 1], [4, 4], margin=-1), "margin"),
     (lambda: erf_attention_loss_bound(1), "d"),
     (lambda: linear_attention_loss_bound(np.ones((4, 4)), (0, 1)), "V"),  # m >= d
     (lambda: linear_attention_loss_bound(np.ones((8, 2)), (1, 1)), "support"),
@@ -68,41 +58,48 @@ def test_bad_input_names_the_argument(call, name):
         call()
 
 
-def test_isotonic_pools_violators():
-    assert isotonic([0.1, 0.5, 0.3, 0.9]) == [0.1, 0.4, 0.4, 0.9]
-    assert isotonic([1.0, 0.0], weights=[3, 1]) == [0.75, 0.75]
-    assert isotonic([0.2, 0.4]) == [0.2, 0.4]
-
-
-def _cell(d, m, rate, n_seeds=10):
-    k = round(rate * n_seeds)
+def _cell(d, m, k, n_seeds):
     return SweepCell(key={"d": d, "m": m}, d=d, m=m, n_seeds=n_seeds, support=(0, 1), lr=1.0,
-                     successes=k, successes_limit=k, rate=rate, rate_limit=rate,
+                     successes=k, successes_limit=k, rate=k / n_seeds, rate_limit=k / n_seeds,
                      assignment_matches=k, median_loss=0.0, seconds=0.0,
                      success_bits="1" * k + "0" * (n_seeds - k))
 
 
-def test_threshold_uses_monotone_fit():
-    # a lucky cell (0.96) followed by a worse one is pooled: (0.96 + 0.90) / 2 < 0.95
-    assert threshold([8, 16, 32, 64], [0.5, 0.96, 0.9, 0.97]) == 64
-    assert threshold([8, 16, 32, 64], [0.5, 0.96, 0.97, 0.99]) == 16
-    # an unlucky cell among good ones does not create a late threshold: pooled 0.955
-    assert threshold([8, 16, 32, 64], [0.5, 0.97, 0.94, 0.99]) == 16
-    cells = [_cell(10, 4, 0.5), _cell(10, 8, 1.0), _cell(20, 8, 0.2)]
-    assert m_star_from_cells(cells, 10) == 8 and m_star_from_cells(cells, 20) is None
-    assert threshold([8, 16], [0.5, 0.6]) is None
+def _cells(alpha, seeds=2000, law="power"):
+    """Expected counts (rounded) of a known threshold law: m*_0.5(d) = 9 (d / 1000)^alpha, or
+    9 (ln d / ln 1000)^alpha for the polylog law; slope 4, no lapse."""
+    cells = []
+    for d in (100, 1000, 10000, 100000, 1000000):
+        scale = d / 1000 if law == "power" else math.log(d) / math.log(1000)
+        loc = math.log(9.0) + alpha * math.log(scale)
+        for m in (4, 6, 8, 12, 16, 24, 32, 48, 64):
+            p = 1 / (1 + math.exp(-4.0 * (math.log(m) - loc)))
+            cells.append(_cell(d, m, round(p * seeds), seeds))
+    return cells
 
 
-def test_fits_recover_exact_laws():
-    d = np.array([1e2, 1e3, 1e4, 1e5, 1e6])
-    y = 1.7 * np.log(d) ** 2.3
-    pl = fit_polylog(d, y)
-    assert abs(pl.exponent - 2.3) < 1e-10 and abs(pl.coef - 1.7) < 1e-9 and pl.rss < 1e-20
-    assert abs(polylog_predict(pl.as_dict(), 1e7) - 1.7 * math.log(1e7) ** 2.3) < 1e-8
-    pw = fit_power(d, 3.0 * d**0.4)
-    assert abs(pw.exponent - 0.4) < 1e-10 and abs(pw.coef - 3.0) < 1e-9
-    assert compare_fits(d, y)["winner"] == "polylog"
-    assert compare_fits(d, 3.0 * d**0.4)["winner"] == "power"
+def test_law_summary_recovers_a_known_power_law():
+    s = sweep_laws(_cells(0.15))
+    lo, hi = s["power"]["interval"]
+    assert lo < 0.15 < hi and hi - lo < 0.05
+    for d, levels in s["thresholds"].items():
+        est, lo, hi = levels[0.5]
+        assert lo < 9 * (d / 1000) ** 0.15 < hi
+        assert levels[0.9][0] > est  # the 0.9 level lies above the midpoint
+    assert s["comparison"] == "power"
+    assert len(s["power"]["curve"]) == 49 and s["deviance"] < 2 * s["dof"]
+
+
+def test_law_summary_tells_polylog_from_power_only_with_data():
+    assert sweep_laws(_cells(1.5, law="polylog"))["comparison"] == "polylog"
+    # two values of d: each law passes through both thresholds, so neither can win
+    two = sweep_laws([c for c in _cells(1.5, law="polylog") if c.d in (1000, 10000)])
+    assert two["comparison"] == "indistinguishable"
+
+
+def test_law_summary_of_one_group_has_no_law():
+    s = law_summary([10] * 4, [2, 4, 8, 16], [1, 5, 15, 19], [20] * 4)
+    assert set(s["thresholds"]) == {10} and "power" not in s and "comparison" not in s
 
 
 def test_quadratic_form_matches_closed_form():

@@ -224,6 +224,8 @@ def test_seed_base_shifts_seeds(monkeypatch):
     "args, name",
     [
         (["derive", "--out", "/", "--no-checks"], "--out"),
+        (["check", "--mutants", "/no/such/mutants.json"], "--mutants"),
+        (["check", "--seed", "-1"], "--seed"),
         (["derive", "--out", "d.txt", "--no-checks"], "--out"),
         (["sensitivity", "train", "--target", "majority", "--N", "4", "--figure", "out.xyz"], "--figure"),
         (["xor", "sweep", "--d", "1e400", "--m", "8"], "--d"),

@@ -75,3 +75,14 @@ def test_api_bad_input_raises_input_error(tmp_path):
         replace_region("no markers", "| x |\n")
     with pytest.raises(InputError, match="report"):
         load_report(tmp_path / "missing.json")
+
+
+def test_claims_doc_decision_rules_are_generated_from_registry():
+    from verify.report.readme import RULES_END, RULES_START, render_rules, update_rules
+
+    doc = ROOT / "docs" / "claims.md"
+    region = table_region(doc.read_text(encoding="utf-8"), markers=(RULES_START, RULES_END))
+    assert region == render_rules(), "docs/claims.md's decision rules are stale: run `python -m verify.report.readme`"
+    assert update_rules(doc, write=False) is False
+    kinds = {c.kind for c in CLAIMS.values()}
+    assert kinds == {"exact", "stochastic"} and all(c.rule for c in CLAIMS.values())

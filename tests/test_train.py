@@ -148,6 +148,32 @@ def test_progress_callback_and_determinism():
     assert "model" not in r1.to_dict()
 
 
+def test_on_batch_sees_every_batch_as_trained_on():
+    N, seen = 6, []
+    train("parity", N, model=_Linear(N), steps=7, batch_size=16,
+          on_batch=lambda step, x, y: seen.append((step, x.clone(), y.clone())))
+    assert [step for step, _, _ in seen] == list(range(1, 8))
+    for _, x, y in seen:
+        assert x.shape == (16, N) and y.dtype == torch.float64  # the loss's dtype
+        parity = [sum(row) % 2 for row in x.tolist()]  # the target written out
+        assert y.tolist() == parity
+    # all strings regime: 64 strings in shuffled epochs of 4 batches, each string once per epoch
+    first_epoch = torch.cat([x for _, x, _ in seen[:4]])
+    assert first_epoch.unique(dim=0).shape[0] == 2**N
+
+
+def test_seeds_under_the_largest_seed_base():
+    from verify.common.seeds import MAX_BASE, SEED_STRIDE
+
+    big = MAX_BASE * SEED_STRIDE + SEED_STRIDE - 1  # the largest seed a claim test can draw
+    r = train("first", 8, model=_Linear(8), steps=3, seed=big, exact=False, test_samples=64,
+              profile_samples=16)
+    assert r.seed == big and r.accuracy_n == 64
+    r = train("first", 8, model=_Linear(8), steps=3, seed=big, train_strings=100)
+    assert r.train_index.numel() == 100
+    assert train("first", 4, steps=2, seed=big).seed == big  # the transformer's init too
+
+
 # ----------------------------------------------------------------------------- the transformer
 
 

@@ -6,7 +6,9 @@ hence :math:`\beta^L = \prod_{\ell=1}^{L'} \max_n (1 + z^\ell_n) \le (1 + 1/\sqr
 Checked with Hypothesis over architectures, :math:`\varepsilon`, all four init schemes at
 scales from tiny (variances near 0, where the bound is nearly tight) to large, and inputs;
 the bound comes from :func:`verify.bounds.blowup_bound` (50 digits). The comparison allows
-the float64 rounding of the table in :mod:`verify.tolerances` (relative 1e-10).
+the float64 rounding of the table in :mod:`verify.tolerances` (relative 1e-10). Where the
+bound is attained (eps = 1e-4, L' = 4) it is also enclosed in an Arb ball
+(:mod:`verify.reference.certified`; 50 digits without python-flint).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from numeric.transformer import SCHEMES, BooleanTransformer, TransformerConfig, initialize_
+from verify.common.decisions import exact
+from verify.reference import certified
 from verify.reference.bounds import blowup_bound
 from verify.common.tolerances import tolerance
 
@@ -93,6 +97,14 @@ def test_bound_is_attained_at_zero_variance(evidence):
     evidence["beta_over_bound_zero_params"] = float(beta[0]) / bound
     evidence["beta_over_bound_tiny_params"] = ratio
     evidence["bound_eps_1e-4_L2"] = bound
+    # the same bound as a ball (python-flint) or at 50 digits (without it); the measured beta
+    # against the ball's upper end, allowing only the float64 rounding of beta itself
+    ball = certified.blowup_bound(eps, 2 * L)
+    evidence["bound_eps_1e-4_L2_ball"] = {"text": ball.text, "lo": ball.lo, "hi": ball.hi,
+                                          "precision": ball.precision}
+    worst = max(float(beta[0]), float(d["beta"].max())) / ball.hi
+    evidence.decide(exact(f"max beta / (1 + 1/sqrt(eps))^L' at eps = 1e-4, L' = 4 [{ball.precision}]", worst,
+                          f"pass iff <= 1 + {RTOL:g} (float64 rounding of beta)", worst <= 1 + RTOL))
 
 
 @pytest.mark.claim("SG-3")

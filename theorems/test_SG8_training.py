@@ -1,140 +1,295 @@
-"""SG-8 (as formalised in boolverify): training the transformer with AdamW on Boolean targets.
+r"""SG-8 (as formalised in boolverify): training the transformer with AdamW on Boolean targets.
 
 MAJORITY is learned reliably, FIRST at moderate N, PARITY fails as N grows, and the trained
 models' sensitivity profiles stay skewed to low sensitivity.
 
-Setup: :func:`verify.experiments.training.train` with its defaults (D = 16, L = 2, H = 2, eps = 1e-5,
-Xavier-uniform init, AdamW lr 3e-3, weight decay 0.01, batch 128, logistic loss); float32 in
-the fast version (half the time), float64 in the full one.
-Accuracy and profiles are exact over all 2^N strings (N <= 20) or sampled with 95% intervals.
+Setup: :func:`verify.experiments.training.train` (D = 16, L = 2, H = 2, eps = 1e-5,
+Xavier-uniform init, AdamW lr 3e-3, weight decay 0.01, logistic loss); float32 in the fast
+version (training is an experiment, not a reference comparison, and float32 halves its time),
+float64 in the full one. Run ``i`` of a cell uses the seed
+``verify.common.seeds.seed(first_seed + i)``: every ``BOOLVERIFY_SEED`` base draws new,
+independent runs. Accuracies and profiles are exact over all :math:`2^N` strings.
 
-Fast version (default), seeds 0 and 1, float32, few steps: MAJORITY and FIRST at N = 8
-(60 steps on all strings) and N = 12 (80 steps on a fixed subset of 1024 strings; accuracy
-on the 3072 held-out strings is exact); PARITY at N = 6 (150 steps) and N = 14 (100 steps),
-both trained on all strings. Everything is evaluated exactly over all 2^N strings.
+Fast plan (``verify.experiments.plans.SG8_FAST``): MAJORITY and FIRST at N = 12, 12 runs
+each, 80 steps of batch 128 on a fixed subset of 1024 strings, so that the accuracy on the
+other 3072 (held out) is exact; PARITY at N = 6 and at N = 14, 14 runs each, under one budget:
+250 steps of batch 64 at both, the same steps and the same 16 000 strings seen (at N = 6 all 64
+strings every step). About 40 s on one core.
 
-Thresholds, from measurements on this machine (docs/results-paper-b.md, Training):
-MAJORITY and FIRST reach accuracy 1.0 in every fast run (held-out too), so >= 0.99 is
-required (the best constant reaches 0.61-0.64 on MAJORITY, 0.5 on FIRST). PARITY is fitted
-exactly at N = 6 (1.0, both seeds) but stays at 0.500-0.501 at N = 14 (the trained function is
-almost constant), so >= 0.9 at N = 6, <= 0.6 at N = 14 and a drop >= 0.3 are required.
-Profiles: a uniformly random function has as = N/2; PARITY has as = N and K_0 = 0. Every
-trained model at N >= 12 has as <= N/4 (measured: 2.71 for MAJORITY at N = 12, 1.0 for
-FIRST, <= 0.03 for PARITY at N = 14), and the PARITY-trained models at N = 14 have
-K_0/2^N >= 0.5 (measured 0.988 and 1.0).
+Labels (exact). Every label the training loop used (every mini-batch of every run, through
+``train(on_batch=...)``), and the truth table the accuracies are computed against, are
+compared with the targets written out in this file in plain Python: strict majority of the
+bits, the first bit, the sum of the bits mod 2. Pass iff no label differs.
+
+Estimands and decision rules (fixed before the data). Each estimand is a proportion of runs
+:math:`p`, estimated by the fraction of the n runs, with one-sided 99 % Clopper-Pearson bounds
+(together a 98 % interval). A claim ":math:`p > 1/2`" passes iff the lower bound is >= 1/2 and
+fails iff the upper bound is < 1/2 (":math:`p < 1/2`" the other way round); otherwise it is
+inconclusive: the runs cannot tell. In counts: n = 12: pass iff >= 11, fail iff <= 1;
+n = 14: pass iff >= 12, fail iff <= 2; n = 38: pass iff >= 27, fail iff <= 11 (reversed for
+":math:`p < 1/2`"). So an implementation whose true :math:`p` is on the wrong side of 1/2
+passes with probability <= 1 % (0.3-0.7 % at :math:`p = 1/2`), and one that does not learn
+(:math:`p \le 0.01` at n = 12, :math:`\le 0.03` at n = 14) fails with probability >= 99 %.
+
+- MAJORITY, FIRST: :math:`p` = P(a run's held-out accuracy >= 0.95) > 1/2.
+- PARITY: :math:`p_N` = P(a run's exact accuracy >= 0.9): :math:`p_6 > 1/2` (the loop fits
+  PARITY on short inputs) and :math:`p_{14} < 1/2` (it does not at N = 14 with the same steps
+  and batch); both passing orders :math:`p_6 > 1/2 > p_{14}` at 98 % (Bonferroni).
+- Profiles: :math:`q` = P(a trained model's average sensitivity :math:`as(\hat f) \le N/4`,
+  half of a uniformly random function's N/2) > 1/2, over the 38 trained models at N >= 12
+  (the MAJORITY, FIRST and N = 14 PARITY cells; PARITY itself has :math:`as = N`).
+
+Measured (float32, this plan, runs with independent seeds): MAJORITY's held-out accuracy
+< 0.95 in 1 of 385 runs (seed 3 of base 0: 0.683; all others 1.0); FIRST in 0 of 274; PARITY
+at N = 6 below 0.9 in 6 of 300 runs (2 %); at N = 14, 2 of 300 runs reached 0.9 (0.7 %; with
+300 steps 3 of 207, with 200 steps 0 of 123: N = 14 is near the edge of what this budget can
+fit, N = 6 is well inside); as > N/4 in 0 MAJORITY runs (as = 2.71, the target's), 0 FIRST
+(1.0) and 13 of 300 PARITY-trained runs (4 %, runs that half-learned PARITY).
+Error rates from these (exact binomial sums; in brackets at the one-sided 95 % upper bound of
+each measured rate): correct code fails with probability < 1e-14 in every decision (failing
+needs, e.g., 12 of 14 PARITY runs at N = 14 to learn); it comes out inconclusive with
+probability 2.5e-3 [1.6e-2] for PARITY at N = 6 (>= 3 of 14 runs below 0.9), 4e-4 [9e-3] for
+MAJORITY (>= 2 of 12 runs), 0 [7e-3] for FIRST, 1e-4 [3e-3] for PARITY at N = 14, < 1e-9 for
+the profiles. Bases 0-9 all pass; base 0 has 11 of 12 MAJORITY runs, base 8 12 of 14 PARITY
+runs at N = 6, bases 6 and 9 one PARITY run learned at N = 14.
+
+Planted bugs: PARITY labels from the first 10 bits only, MAJORITY labels with ties to 1, and
+negated labels fail the label decisions (exactly); MAJORITY with ties to 1 and negated labels
+also fail the accuracy decisions (held-out accuracy about 0.77 and 0).
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import pytest
+import torch
 
+from numeric.targets import target_mean_sensitivity, target_table
+from numeric.transformer_eval import strings
 from numeric.vocabulary import TRAINING_TARGETS
+from verify.common.decisions import exact, inside
+from verify.common.seeds import seed, seed_offset
+from verify.experiments.inference import clopper_pearson
+from verify.experiments.plans import SG8_FAST, SG8_FAST_DTYPE, SG8_FULL
 from verify.experiments.training import train
 
-SEEDS = (0, 1)
-SMALL, MID = 8, 12  # MAJORITY and FIRST
-P_SMALL, P_LARGE = 6, 14  # PARITY
-# float32 and few steps keep the fast version at ~10 s of CPU (training is an experiment, not
-# a reference comparison); the full version below runs the defaults (400 steps) in float64.
-_FAST = {
-    SMALL: dict(steps=60),
-    MID: dict(steps=80, train_strings=1024),
-    P_SMALL: dict(steps=150),
-    P_LARGE: dict(steps=100),
-}
-_FAST_DTYPE = "float32"
+pytestmark = pytest.mark.claim("SG-8")
+
+LEVEL = 0.99
+#: a run has learned MAJORITY / FIRST when its accuracy on the held-out strings is at least this
+LEARNED_HELD_OUT = 0.95
+#: a run has learned PARITY when its exact accuracy over all strings is at least this
+LEARNED_PARITY = 0.9
+#: the proportions of the claims must clear 1/2 ("in most runs") ...
+MOST_RUNS = 0.5
+#: ... and "skewed to low sensitivity" means at most half of a random function's N/2
+LOW_SENSITIVITY = 0.25
+
+
+def _by_definition(target, bits):
+    """The target on one string (a list of 0/1), written out independently of numeric.targets."""
+    if target == "majority":  # strict: more ones than zeros
+        return int(sum(bits) > len(bits) - sum(bits))
+    if target == "first":
+        return bits[0]
+    if target == "parity":
+        return sum(bits) % 2
+    raise ValueError(target)
+
+
+class _LabelAudit:
+    """``on_batch`` callback of :func:`train`: compares every label used in training with
+    :func:`_by_definition` of the target on the same bits."""
+
+    def __init__(self, target):
+        self.target, self.checked, self.wrong = target, 0, 0
+
+    def __call__(self, step, bits, labels):
+        for row, y in zip(bits.tolist(), labels.tolist()):
+            self.checked += 1
+            self.wrong += y != _by_definition(self.target, row)
+
+
+@dataclass(frozen=True)
+class _Run:
+    N: int
+    seed: int
+    accuracy: float  # exact over all 2^N strings
+    held_out: float | None  # exact over the strings not trained on (fixed-subset cells)
+    mean_sensitivity: float  # as of the trained Boolean function, exact
+    K0_fraction: float
+    labels_checked: int
+    labels_wrong: int
 
 
 @functools.lru_cache(maxsize=None)
-def _run(target, N, seed):
-    return train(target, N, seed=seed, dtype=_FAST_DTYPE, **_FAST[N])
+def _cell(name, offset):
+    """The runs of one cell of the fast plan under the seed base ``offset`` (cached: the
+    profile test reuses the runs of the others)."""
+    plan = dict(SG8_FAST[name])
+    target, N = plan.pop("target"), plan.pop("N")
+    runs, first = plan.pop("runs"), plan.pop("first_seed")
+    assert offset == seed_offset()  # the offset is only the cache key: seed() reads the base
+    out = []
+    for i in range(runs):
+        audit = _LabelAudit(target)
+        r = train(target, N, seed=seed(first + i), dtype=SG8_FAST_DTYPE, on_batch=audit, **plan)
+        assert r.accuracy_exact and r.profile_exact and sum(r.profile) == 2**N
+        out.append(_Run(N, r.seed, r.accuracy, r.held_out_accuracy, r.mean_sensitivity,
+                        r.profile_fraction[0], audit.checked, audit.wrong))
+    return tuple(out)
+
+
+def _runs(name):
+    return _cell(name, seed_offset())
+
+
+@functools.lru_cache(maxsize=None)
+def _table_disagreements(target, N):
+    """Strings on which the evaluation's truth table differs from :func:`_by_definition`."""
+    bits = strings(torch.arange(2**N), N).tolist()
+    table = target_table(target, N).tolist()
+    return sum(t != _by_definition(target, b) for t, b in zip(table, bits))
+
+
+def _decide_labels(evidence, name):
+    plan, runs = SG8_FAST[name], _runs(name)
+    target, N = plan["target"], plan["N"]
+    checked, wrong = sum(r.labels_checked for r in runs), sum(r.labels_wrong for r in runs)
+    evidence.decide(exact(f"training labels of {target} at N = {N} that differ from its definition",
+                          f"{wrong} of {checked}", "pass iff 0", wrong == 0 and checked > 0))
+    bad = _table_disagreements(target, N)
+    evidence.decide(exact(f"strings where the evaluation's {target} table at N = {N} differs from "
+                          "its definition", f"{bad} of {2**N}", "pass iff 0", bad == 0))
+
+
+def _count(runs, hit):
+    return sum(1 for r in runs if hit(r)), len(runs)
+
+
+def _more_than(estimand, k, n, threshold):
+    """Three-way decision on a proportion of runs, "p > threshold": pass iff the one-sided 99 %
+    Clopper-Pearson lower bound is >= threshold, fail iff the upper one is < threshold,
+    inconclusive otherwise (the two bounds together form a 98 % interval)."""
+    lo = clopper_pearson(k, n, LEVEL, side="lower")[0]
+    hi = clopper_pearson(k, n, LEVEL, side="upper")[1]
+    return inside(estimand, k / n, (lo, hi), 2 * LEVEL - 1, threshold, 1.0)
+
+
+def _less_than(estimand, k, n, threshold):
+    """Three-way decision "p < threshold": pass iff the 99 % upper bound is <= threshold, fail
+    iff the 99 % lower bound is > threshold, inconclusive otherwise."""
+    lo = clopper_pearson(k, n, LEVEL, side="lower")[0]
+    hi = clopper_pearson(k, n, LEVEL, side="upper")[1]
+    return inside(estimand, k / n, (lo, hi), 2 * LEVEL - 1, 0.0, threshold)
 
 
 def _record(evidence, key, runs):
-    evidence[key] = [
-        {"N": r.N, "seed": r.seed, "accuracy": r.accuracy, "held_out": r.held_out_accuracy,
-         "baseline": r.baseline, "K0_fraction": r.profile_fraction[0],
-         "mean_sensitivity": r.mean_sensitivity, "target_mean_sensitivity": r.target_mean_sensitivity}
-        for r in runs
-    ]
+    evidence[key] = [{"N": r.N, "seed": r.seed, "accuracy": r.accuracy, "held_out": r.held_out,
+                      "mean_sensitivity": r.mean_sensitivity, "K0_fraction": r.K0_fraction}
+                     for r in runs]
 
 
-@pytest.mark.claim("SG-8")
 @pytest.mark.parametrize("target", ["majority", "first"])
 def test_majority_and_first_are_learned(target, evidence):
-    runs = [_run(target, N, s) for N in (SMALL, MID) for s in SEEDS]
+    runs, N = _runs(target), SG8_FAST[target]["N"]
     _record(evidence, target, runs)
-    for r in runs:
-        assert r.accuracy_exact
-        assert r.accuracy >= 0.99, (r.N, r.seed, r.accuracy)
-        assert r.accuracy - r.baseline >= 0.35  # far above the best constant
-    held = [r.held_out_accuracy for r in runs if r.N == MID]
-    evidence["held_out_min"] = min(held)
-    assert min(held) >= 0.99  # generalises to the 3072 strings never seen in training
+    _decide_labels(evidence, target)
+    k, n = _count(runs, lambda r: r.held_out >= LEARNED_HELD_OUT)
+    evidence.decide(_more_than(f"P(a {target} run at N = {N} reaches held-out accuracy >= "
+                               f"{LEARNED_HELD_OUT})", k, n, MOST_RUNS))
 
 
-@pytest.mark.claim("SG-8")
 def test_parity_fails_as_N_grows(evidence):
-    small = [_run("parity", P_SMALL, s) for s in SEEDS]
-    large = [_run("parity", P_LARGE, s) for s in SEEDS]
-    _record(evidence, "parity", small + large)
-    acc_small = sum(r.accuracy for r in small) / len(small)
-    acc_large = sum(r.accuracy for r in large) / len(large)
-    evidence[f"mean_accuracy_N{P_SMALL}"] = acc_small
-    evidence[f"mean_accuracy_N{P_LARGE}"] = acc_large
-    for r in large:
-        assert r.accuracy_exact and r.accuracy <= 0.6, (r.seed, r.accuracy)
-    # the same loop does fit PARITY on short inputs: the failure is due to N
-    assert acc_small >= 0.9
-    assert acc_small - acc_large >= 0.3
+    short, long = _runs("parity_short"), _runs("parity_long")
+    Ns, Nl = SG8_FAST["parity_short"]["N"], SG8_FAST["parity_long"]["N"]
+    _record(evidence, "parity", short + long)
+    _decide_labels(evidence, "parity_short")
+    _decide_labels(evidence, "parity_long")
+    evidence[f"max_accuracy_N{Nl}"] = max(r.accuracy for r in long)
+    # the same loop, steps and batch fit PARITY on short inputs: the failure is due to N
+    k, n = _count(short, lambda r: r.accuracy >= LEARNED_PARITY)
+    evidence.decide(_more_than(f"P(a parity run at N = {Ns} reaches accuracy >= {LEARNED_PARITY})",
+                               k, n, MOST_RUNS))
+    k, n = _count(long, lambda r: r.accuracy >= LEARNED_PARITY)
+    evidence.decide(_less_than(f"P(a parity run at N = {Nl} reaches accuracy >= {LEARNED_PARITY})",
+                               k, n, MOST_RUNS))
 
 
-@pytest.mark.claim("SG-8")
+def _low(r):
+    return r.mean_sensitivity <= LOW_SENSITIVITY * r.N
+
+
 def test_trained_profiles_are_skewed_to_low_sensitivity(evidence):
-    runs = [_run("majority", MID, s) for s in SEEDS] + [_run("first", MID, s) for s in SEEDS] \
-        + [_run("parity", P_LARGE, s) for s in SEEDS]
-    _record(evidence, "profiles", runs)
-    for r in runs:
-        assert r.profile_exact and sum(r.profile) == 2**r.N
-        # a uniformly random function has as = N/2; the trained ones stay at most half of that
-        assert r.mean_sensitivity <= r.N / 4, (r.target, r.N, r.seed, r.mean_sensitivity)
-    for r in runs[-len(SEEDS):]:
-        # PARITY itself: K_0 = 0, as = N; the model trained on it: mostly zero-sensitivity strings
-        assert r.target_mean_sensitivity == r.N
-        assert r.profile_fraction[0] >= 0.5, (r.seed, r.profile_fraction[0])
+    cells = {name: _runs(name) for name in ("majority", "first", "parity_long")}
+    every = [r for runs in cells.values() for r in runs]
+    _record(evidence, "profiles", every)
+    for name in cells:  # profiles of models trained on wrong labels would prove nothing
+        _decide_labels(evidence, name)
+    k, n = _count(every, _low)
+    N_min = min(r.N for r in every)
+    evidence.decide(_more_than(f"P(a trained model at N >= {N_min} has as <= N/4)", k, n, MOST_RUNS))
+    # reported, not decided: PARITY-trained models at N = 14 sometimes half-learn PARITY (4 % of
+    # runs end above N/4), too often for 14 runs to decide "most runs" without many inconclusives
+    N = SG8_FAST["parity_long"]["N"]
+    k, n = _count(cells["parity_long"], _low)
+    interval = list(clopper_pearson(k, n, 2 * LEVEL - 1))
+    evidence[f"parity_trained_as_at_most_N/4_N{N}"] = [k, n, interval]
+    evidence[f"parity_as_N{N}"] = target_mean_sensitivity("parity", N)  # = N, the largest possible
 
 
 # ----------------------------------------------------------------------------- full (slow)
 
-FULL_N = (8, 16, 24)
-FULL_SEEDS = (0, 1, 2)
 
-
-def _full(target, N, seed):
-    return train(target, N, seed=seed)  # defaults: 400 steps, float64; N = 24 sampled
+@functools.lru_cache(maxsize=None)
+def _full_runs(target, offset):
+    """The runs of :data:`SG8_FULL` for one target: ``train``'s defaults (400 steps, float64;
+    N = 24 trained on fresh strings and evaluated on samples)."""
+    assert offset == seed_offset()
+    out = []
+    for N in SG8_FULL["Ns"]:
+        for i in range(SG8_FULL["runs"]):
+            audit = _LabelAudit(target)
+            r = train(target, N, seed=seed(SG8_FULL["first_seed"] + i), on_batch=audit)
+            out.append((r, audit))
+    return tuple(out)
 
 
 @pytest.mark.slow
-@pytest.mark.claim("SG-8")
 @pytest.mark.parametrize("target", TRAINING_TARGETS)
 def test_full_sweep(target, evidence):
-    """N in {8, 16, 24}, seeds 0-2, the defaults of verify.experiments.training.train (the runs of
-    docs/data/sg8_training.json). Measured: MAJORITY and FIRST 1.0 everywhere (N = 24: Wilson
-    lower bound 0.9998 on 16384 strings); PARITY 0.83-1.0 at N = 8, 0.479-0.500 at N = 16,
-    0.4986-0.5001 at N = 24 (upper bounds <= 0.508); PARITY-trained as <= 0.67, K_0/2^N >= 0.90."""
-    evidence["runs"] = []
-    for N in FULL_N:
-        for s in FULL_SEEDS:
-            r = _full(target, N, s)
-            _record(evidence, "last", [r])
-            evidence["runs"].append(evidence.pop("last")[0] | {"accuracy_ci": list(r.accuracy_ci)})
-            lo, hi = r.accuracy_ci  # (acc, acc) when exact; 95% Wilson interval when sampled
-            if target in ("majority", "first"):
-                assert lo >= 0.98, (N, s, r.accuracy_ci)
-            elif N >= 16:
-                assert hi <= 0.55, (N, s, r.accuracy_ci)
-                assert r.profile_fraction[0] >= 0.5, (N, s, r.profile_fraction[0])
-            if N >= 16:
-                assert r.mean_sensitivity <= N / 4, (N, s, r.mean_sensitivity)
+    """N in {8, 16, 24}, 5 runs each, ``train``'s defaults (float64, 400 steps of batch 128;
+    at base 0 seeds 0-2 are the runs of docs/data/sg8_training.json). Decisions as in the fast
+    version, three-way at 99 %; at N = 24 (sampled) a run counts by its 95 % Wilson bound.
+    MAJORITY, FIRST: P(accuracy >= 0.95) > 1/2 over the 15 runs (pass iff >= 13, fail iff
+    <= 2); PARITY: P(accuracy >= 0.9) < 1/2 over the 10 runs at N >= 16 (pass iff none, fail
+    iff all); each target: P(as <= N/4) > 1/2 over its 10 runs at N >= 16 (pass iff all 10,
+    fail iff none). Five seeds per N make this a documentation run, not a power calculation: one odd
+    run at N >= 16 makes it inconclusive. Measured at base 0 (seeds 0-4): MAJORITY and FIRST
+    1.0 everywhere (N = 24: lower bound 0.9998); PARITY 0.83-1.0 at N = 8, 0.479-0.500 at
+    N = 16, 0.499-0.506 at N = 24 (upper bounds <= 0.514); as <= N/4 in every run at N >= 16
+    (largest 3.85 of N/4 = 6 at N = 24). About 4 min of CPU."""
+    runs = _full_runs(target, seed_offset())
+    evidence["runs"] = [{k: v for k, v in r.to_dict().items() if k != "loss_curve"}
+                        for r, _ in runs]
+    wrong, checked = sum(a.wrong for _, a in runs), sum(a.checked for _, a in runs)
+    evidence.decide(exact(f"training labels of {target} that differ from its definition",
+                          f"{wrong} of {checked}", "pass iff 0", wrong == 0 and checked > 0))
+    for N in sorted({r.N for r, _ in runs if r.accuracy_exact}):
+        bad = _table_disagreements(target, N)
+        evidence.decide(exact(f"strings where the evaluation's {target} table at N = {N} differs "
+                              "from its definition", f"{bad} of {2**N}", "pass iff 0", bad == 0))
+    large = [r for r, _ in runs if r.N >= 16]
+    if target in ("majority", "first"):
+        k, n = _count([r for r, _ in runs], lambda r: r.accuracy_ci[0] >= LEARNED_HELD_OUT)
+        evidence.decide(_more_than(f"P(a {target} run reaches accuracy >= {LEARNED_HELD_OUT})",
+                                   k, n, MOST_RUNS))
+    else:
+        k, n = _count(large, lambda r: r.accuracy_ci[1] >= LEARNED_PARITY)
+        evidence.decide(_less_than(f"P(a parity run at N >= 16 reaches accuracy >= "
+                                   f"{LEARNED_PARITY})", k, n, MOST_RUNS))
+    k, n = _count(large, lambda r: r.mean_sensitivity <= LOW_SENSITIVITY * r.N)
+    evidence.decide(_more_than(f"P(a {target}-trained model at N >= 16 has as <= N/4)", k, n,
+                               MOST_RUNS))

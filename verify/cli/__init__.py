@@ -19,7 +19,7 @@ import sys
 
 from numeric.validation import InputError
 
-_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval")
+_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -31,6 +31,8 @@ def register(sub):
     p.add_argument("--seed", type=int, default=None, metavar="K",
                    help="seed base of every stochastic check (sets BOOLVERIFY_SEED; default: the "
                         "environment's, else 0); the claims must hold for any value")
+    p.add_argument("--mutants", metavar="FILE",
+                   help="include the mutation score of a 'boolverify mutants --json' result in the report")
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU cores, at most 4)")
     p.set_defaults(func=run)
 
@@ -56,7 +58,10 @@ def run(args) -> int:
     from verify.common.atomic_io import atomic_write_json, atomic_write_text
     from verify.report.runner import run_checks, to_markdown
 
+    mutants = _load_mutants(args.mutants) if args.mutants else None
     report = _run_with_progress(args, run_checks)
+    if mutants is not None:
+        report["mutants"] = mutants
     _print_report(report)
     if args.json:
         with writing(args.json, "--json"):
@@ -122,3 +127,19 @@ def _decision_line(d: dict) -> str:
     ci = "" if d["interval"] is None else f" [{d['interval'][0]:.4g}, {d['interval'][1]:.4g}]"
     est = f"{d['estimate']:.4g}" if isinstance(d["estimate"], float) else str(d["estimate"])
     return f"{d['estimand']} = {est}{ci}: {d['rule']} -> {d['outcome']}"
+
+
+def _load_mutants(path) -> dict:
+    """A result of ``boolverify mutants --json``, read before any check runs."""
+    import json
+
+    try:
+        result = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"--mutants = {str(path)!r}: expected a readable JSON result of "
+                         f"'boolverify mutants --json' ({exc})") from None
+    keys = ("mutants", "caught", "total", "score", "survivors")
+    if not isinstance(result, dict) or any(k not in result for k in keys):
+        raise InputError(f"--mutants = {str(path)!r}: expected a result of 'boolverify mutants --json' "
+                         f"(with {', '.join(keys)})")
+    return result

@@ -176,7 +176,7 @@ def _sweep(args):
     from rich.console import Console
     from rich.table import Table
 
-    from verify.experiments.fits import compare_fits, sweep_thresholds, wilson_interval
+    from verify.experiments.fits import sweep_laws, wilson_interval
     from verify.experiments.xor_sweeps import run_sweep
 
     with _progress() as prog:
@@ -193,24 +193,44 @@ def _sweep(args):
                   f"{c.median_loss:.2e}", f"{c.seconds:.1f}")
     con = Console()
     con.print(t)
-    summary = sweep_thresholds(cells)
-    ms_star, ms_lim = summary["m_star"], summary["m_star_limit"]
-    con.print("m*(d) (isotonic success >= 0.95): " + ", ".join(f"d={d}: {ms_star[d]} (eta->inf {ms_lim[d]})" for d in ms_star))
-    known = [d for d in ms_star if ms_star[d] is not None]
-    if len(known) >= 2:
-        fits = compare_fits(known, [ms_star[d] for d in known])
-        pl, pw = fits["polylog"], fits["power"]
-        con.print(f"fit polylog: m* = {pl['coef']:.3g} (ln d)^{pl['exponent']:.3f}, RSS {pl['rss']:.3g}; "
-                  f"power: m* = {pw['coef']:.3g} d^{pw['exponent']:.4f}, RSS {pw['rss']:.3g}; winner {fits['winner']}")
-        if args.figure:
-            from verify.report.xor_figures import mstar_plot
-
-            mstar_plot(known, [ms_star[d] for d in known], fits, args.figure)
-    elif args.figure:
-        from verify.report.xor_figures import success_heatmap
-
-        success_heatmap(cells, args.figure)
+    _print_laws(con, lambda: sweep_laws(cells), "m", args.figure, cells)
     return 0
+
+
+def _print_laws(con, summarise, size, figure, cells):
+    """Thresholds with intervals and, over two or more d, the fitted law (likelihood over all
+    cells; :func:`verify.experiments.fits.law_summary`)."""
+    from verify.experiments.inference import FitFailure
+
+    try:
+        summary = summarise()
+    except FitFailure as exc:
+        con.print(f"{size}*(d): too few cells to fit the success curves ({exc})")
+        if figure and size == "m":
+            from verify.report.xor_figures import success_heatmap
+
+            success_heatmap(cells, figure)
+        return
+    for d, levels in summary["thresholds"].items():
+        con.print(f"{size}*(d={d}): " + "; ".join(f"level {q}: {est:.3g} [{lo:.3g}, {hi:.3g}]"
+                                         for q, (est, lo, hi) in levels.items()))
+    if "power" in summary:
+        lo, hi = summary["power"]["interval"]
+        con.print(f"power law: {size}*(d) ~ d^alpha, alpha = {summary['power']['alpha']:.3f} [{lo:.3f}, {hi:.3f}] (95 %)")
+    if "polylog" in summary:
+        lo, hi = summary["polylog"]["interval"]
+        con.print(f"polylog law: {size}*(d) ~ (ln d)^k, k = {summary['polylog']['k']:.3f} [{lo:.3f}, {hi:.3f}]; "
+                  f"polylog vs power (log-likelihood margin {summary['margin']:g}): {summary['comparison']}")
+    if summary["deviance"] > 2 * max(summary["dof"], 1):
+        con.print(f"note: deviance {summary['deviance']:.0f} on {summary['dof']} degrees of freedom: the logistic "
+                  "shape is approximate and the intervals are optimistic")
+    if figure:
+        from verify.report.xor_figures import success_heatmap, threshold_law_plot
+
+        if "power" in summary:
+            threshold_law_plot(summary, figure, size=size)
+        elif size == "m":
+            success_heatmap(cells, figure)
 
 
 def _samples(args):
@@ -223,7 +243,7 @@ def _samples(args):
     from rich.console import Console
     from rich.table import Table
 
-    from verify.experiments.fits import samples_thresholds, wilson_interval
+    from verify.experiments.fits import samples_laws, wilson_interval
     from verify.experiments.xor_sweeps import run_samples
 
     with _progress() as prog:
@@ -240,16 +260,9 @@ def _samples(args):
                   f"{c.seconds:.1f}")
     con = Console()
     con.print(t)
-    # n*(d): samples for the empirical step to reproduce a successful population step in >= 95%
-    summary = samples_thresholds(cells)
-    nstar, known, fit = summary["n_star"], summary["known"], summary["fit"]
-    con.print("n*(d) (given population success): " + ", ".join(f"d={d}: {v if v is None else int(v)}" for d, v in nstar.items()))
-    if fit is not None:
-        con.print(f"fit n* = {fit.coef:.3g} d^{fit.exponent:.3f} (proof's rate: exponent 4)")
-        if args.figure:
-            from verify.report.xor_figures import nstar_plot
-
-            nstar_plot(known, [nstar[d] for d in known], fit.as_dict(), args.figure)
+    # n*(d): samples for the empirical step to reproduce a successful population step
+    if any(c.population_successes for c in cells):
+        _print_laws(con, lambda: samples_laws(cells), "n", args.figure, cells)
     return 0
 
 

@@ -7,11 +7,17 @@ run that uses it.
 
 import functools
 import os
+from pathlib import Path
 
+from verify.experiments.finite_samples import run_finite_samples, sample_grid
 from verify.experiments.xor_sweeps import run_samples, run_sweep
 
 # -- paper A, one-step sweeps (SX-4, SX-7) -----------------------------------------------------
-FAST_M_GRID = (8, 16, 24, 32, 48, 64)
+#: quick plan (SX-4, SX-7): per d, the m grid around the transition and the seeds per cell
+FAST_SWEEP = (
+    (1000, (6, 8, 12, 16, 24, 32, 48, 64), 200),
+    (10000, (8, 12, 16, 24, 32, 48, 64), 200),
+)
 FULL_DS = (100, 1000, 10000, 100000, 1000000)
 #: the full sweep: (d, m grid, seeds) per row; >= 200 seeds at small d, fewer at large d
 FULL_SWEEP = (
@@ -22,19 +28,42 @@ FULL_SWEEP = (
     (1000000, (12, 16, 24, 32, 48, 64), 20),
 )
 
-# -- paper A, empirical-gradient step (SX-6) ---------------------------------------------------
+# -- paper A, finite samples (SX-6) -------------------------------------------------------------
 SAMPLES_M = 32
-#: quick plan: n = k d^2 for these k at each d, SAMPLES_FAST_SEEDS seeds
-SAMPLES_FAST_DS = (16, 32)
-SAMPLES_FAST_KS = (2, 4, 8, 16, 32, 64)
-SAMPLES_FAST_SEEDS = 30
-#: the full plan: (d, k grid with n = k d^2, seeds) per row
+#: legacy: the n = k d^2 grid of docs/data/xor_samples.json (one step, shared instances across
+#: n; figure xor_nstar); SX-6 now uses the FINITE_* plans below
 SAMPLES_FULL = (
     (16, (1, 2, 4, 8, 16, 32, 64), 40),
     (32, (2, 4, 8, 16, 32, 64), 40),
     (64, (4, 8, 16, 32, 64), 40),
     (128, (16, 32, 64), 20),
 )
+#: Both regimes of verify.experiments.finite_samples on the same multiples of d,
+#: n = d 2^(j/2) (sample_grid), every cell with its own instances:
+#: - the one step from j = -2 (d/2; at 4 d the success is still 10-30 % at d <= 32) to
+#:   4 log2 d (d^3), extended to n = 2^14 at d = 8, 16 (there the conditional success still
+#:   climbs at d^3);
+#: - training on a fixed sample from j = -8 (d/16: at small d a few samples already pin the
+#:   support by chance) to 12 (64 d; the quick plan to j = 8, i.e. 16 d, where every d is
+#:   on its plateau); 200 normalised steps of length 0.4 (path length 80: outcomes identical seed by
+#:   seed for step lengths 0.1 ... 0.4 in every check, at 0.8 one seed in 60 differs at m = 8;
+#:   settled by half the path: in the full run 9 of the 10 578 successes came in the second
+#:   half, see both_successes_half).
+FINITE_ONE_STEP_J_LO = -2
+FINITE_ONE_STEP_MIN_TOP = 2**14
+FINITE_TRAINING_J = (-8, 12)
+FINITE_FAST_TRAINING_J = (-8, 8)
+FINITE_TRAINING_STEPS = 200
+FINITE_TRAINING_STEP_LENGTH = 0.4
+#: quick plan (theorem test): seeds per cell by regime
+FINITE_FAST_DS = (8, 16, 32)
+FINITE_FAST_SEEDS = {"one_step": 120, "gradient_flow": 100}
+#: full plan (docs/data/xor_samples_grid.json, docs/data/xor_fixed_sample_training.json)
+FINITE_FULL_DS = (8, 16, 32, 64, 128)
+FINITE_FULL_SEEDS = 200
+#: resumable results files of the full plan, by regime
+FINITE_FILE_ENV = {"one_step": "BOOLVERIFY_XOR_SAMPLES_GRID_FILE",
+                   "gradient_flow": "BOOLVERIFY_XOR_FIXED_SAMPLE_FILE"}
 
 # -- paper B, random transformers (SG-4, SG-5, SG-6; bench/transformer_sweeps.py) --------------
 #: SG-6: eps = 0, exact profiles over all 2^N strings
@@ -48,28 +77,60 @@ SG4_FULL = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(8, 16, 32, 64, 128, 256, 51
 SG5_FULL = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(1, 2, 3, 4, 5, 6, 8, 10, 12), models=200,
                 xis=(0.01, 0.03, 0.1), seed=4000)
 
+# -- paper B, claim tests (theorems/test_SG*.py; seeds are local, shifted by the seed base) ----
+#: SG-2: Monte Carlo over uniformly random functions at these N, seed 1000 + N
+SG2_FAST = dict(Ns=(2, 4, 8, 12, 16), samples=8192, seed=1000)
+SG2_SLOW = dict(Ns=tuple(range(1, 17)), samples=1 << 16, seed=1000)
+#: SG-4: per-model slope of log(max influence over strings x positions random pairs) vs log N;
+#: positions <= min(Ns), so every N gets the same number of pairs
+SG4_FAST = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(8, 16, 32, 64, 128, 256), models=30,
+                strings=4, positions=8, seed=3000, eps_models=4)
+SG4_SLOW = dict(SG4_FAST, Ns=(8, 16, 32, 64, 128, 256, 512, 1024))
+#: SG-5: the same models at a small and a large N, non-constant margin-xi recognition
+SG5_FAST = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, N_small=4, N_large=10, models=400, xi=0.01,
+                p_max=0.05, seed=4000, eps_models=20)
+SG5_SLOW = dict(SG5_FAST, N_large=12)
+#: SG-6: draw models per init scheme until `target` compute a non-constant function (at most
+#: `max_draws`); exact profiles over all 2^N strings at eps = 0
+SG6_FAST = dict(D=8, L=2, H=2, eps=0.0, N=10, target=30, max_draws=1500, seed=6000,
+                eps_check=1e-5, chunk=1024)
+SG6_SLOW = (dict(SG6_FAST, D=16, N=14, max_draws=1000, seed=1000, chunk=None),
+            dict(SG6_FAST, D=32, N=12, max_draws=1000, seed=2000, chunk=None))
+#: SG-8, float32: per cell the target, N, the number of runs, the local seed of the first run
+#: (run i uses seed first_seed + i) and the other options of verify.experiments.training.train.
+#: MAJORITY and FIRST train on a fixed subset of 1024 of the 4096 strings (held-out accuracy is
+#: exact on the other 3072). The PARITY cells share one budget: the same steps and batch, so
+#: both see 64 x 250 strings (all 64 strings every step at N = 6).
+SG8_FAST_DTYPE = "float32"
+SG8_FAST = {
+    "majority": dict(target="majority", N=12, runs=12, first_seed=0, steps=80, train_strings=1024),
+    "first": dict(target="first", N=12, runs=12, first_seed=1000, steps=80, train_strings=1024),
+    "parity_short": dict(target="parity", N=6, runs=14, first_seed=2000, steps=250, batch_size=64),
+    "parity_long": dict(target="parity", N=14, runs=14, first_seed=3000, steps=250, batch_size=64),
+}
+#: SG-8 slow: train's defaults (400 steps, float64) at each N, seeds first_seed .. first_seed +
+#: runs - 1 (base 0: seeds 0-2 are the runs of docs/data/sg8_training.json)
+SG8_FULL = dict(Ns=(8, 16, 24), runs=5, first_seed=0)
+
 
 @functools.lru_cache(maxsize=None)
-def fast_cells(d, seeds):
-    """One-step success cells at ``d`` over :data:`FAST_M_GRID` (same seeds -> same cells)."""
-    return tuple(run_sweep([d], list(FAST_M_GRID), seeds))
+def fast_cells(seed_offset=0):
+    """The one-step success cells of :data:`FAST_SWEEP` for the seeds from ``seed_offset`` on
+    (cached: SX-4 and SX-7 share them in one process)."""
+    cells = []
+    for d, ms, seeds in FAST_SWEEP:
+        cells += run_sweep([d], list(ms), seeds, seed_offset=seed_offset)
+    return tuple(cells)
 
 
-def full_cells(tmp_path):
+def full_cells(tmp_path, seed_offset=0):
     """The cells of :data:`FULL_SWEEP`; resumable through ``BOOLVERIFY_XOR_SWEEP_FILE``
     (e.g. ``docs/data/xor_sweep.json``)."""
     out = os.environ.get("BOOLVERIFY_XOR_SWEEP_FILE") or tmp_path / "sweep.json"
     cells = []
     for d, ms, seeds in FULL_SWEEP:
-        cells += run_sweep([d], list(ms), seeds, out=out)
+        cells += run_sweep([d], list(ms), seeds, out=out, seed_offset=seed_offset)
     return cells
-
-
-def fast_samples_cells():
-    """The cells of the quick SX-6 plan (:data:`SAMPLES_FAST_DS`, :data:`SAMPLES_FAST_KS`)."""
-    ds = list(SAMPLES_FAST_DS)
-    return run_samples(ds, {d: [k * d * d for k in SAMPLES_FAST_KS] for d in ds}, SAMPLES_M,
-                       SAMPLES_FAST_SEEDS)
 
 
 def full_samples_cells(tmp_path):
@@ -79,3 +140,39 @@ def full_samples_cells(tmp_path):
     for d, ks, seeds in SAMPLES_FULL:
         cells += run_samples([d], {d: [k * d * d for k in ks]}, SAMPLES_M, seeds, out=out)
     return cells
+
+
+def finite_sample_sizes(regime, d, quick=False):
+    """The sample sizes of ``regime`` at ``d`` (a power of two) in the full plan, or in the
+    quick one (``quick=True``)."""
+    if regime == "one_step":
+        top = max(d**3, FINITE_ONE_STEP_MIN_TOP)
+        return sample_grid(d, FINITE_ONE_STEP_J_LO, 2 * ((top // d).bit_length() - 1))
+    return sample_grid(d, *(FINITE_FAST_TRAINING_J if quick else FINITE_TRAINING_J))
+
+
+def _finite_cells(regime, ds, n_seeds, seed_offset, quick, out=None, progress=None):
+    cells = []
+    for d in ds:
+        cells += run_finite_samples([d], {d: finite_sample_sizes(regime, d, quick)}, SAMPLES_M,
+                                    n_seeds, regime=regime, steps=FINITE_TRAINING_STEPS,
+                                    step_length=FINITE_TRAINING_STEP_LENGTH,
+                                    seed_offset=seed_offset, out=out, progress=progress)
+    return cells
+
+
+@functools.lru_cache(maxsize=None)
+def fast_finite_cells(regime, seed_offset=0):
+    """The cells of the quick SX-6 plan (:data:`FINITE_FAST_DS`) of ``regime``
+    (``"one_step"`` or ``"gradient_flow"``) for the seeds from ``seed_offset`` on."""
+    return tuple(_finite_cells(regime, FINITE_FAST_DS, FINITE_FAST_SEEDS[regime], seed_offset,
+                               quick=True))
+
+
+def full_finite_cells(regime, tmp_path, seed_offset=0, progress=None):
+    """The cells of the full SX-6 plan (:data:`FINITE_FULL_DS`) of ``regime``; resumable
+    through the file named by ``FINITE_FILE_ENV[regime]`` (``docs/data/xor_samples_grid.json``,
+    ``docs/data/xor_fixed_sample_training.json``), else recomputed under ``tmp_path``."""
+    out = os.environ.get(FINITE_FILE_ENV[regime]) or Path(tmp_path) / f"finite_{regime}.json"
+    return _finite_cells(regime, FINITE_FULL_DS, FINITE_FULL_SEEDS, seed_offset, False, out,
+                         progress)

@@ -5,6 +5,9 @@ the figures; their JSON form (``as_dict``) is the format of the results files in
 
 - :class:`SweepCell`: one ``(d, m)`` cell of :func:`verify.experiments.xor_sweeps.run_sweep`;
 - :class:`SamplesCell`: one ``(d, n)`` cell of :func:`verify.experiments.xor_sweeps.run_samples`;
+- :class:`FiniteSampleCell`: one ``(d, n)`` cell of
+  :func:`verify.experiments.finite_samples.run_finite_samples` (one step or training on a
+  fixed sample);
 - :class:`AttentionComparison`: the result of
   :func:`verify.experiments.attention_comparison.compare`.
 
@@ -94,10 +97,48 @@ class SamplesCell(_Record):
     seconds: float
 
 
+@dataclass(frozen=True)
+class FiniteSampleCell(_Record):
+    """One ``(d, n)`` cell of the finite-sample experiment (SX-6), in one ``regime``
+    (``"one_step"`` or ``"gradient_flow"``).
+
+    ``lr``: the step size of the one step and of the population step on the same instances;
+    ``steps``, ``step_length``: the normalised steps of ``"gradient_flow"`` (1 and ``None`` for
+    ``"one_step"``); ``both_successes`` / ``population_successes`` = ``rate_given_population``;
+    ``both_successes_half``: the same count after ``max(1, steps // 2)`` steps (``None`` for
+    one step), a check that the training had settled; ``success_bits``, ``population_bits``:
+    the per-seed outcomes (``"1"``/``"0"``, seed order).
+    """
+
+    key: dict
+    regime: str
+    d: int
+    n: int
+    m: int
+    n_seeds: int
+    support: tuple
+    lr: float
+    steps: int
+    step_length: float | None
+    successes: int
+    rate: float
+    population_successes: int
+    both_successes: int
+    rate_given_population: float
+    both_successes_half: int | None
+    success_bits: str
+    population_bits: str
+    seconds: float
+
+
+_CELL_KINDS = {"samples": SamplesCell, "finite_samples": FiniteSampleCell}
+
+
 def cell_from_dict(obj):
-    """A :class:`SweepCell` or :class:`SamplesCell`, by the ``kind`` of the cell's key."""
+    """A :class:`SweepCell`, :class:`SamplesCell` or :class:`FiniteSampleCell`, by the ``kind``
+    of the cell's key."""
     kind = obj.get("key", {}).get("kind") if isinstance(obj, dict) else None
-    return (SamplesCell if kind == "samples" else SweepCell).from_dict(obj)
+    return _CELL_KINDS.get(kind, SweepCell).from_dict(obj)
 
 
 def load_results(path):
@@ -146,5 +187,5 @@ class AttentionComparison:
         return cls(config=obj["config"], results={a: obj[a] for a in ATTENTIONS if a in obj})
 
 
-__all__ = ["SWEEP_SCHEMA", "SweepCell", "SamplesCell", "AttentionComparison", "cell_from_dict",
-           "load_results", "load_cells"]
+__all__ = ["SWEEP_SCHEMA", "SweepCell", "SamplesCell", "FiniteSampleCell", "AttentionComparison",
+           "cell_from_dict", "load_results", "load_cells"]

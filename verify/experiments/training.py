@@ -199,6 +199,13 @@ def validate_options(target, N, *, init="xavier_uniform", seed=0, steps=400, lr=
                 confidence=conf, dtype=check_dtype(dtype), device=check_device(device), chunk=chunk)
 
 
+def _derived_seed(seed, factor):
+    """The seed of a stream derived from the run's ``seed`` (``factor * (seed + 1)``), reduced
+    modulo 2^64 because torch generators take at most 64 bits and seeds under a large
+    ``BOOLVERIFY_SEED`` base reach ~10^19."""
+    return (factor * (seed + 1)) % 2**64
+
+
 def training_data(N, seed, train_strings):
     """The data stream of a run: ``(gen, pool, regime)``.
 
@@ -206,7 +213,7 @@ def training_data(N, seed, train_strings):
     streams); ``pool`` the string indices trained on (``None``: fresh uniform strings every
     step); ``regime`` one of ``"fixed subset"``, ``"all strings"``, ``"online i.i.d."``.
     """
-    gen = torch.Generator().manual_seed(1_000_003 * (seed + 1))
+    gen = torch.Generator().manual_seed(_derived_seed(seed, 1_000_003))
     if train_strings is not None:
         return gen, torch.randperm(2**N, generator=gen)[:train_strings], "fixed subset"
     if N <= ALL_STRINGS_LIMIT:
@@ -240,9 +247,13 @@ class _Batches:
 
 
 def fit(model, target, N, pool, gen, *, steps, batch_size, loss, lr, weight_decay, dtype, device,
-        seed, progress=None) -> dict:
+        seed, progress=None, on_batch=None) -> dict:
     r"""``steps`` AdamW steps on mini-batches of :func:`numeric.targets.labels`; the loss is
     :math:`\mathrm{BCE}(\sigma(T), y)` (``"bce"``) or :math:`(T - (2y - 1))^2` (``"mse"``).
+
+    ``on_batch(step, bits, labels)``, when given, sees every mini-batch exactly as the loss
+    does (``bits`` the ``(B, N)`` 0/1 strings, ``labels`` the ``(B,)`` targets in ``dtype``),
+    so that a caller can audit the labels against its own definition of the target.
 
     Returns:
         dict with ``loss_curve`` (at most ~100 ``(step, loss)`` points), ``final_loss``,
@@ -256,6 +267,8 @@ def fit(model, target, N, pool, gen, *, steps, batch_size, loss, lr, weight_deca
     for step in range(1, steps + 1):
         xb = batches.next()
         yb = labels(target, xb).to(device=device, dtype=dtype)
+        if on_batch is not None:
+            on_batch(step, xb, yb)
         T = model(xb.to(device=device, dtype=dtype)).reshape(-1)
         if loss == "bce":
             ell = torch.nn.functional.binary_cross_entropy_with_logits(T, yb)
@@ -297,7 +310,7 @@ def _evaluate_exact(model, target, N, held_out_mask, dtype, device, chunk):
 
 def _evaluate_sampled(model, target, N, seed, test_samples, profile_samples, conf, dtype, device,
                       chunk):
-    egen = torch.Generator().manual_seed(7_000_003 * (seed + 1))
+    egen = torch.Generator().manual_seed(_derived_seed(seed, 7_000_003))
     xt = torch.randint(0, 2, (test_samples, N), generator=egen, dtype=torch.int64)
     pred = (_outputs(model, xt, dtype, device, chunk) > 0).to(torch.int64)
     k_ok = int((pred == labels(target, xt)).sum())
@@ -365,6 +378,7 @@ def train(
     model: torch.nn.Module | None = None,
     init_kw: dict | None = None,
     progress: Callable[[int, int, float], None] | None = None,
+    on_batch: Callable[[int, torch.Tensor, torch.Tensor], None] | None = None,
 ) -> TrainResult:
     r"""Train a transformer on a Boolean target with AdamW and measure accuracy and profile.
 
@@ -392,6 +406,8 @@ def train(
         model: train this module instead of building a transformer (``config``/``init`` ignored);
             it must map a ``(B, N)`` tensor of 0/1 (in ``dtype``) to ``(B,)`` real outputs.
         progress: optional callback ``progress(step, steps, loss)``, every few steps and at the end.
+        on_batch: optional callback ``on_batch(step, bits, labels)`` with every mini-batch as
+            trained on (see :func:`fit`).
 
     Returns:
         a :class:`TrainResult`; ``result.model`` is the trained module (eval mode).
@@ -409,7 +425,7 @@ def train(
     gen, pool, regime = training_data(N, seed, train_strings)
     fitted = fit(model, target, N, pool, gen, steps=steps, batch_size=batch_size, loss=loss,
                  lr=o["lr"], weight_decay=o["weight_decay"], dtype=tdtype, device=dev, seed=seed,
-                 progress=progress)
+                 progress=progress, on_batch=on_batch)
     fixed = pool if regime == "fixed subset" else None
     ev = evaluate(model, target, N, exact=o["exact"], seed=seed, held_out_pool=fixed,
                   test_samples=test_samples, profile_samples=profile_samples,

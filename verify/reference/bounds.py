@@ -115,7 +115,11 @@ def crossover(a, *, dps: int = DPS) -> dict:
             up = -(af / ln2) * mpmath.lambertw(arg, -1)
             lo = -(af / ln2) * mpmath.lambertw(arg, 0)
             up, lo = mpmath.re(up), mpmath.re(lo)
-            out.update(regime="two-crossings", N_upper=up, N_lower=lo, N_star=int(mpmath.floor(up)) + 1)
+            # N^a >= 2^N exactly on [N_lower, N_upper]; when no integer lies there (possible for
+            # e ln 2 < a < 3 ln 2 / ln 3) the bound holds from N = 1 on
+            has_integer = mpmath.floor(up) >= mpmath.ceil(lo)
+            out.update(regime="two-crossings", N_upper=up, N_lower=lo,
+                       N_star=int(mpmath.floor(up)) + 1 if has_integer else 1)
         out["N_star_direct"] = crossover_direct(af, dps=dps)
         out["agree"] = out["N_star"] == out["N_star_direct"]
         return out

@@ -21,6 +21,16 @@ from verify.symbolic.enumeration import MAX_ENUM_D
 #: How :func:`enumerated_grad_mp` differentiates the enumerated loss.
 GRAD_METHODS = ("jacobian", "diff")
 
+#: The documented limit of :func:`enumerated_grad_converged`: it does not raise the working
+#: precision beyond this many digits (an exactly-zero gradient would otherwise be chased
+#: forever, its rounding noise shrinking with every raise); there the floor decides.
+MAX_ORACLE_DPS = 4000
+
+#: Digits of the working precision that the rounding floor does not trust: they cover the
+#: constant factors of the error bound (up to 2^16 enumerated inputs, d-term sums, the
+#: products of rounded factors).
+_UNTRUSTED_DIGITS = 10
+
 
 def _attention(z, attention):
     d = len(z)
@@ -102,7 +112,7 @@ def enumerated_grad_mp(V, theta, theta_tilde, support, attention="softmax", dps=
     """
     rows, th, tht, a, b = _checked(V, theta, theta_tilde, support, attention, dps)
     check_choice(method, "method", GRAD_METHODS)
-    d, m = len(rows), len(th)
+    m = len(th)
     with mpmath.workdps(dps):
         if method == "diff":
             out = []
@@ -117,26 +127,95 @@ def enumerated_grad_mp(V, theta, theta_tilde, support, attention="softmax", dps=
 
                 out.append([+mpmath.diff(lambda t: loss_k(t, k), base[which][k]) for k in range(m)])
             return out[0], out[1]
-        z, zt = _logits(rows, th), _logits(rows, tht)
-        g, gt = _attention(z, attention), _attention(zt, attention)
-        dg = [mpmath.mpf(0)] * d
-        dgt = [mpmath.mpf(0)] * d
-        for x in itertools.product((-1, 1), repeat=d):
-            gx = mpmath.fsum(gi * xi for gi, xi in zip(g, x))
-            gtx = mpmath.fsum(gi * xi for gi, xi in zip(gt, x))
-            r = 2 * (-gx * gtx + x[a] * x[b])
-            for i in range(d):
-                dg[i] += r * (-x[i] * gtx)
-                dgt[i] += r * (-x[i] * gx)
-        dg = [v / 2 ** d for v in dg]
-        dgt = [v / 2 ** d for v in dgt]
-        res = []
-        for zz, dd in ((z, dg), (zt, dgt)):
-            J = _jacobian(zz, attention)
-            dz = [mpmath.fsum(J[j][i] * dd[j] for j in range(d)) for i in range(d)]
-            res.append([+mpmath.fsum(_to_mp(rows[i][k]) * dz[i] for i in range(d))
-                        for k in range(m)])
-        return res[0], res[1]
+        return _jacobian_grad(rows, th, tht, a, b, attention)[0]
 
 
-__all__ = ["GRAD_METHODS", "enumerated_loss_mp", "enumerated_grad_mp"]
+def _jacobian_magnitude(z, attention):
+    """|J| with each entry replaced by the magnitude of what it is computed from: the softmax
+    entry g_j (delta_ij - g_i) cancels when g_i is near 1, its rounding error is ~eps g_j."""
+    d = len(z)
+    if attention == "softmax":
+        g = _attention(z, attention)
+        return [[g[j] * ((1 if i == j else 0) + g[i]) for i in range(d)] for j in range(d)]
+    return [[abs(v) for v in row] for row in _jacobian(z, attention)]
+
+
+def _jacobian_grad(rows, th, tht, a, b, attention):
+    r"""The enumerated gradient through the Jacobian matrix, and for each head the scale of the
+    largest term that entered it: :math:`(1 + \max|z|)^2 \max_k \sum_i |V_{ik}| \sum_j |J|_{ji} D_j`
+    with :math:`D_j` the enumerated sum of :math:`|\partial L/\partial\gamma_j|`'s terms before they
+    cancel. The rounding error of each component is below ``10^(UNTRUSTED - dps)`` times it;
+    the factor in ``z`` covers the single rounding of the logits (erf: :math:`e^{-z^2}`)."""
+    d, m = len(rows), len(th)
+    z, zt = _logits(rows, th), _logits(rows, tht)
+    g, gt = _attention(z, attention), _attention(zt, attention)
+    dg = [mpmath.mpf(0)] * d
+    dgt = [mpmath.mpf(0)] * d
+    dg_mag = dgt_mag = mpmath.mpf(0)  # the same for every i: |x_i| = 1
+    for x in itertools.product((-1, 1), repeat=d):
+        gx = mpmath.fsum(gi * xi for gi, xi in zip(g, x))
+        gtx = mpmath.fsum(gi * xi for gi, xi in zip(gt, x))
+        r = 2 * (-gx * gtx + x[a] * x[b])
+        r_mag = 2 * (abs(gx * gtx) + 1)  # r cancels near a solution
+        dg_mag += r_mag * abs(gtx)
+        dgt_mag += r_mag * abs(gx)
+        for i in range(d):
+            dg[i] += r * (-x[i] * gtx)
+            dgt[i] += r * (-x[i] * gx)
+    dg = [v / 2 ** d for v in dg]
+    dgt = [v / 2 ** d for v in dgt]
+    res, scales = [], []
+    for zz, dd, dd_mag in ((z, dg, dg_mag / 2 ** d), (zt, dgt, dgt_mag / 2 ** d)):
+        J = _jacobian(zz, attention)
+        dz = [mpmath.fsum(J[j][i] * dd[j] for j in range(d)) for i in range(d)]
+        res.append([+mpmath.fsum(_to_mp(rows[i][k]) * dz[i] for i in range(d)) for k in range(m)])
+        Jm = _jacobian_magnitude(zz, attention)
+        dz_mag = [mpmath.fsum(Jm[j][i] for j in range(d)) * dd_mag for i in range(d)]
+        z_factor = (1 + max(abs(v) for v in zz)) ** 2
+        scales.append(z_factor * max(mpmath.fsum(abs(_to_mp(rows[i][k])) * dz_mag[i]
+                                                 for i in range(d)) for k in range(m)))
+    return (res[0], res[1]), scales
+
+
+def enumerated_grad_converged(V, theta, theta_tilde, support, attention="softmax", rel_digits=45,
+                              dps=80, max_dps=MAX_ORACLE_DPS):
+    r"""The enumerated gradient (``method="jacobian"``) with the working precision raised until
+    each head's rounding floor lies below ``10^-rel_digits`` of its largest component, or until
+    ``max_dps`` (the documented limit, at most :data:`MAX_ORACLE_DPS`) is reached.
+
+    Returns ``((grad_theta, grad_theta_tilde), (floor, floor_tilde))``: a value ``x`` of a head
+    agrees with the enumeration ``ref`` when, for each component,
+
+    .. math::
+
+        |x_k - \mathrm{ref}_k| \le 10^{-\mathrm{rel\_digits}} \max_j |\mathrm{ref}_j|
+            + \mathrm{floor}, \qquad \mathrm{floor} = 10^{-(\mathrm{dps} - 10)}\,\mathrm{scale},
+
+    ``dps`` the final working precision and ``scale`` the largest term that entered the head's
+    gradient (see ``_jacobian_grad``). Below the floor the enumeration cannot tell a value from
+    0: an exactly-zero gradient (all rows of ``V`` equal under softmax; a symmetric support) comes
+    back as rounding noise that shrinks with every raise, so it is never chased past
+    ``max_dps``. A small true gradient (a saturated softmax, ``1 - erf(z)`` below the working
+    precision, which can round to an exact 0) makes the floor exceed the tolerance and the
+    precision is raised, at least doubled each time.
+    """
+    rows, th, tht, a, b = _checked(V, theta, theta_tilde, support, attention, dps)
+    check_int(max_dps, "max_dps", lo=dps, hi=MAX_ORACLE_DPS)
+    check_int(rel_digits, "rel_digits", lo=1)
+    while True:
+        with mpmath.workdps(dps):
+            grads, scales = _jacobian_grad(rows, th, tht, a, b, attention)
+        with mpmath.workdps(30):
+            floors = [mpmath.mpf(10) ** (_UNTRUSTED_DIGITS - dps) * sc for sc in scales]
+            sizes = [max(abs(v) for v in y) for y in grads]
+            if dps >= max_dps or all(f <= mpmath.mpf(10) ** -rel_digits * sz
+                                     for f, sz in zip(floors, sizes)):
+                return grads, tuple(floors)
+            # the precision that puts each floor 2 digits under the tolerance of the size seen
+            need = max(dps + rel_digits + 2 + int(mpmath.ceil(mpmath.log10(f / sz))) if sz > 0
+                       else 2 * dps for f, sz in zip(floors, sizes) if f > 0)
+        dps = min(max(need, 2 * dps), max_dps)
+
+
+__all__ = ["GRAD_METHODS", "MAX_ORACLE_DPS", "enumerated_loss_mp", "enumerated_grad_mp",
+           "enumerated_grad_converged"]

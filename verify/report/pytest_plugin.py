@@ -4,15 +4,28 @@
 - The ``evidence`` fixture records the numbers a test asserted on:
   ``evidence["max_rel_err"] = 3e-17``. They land in ``item.user_properties`` as
   ``("evidence", {...})`` so that ``boolverify check`` can report them.
-- Hypothesis profiles: ``dev`` (default), ``ci`` (active under ``CI=true``); both with
-  ``deadline=None`` since torch kernels have variable first-call latency.
+- Hypothesis profiles: ``dev`` (default), ``ci`` (active under ``CI=true``), ``thorough``
+  (``HYPOTHESIS_PROFILE=thorough``); all with ``deadline=None`` since torch kernels have
+  variable first-call latency, and ``print_blob=True``: a failure prints its
+  ``@reproduce_failure`` blob, to be replayed or turned into a committed ``@example``.
+  ``dev`` and ``ci`` keep no example database (``database=None``): the default test command
+  never replays, and never writes, a stored failure, so a run's outcome depends only on the
+  code and the seed; Hypothesis' other caches go to a temporary folder, so that such a run
+  creates no ``.hypothesis/`` in the clone. ``thorough`` keeps Hypothesis' default database in
+  ``.hypothesis/``, so that a long hunt replays the failures it found first while they are
+  being fixed (select it with ``HYPOTHESIS_PROFILE``, not ``--hypothesis-profile``, which
+  comes too late to move the folder back).
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
+
+# The temporary Hypothesis home of this process under the dev and ci profiles (None: not moved).
+_scratch_hypothesis_home = None
 
 
 def _register_hypothesis_profiles():
@@ -20,12 +33,28 @@ def _register_hypothesis_profiles():
         from hypothesis import HealthCheck, settings
     except ImportError:  # pragma: no cover - hypothesis is a core dependency
         return
-    common = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    settings.register_profile("dev", max_examples=60, **common)
-    settings.register_profile("ci", max_examples=60, derandomize=True, print_blob=True, **common)
+    common = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("dev", max_examples=60, database=None, **common)
+    settings.register_profile("ci", max_examples=60, derandomize=True, database=None, **common)
     settings.register_profile("thorough", max_examples=1000, **common)
     chosen = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
     settings.load_profile(chosen)
+    if chosen in ("dev", "ci"):
+        _move_hypothesis_home_out_of_the_clone()
+
+
+def _move_hypothesis_home_out_of_the_clone():
+    """Hypothesis writes under ``./.hypothesis`` even without a database (recent versions cache
+    the literals of local modules there); this points its home at a temporary folder, removed
+    at exit, so that nothing is left for a later run to read. ``HYPOTHESIS_STORAGE_DIRECTORY``,
+    when set, is left in charge."""
+    global _scratch_hypothesis_home
+    if _scratch_hypothesis_home is not None or os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    _scratch_hypothesis_home = tempfile.TemporaryDirectory(prefix="boolverify-hypothesis-")
+    set_hypothesis_home_dir(_scratch_hypothesis_home.name)
 
 
 def pytest_configure(config):

@@ -314,6 +314,10 @@ def to_markdown(report: dict) -> str:
             lines.append(f"- {cid} `{t['nodeid']}`: {t['message'].splitlines()[0] if t['message'] else ''}")
     if report["worker_errors"]:
         lines += ["", "## Worker errors", "", "```", *report["worker_errors"], "```"]
+    if report.get("mutants"):
+        from verify.report.mutants import mutation_summary
+
+        lines += ["", mutation_summary(report["mutants"])]
     env = report["environment"]
     lines += ["", f"Environment: Python {env.get('python')}, torch {env.get('torch')}, "
                   f"CUDA {env.get('cuda')}, {env.get('cpus')} CPUs.", ""]

@@ -61,62 +61,41 @@ def success_heatmap(cells, stem, limit=False):
     return _save(fig, stem)
 
 
-def mstar_plot(ds, mstar, fits, stem, mstar_limit=None):
-    """``m*(d)`` against ``ln d`` (log-log) with the polylog and power fits.
+def threshold_law_plot(summary, stem, size="m"):
+    """Thresholds per ``d`` with their 95 % profile-likelihood intervals (levels 0.5 and 0.9 of
+    the rising part of the success curve) and the fitted power and polylog laws, log-log.
 
     Args:
-        ds, mstar: measured points; fits: dict from :func:`verify.fits.compare_fits`;
-        mstar_limit: optional second series (eta -> infinity).
+        summary: :func:`verify.experiments.fits.law_summary`; size: ``"m"`` or ``"n"`` (labels).
     """
-    if len(ds) != len(mstar) or not ds:
-        raise InputError("mstar_plot: ds and mstar must be non-empty and of equal length")
+    th = summary["thresholds"]
+    if not th:
+        raise InputError("threshold_law_plot: the summary has no thresholds")
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(5.2, 3.8))
-    lnd = [math.log(d) for d in ds]
-    ax.plot(lnd, mstar, "o", color="C0", label="measured m*(d) (default eta)")
-    if mstar_limit is not None:
-        ax.plot(lnd, mstar_limit, "s", mfc="none", color="C3", label="measured m*(d) (eta -> inf)")
-    lo, hi = min(lnd) * 0.9, max(lnd) * 1.1
-    xs = [lo + (hi - lo) * t / 100 for t in range(101)]
-    pl, pw = fits["polylog"], fits["power"]
-    ax.plot(xs, [pl["coef"] * x ** pl["exponent"] for x in xs], "-", color="C1",
-            label=f"{pl['coef']:.3g} (ln d)^{pl['exponent']:.2f}  (RSS {pl['rss']:.2g})")
-    ax.plot(xs, [pw["coef"] * math.exp(x) ** pw["exponent"] for x in xs], "--", color="C2",
-            label=f"{pw['coef']:.3g} d^{pw['exponent']:.3f}  (RSS {pw['rss']:.2g})")
+    fig, ax = plt.subplots(figsize=(5.4, 3.9))
+    ds = sorted(th)
+    for q, colour, marker in ((0.5, "C0", "o"), (0.9, "C3", "s")):
+        est = [th[d][q][0] for d in ds]
+        err = [[th[d][q][0] - th[d][q][1] for d in ds], [th[d][q][2] - th[d][q][0] for d in ds]]
+        ax.errorbar(ds, est, yerr=err, fmt=marker, color=colour, capsize=3, ms=4,
+                    label=f"{size}* at level {q} (95 % profile interval)")
+    for law, style, colour in (("power", "--", "C2"), ("polylog", "-", "C1")):
+        if law in summary:
+            fit = summary[law]
+            name = "alpha" if law == "power" else "k"
+            lo, hi = fit["interval"]
+            form = f"d^{name}" if law == "power" else f"(ln d)^{name}"
+            xs, ys = zip(*fit["curve"])
+            ax.plot(xs, ys, style, color=colour,
+                    label=f"{law}: {size}* ~ {form}, {name} = {fit[name]:.3f} [{lo:.3f}, {hi:.3f}]")
     ax.set_xscale("log")
-    ax.set_yscale("log", base=2)
-    ticks = sorted(set(mstar) | set(mstar_limit or []))
-    ax.set_yticks(ticks, [str(t) for t in ticks])
-    ax.minorticks_off()
-    ax.set_xticks(lnd, [f"{x:.1f}\n(d=1e{math.log10(d):.0f})" for x, d in zip(lnd, ds)], fontsize=7)
-    ax.set_xlabel("ln d")
-    ax.set_ylabel("m*(d)")
-    ax.set_title(f"smallest m with (isotonic) success >= 0.95\n{_NOTE}", fontsize=9)
-    ax.legend(fontsize=7)
-    return _save(fig, stem)
-
-
-def nstar_plot(ds, nstar, fit, stem, level=0.95):
-    """``n*(d)`` (log-log) with its power fit and the proof's ``d^4`` slope for reference;
-    ``level`` is the success level that defines ``n*`` (for the title)."""
-    if len(ds) != len(nstar) or not ds:
-        raise InputError("nstar_plot: ds and nstar must be non-empty and of equal length")
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(5.2, 3.8))
-    ax.loglog(ds, nstar, "o", color="C0", label="measured n*(d)")
-    xs = [min(ds) * (max(ds) / min(ds)) ** (t / 100) for t in range(101)]
-    ax.loglog(xs, [fit["coef"] * x ** fit["exponent"] for x in xs], "-", color="C1",
-              label=f"fit {fit['coef']:.3g} d^{fit['exponent']:.2f}")
-    ref = nstar[0] / ds[0] ** 4
-    ax.loglog(xs, [ref * x**4 for x in xs], ":", color="gray", label="slope 4 (proof's rate)")
-    ref1 = nstar[0] / ds[0]
-    ax.loglog(xs, [ref1 * x for x in xs], "-.", color="gray", alpha=0.6, label="slope 1")
-    ax.set_ylim(min(nstar) / 4, max(nstar) * 8)
+    ax.set_yscale("log")
     ax.set_xlabel("d")
-    ax.set_ylabel("n*(d)")
-    ax.set_title(f"samples n*(d) for the empirical step to reproduce a successful population\n"
-                 f"step in >= {100 * level:.0f}% of seeds, m = 32 ({_NOTE})", fontsize=8)
-    ax.legend(fontsize=7)
+    ax.set_ylabel(f"{size}*(d)")
+    verdict = summary.get("comparison", "-")
+    ax.set_title(f"thresholds by binomial likelihood over all cells; polylog vs power: {verdict}\n{_NOTE}",
+                 fontsize=8)
+    ax.legend(fontsize=6.5)
     return _save(fig, stem)
 
 
@@ -184,19 +163,20 @@ def loss_curves(compare_result, stem):
     return _save(fig, stem)
 
 
-__all__ = ["success_heatmap", "mstar_plot", "nstar_plot", "attention_before_after", "loss_curves",
+__all__ = ["success_heatmap", "threshold_law_plot", "attention_before_after", "loss_curves",
            "render_from_data"]
 
 
 def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples=0.9):
     """Draw every data-driven figure of paper A from the saved results files (those present).
 
-    Reads ``xor_sweep.json`` (heat maps, ``m*(d)`` with fits), ``xor_samples.json`` (``n*(d)``),
-    ``xor_compare.json`` (loss curves). Returns ``{name: [paths]}`` and the numbers drawn.
+    Reads ``xor_sweep.json`` (heat maps, ``m*(d)`` with its laws), ``xor_samples_grid.json`` and
+    ``xor_fixed_sample_training.json`` (``n*(d)`` of the two regimes), ``xor_compare.json`` (loss
+    curves). Returns ``{name: [paths]}`` and the numbers drawn.
     """
     import json
 
-    from verify.experiments.fits import samples_thresholds, sweep_thresholds
+    from verify.experiments.fits import samples_laws, sweep_laws
     from verify.experiments.records import load_cells
 
     data_dir, fig_dir = Path(data_dir), Path(fig_dir)
@@ -206,22 +186,17 @@ def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples
         cells = load_cells(p)
         drawn["heatmap"] = success_heatmap(cells, fig_dir / "xor_success_heatmap")
         drawn["heatmap_limit"] = success_heatmap(cells, fig_dir / "xor_success_heatmap_limit", limit=True)
-        t = sweep_thresholds(cells)
-        ms, ml, known = t["m_star"], t["m_star_limit"], t["known"]
-        numbers["m_star"], numbers["m_star_limit"] = ms, ml
-        if t["fits"] is not None:
-            numbers["fits"], numbers["fits_limit"] = t["fits"], t["fits_limit"]
-            drawn["mstar"] = mstar_plot(known, [ms[d] for d in known], t["fits"], fig_dir / "xor_mstar",
-                                        mstar_limit=[ml[d] for d in known])
-    p = data_dir / "xor_samples.json"
-    if p.exists():
-        t = samples_thresholds(load_cells(p), target=level_samples)
-        numbers["n_star"] = t["n_star"]
-        if t["fit"] is not None:
-            fit = t["fit"].as_dict()
-            numbers["n_star_fit"] = fit
-            drawn["nstar"] = nstar_plot(t["known"], [t["n_star"][d] for d in t["known"]], fit,
-                                        fig_dir / "xor_nstar", level=level_samples)
+        laws = sweep_laws(cells)
+        numbers["m_star_laws"] = {k: v for k, v in laws.items() if k not in ("power", "polylog")} | {
+            law: {k: v for k, v in laws[law].items() if k != "curve"} for law in ("power", "polylog") if law in laws}
+        drawn["mstar"] = threshold_law_plot(laws, fig_dir / "xor_mstar", size="m")
+    for name, stem in (("xor_samples_grid.json", "xor_nstar"), ("xor_fixed_sample_training.json", "xor_nstar_training")):
+        p = data_dir / name
+        if p.exists():
+            laws = samples_laws(load_cells(p))
+            numbers[stem] = {k: v for k, v in laws.items() if k not in ("power", "polylog")} | {
+                law: {k: v for k, v in laws[law].items() if k != "curve"} for law in ("power", "polylog") if law in laws}
+            drawn[stem] = threshold_law_plot(laws, fig_dir / stem, size="n")
     p = data_dir / "xor_compare.json"
     if p.exists():
         drawn["loss_curves"] = loss_curves(json.loads(p.read_text()), fig_dir / "xor_loss_curves")

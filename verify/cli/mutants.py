@@ -1,0 +1,78 @@
+"""`boolverify mutants`: install plausible bugs one at a time and see which check catches each.
+
+The catalogue, the runs and the Markdown summary are :mod:`verify.report.mutants`'; this module
+parses the options, checks them before anything runs, prints one line per mutant and the score.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from numeric.validation import InputError, check_int
+from verify.cli import writing
+
+
+def register(sub):
+    p = sub.add_parser(
+        "mutants",
+        help="mutation testing: does each claim's check fail on a plausible bug?",
+        description="Installs each mutant of the catalogue (verify/report/mutants.py) in a fresh "
+        "pytest process and runs the claim files (quick profile, -x) that should catch it. Exit 0 "
+        "if every mutant is caught, 1 if any survived, 2 on bad input.",
+    )
+    p.add_argument("--json", metavar="FILE", help="write the result as JSON (atomically)")
+    p.add_argument("--only", action="extend", nargs="+", metavar="NAME",
+                   help="only these mutants (repeatable; see --list)")
+    p.add_argument("--list", action="store_true", help="print the catalogue and exit")
+    p.add_argument("--jobs", type=int, default=2, metavar="K", help="parallel pytest processes (default 2)")
+    p.set_defaults(func=run)
+
+
+def _check_writable(path, name) -> None:
+    """``path`` can be created or replaced: not a directory, and its nearest existing folder is a
+    writable directory (checked before any mutant runs)."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{name} = {str(path)!r}: expected a file name, not a directory")
+    parent = p.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{name} = {str(path)!r}: expected a file name that can be written "
+                         f"({str(parent)!r} is not a writable folder)")
+
+
+def run(args) -> int:
+    from verify.report.mutants import MUTANTS, select
+
+    mutants = select(args.only)               # an unknown name: InputError naming --only
+    jobs = check_int(args.jobs, "--jobs", lo=1)
+    if args.json is not None:
+        _check_writable(args.json, "--json")
+    if args.list:
+        for m in mutants:
+            files = ", ".join(m.expected_files)
+            print(f"{m.name:36s} {m.kind:5s} {m.target}\n{'':42s}{m.description}\n{'':42s}-> {files}")
+        print(f"{len(mutants)} of {len(MUTANTS)} mutants")
+        return 0
+
+    from verify.report.mutants import run_mutants
+
+    width = max(len(m.name) for m in mutants)
+    print(f"running {len(mutants)} mutants, {jobs} at a time", flush=True)
+
+    def on_result(r):
+        by = r["caught_by"] or r["message"]
+        print(f"{r['name']:{width}s}  {r['status']:8s}  {r['seconds']:6.1f} s  {by}", flush=True)
+
+    result = run_mutants([m.name for m in mutants], jobs=jobs, on_result=on_result)
+    survivors = ", ".join(result["survivors"]) or "none"
+    print(f"{result['caught']}/{result['total']} mutants caught (score {result['score']:.2f}) in "
+          f"{result['seconds']:.0f} s; survivors: {survivors}")
+    if args.json:
+        from verify.common.atomic_io import atomic_write_json
+
+        with writing(args.json, "--json"):
+            atomic_write_json(args.json, result)
+    return 0 if not result["survivors"] else 1
