@@ -503,3 +503,16 @@ def test_quasi_level_scales_the_chi_square_cut():
     assert quasi_level(0.99, 4.0, side="upper") == pytest.approx((1 + quasi_level(0.98, 4.0)) / 2, rel=1e-12)
     with pytest.raises(InputError, match="^dispersion = "):
         quasi_level(0.95, 0.5)
+
+
+def test_mean_interval_is_the_student_t_interval():
+    from verify.experiments.inference import mean_interval
+
+    x = [0.1, -0.4, 0.3, 0.9, -0.2]
+    mean, (lo, hi), sd = mean_interval(x, 0.95)
+    ref = stats.t.interval(0.95, len(x) - 1, loc=np.mean(x), scale=stats.sem(x))
+    assert mean == pytest.approx(np.mean(x)) and sd == pytest.approx(np.std(x, ddof=1))
+    assert (lo, hi) == pytest.approx(ref, rel=1e-12)
+    assert mean_interval(x, 0.99, "upper")[1][0] == -math.inf
+    with pytest.raises(InputError, match="^values = "):
+        mean_interval([1.0], 0.95)

@@ -58,7 +58,8 @@ from numeric.transformer import TransformerConfig
 from verify.common.decisions import exact, inside, upper_bound_below
 from verify.common.seeds import seed
 from verify.experiments.plans import SG4_FAST, SG4_SLOW
-from verify.experiments.random_transformers import influence_maxima, mean_interval, per_model_slopes
+from verify.experiments.inference import mean_interval
+from verify.experiments.random_transformers import influence_maxima, per_model_slopes
 
 SLOPE_MAX = -0.5
 CONSISTENT = (-1.3, -0.7)

@@ -76,9 +76,9 @@ from verify.reference.bounds import crossover, theorem_exponent
 from verify.common.decisions import lower_bound_above, upper_bound_below
 from verify.common.seeds import seed
 from verify.experiments.plans import SG6_FAST, SG6_SLOW
-from verify.experiments.inference import clopper_pearson
+from verify.experiments.inference import clopper_pearson, mean_interval
 from verify.experiments.random_transformers import (
-    mean_interval, profile_statistics, sample_nonconstant_profiles,
+    profile_statistics, sample_nonconstant_profiles,
 )
 
 

@@ -1018,6 +1018,23 @@ def fit_threshold_curves(group, size, successes, trials, *, law="free", link="lo
                         centre=centre, fit=fit)
 
 
+def mean_interval(values, level: float = 0.99, side: str = "two-sided"):
+    r"""Student-t confidence interval ``(lo, hi)`` for the mean of i.i.d. ``values`` (at least
+    2); one-sided bounds leave the other end infinite. Returns ``(mean, (lo, hi), sd)``."""
+    x = np.asarray(values, dtype=float).ravel()
+    if x.size < 2 or not np.isfinite(x).all():
+        reject("values", f"<{x.size} values>", "at least 2 finite values")
+    level = check_real(level, "level", lo=0, hi=1, lo_open=True, hi_open=True)
+    check_choice(side, "side", SIDES)
+    n = x.size
+    mean, sd = float(x.mean()), float(x.std(ddof=1))
+    q = float(stats.t.ppf(level if side != "two-sided" else (1 + level) / 2, n - 1))
+    half = q * sd / math.sqrt(n)
+    lo = -math.inf if side == "upper" else mean - half
+    hi = math.inf if side == "lower" else mean + half
+    return mean, (lo, hi), sd
+
+
 def quasi_level(level, dispersion, side="two-sided") -> float:
     """The level whose chi-square(1) cut is ``dispersion`` times that of ``level``.
 
@@ -1199,5 +1216,5 @@ __all__ = [
     "SIDES", "LAWS", "LINKS", "FitFailure", "wilson_interval", "clopper_pearson",
     "BinomialFit", "fit_binomial", "BootstrapResult", "parametric_bootstrap",
     "ThresholdFit", "fit_threshold_curves", "quasi_level", "compare_laws",
-    "proportion_error_rates", "sample_size_for_proportion", "simulate_error_rate",
+    "mean_interval", "proportion_error_rates", "sample_size_for_proportion", "simulate_error_rate",
 ]

@@ -14,32 +14,11 @@ from numeric.transformer import (
     BooleanTransformer, evaluate_all, initialize_, margin_recognition, max_influence, model_profile,
     random_model,
 )
-from numeric.validation import check_choice, check_int, check_ints, check_real, reject
-from verify.experiments.inference import SIDES
+from numeric.validation import check_int, check_ints, reject
 from verify.experiments.statistics import wilson_interval
 
 #: P(K_0 >= 1) of a uniformly random function as N -> infinity (the Poisson limit 1 - 1/e).
 RANDOM_FUNCTION_P_K0 = 1 - math.exp(-1)
-
-
-# -- interval estimates ----------------------------------------------------------------
-def mean_interval(values, level: float = 0.99, side: str = "two-sided"):
-    r"""Student-t confidence interval ``(lo, hi)`` for the mean of i.i.d. ``values`` (at least
-    2); one-sided bounds leave the other end infinite. Returns ``(mean, (lo, hi), sd)``."""
-    from scipy.stats import t as student_t
-
-    x = torch.as_tensor(values, dtype=torch.float64).flatten()
-    if x.numel() < 2 or not torch.isfinite(x).all():
-        reject("values", f"<{x.numel()} values>", "at least 2 finite values")
-    level = check_real(level, "level", lo=0, hi=1, lo_open=True, hi_open=True)
-    check_choice(side, "side", SIDES)
-    n = x.numel()
-    mean, sd = float(x.mean()), float(x.std(unbiased=True))
-    q = float(student_t.ppf(level if side != "two-sided" else (1 + level) / 2, n - 1))
-    half = q * sd / math.sqrt(n)
-    lo = -math.inf if side == "upper" else mean - half
-    hi = math.inf if side == "lower" else mean + half
-    return mean, (lo, hi), sd
 
 
 # -- exact profiles (SG-6) -------------------------------------------------------------
@@ -251,6 +230,6 @@ def margin_sweep(config, Ns, models: int, xis, *, seed: int = 0, B: float = 1.0,
     return res
 
 
-__all__ = ["RANDOM_FUNCTION_P_K0", "mean_interval", "summarize_profiles",
+__all__ = ["RANDOM_FUNCTION_P_K0", "summarize_profiles",
            "sample_nonconstant_profiles", "profile_statistics", "sampled_influences",
            "influence_sweep", "influence_maxima", "margin_table", "margin_sweep", "loglog_slope", "per_model_slopes"]
