@@ -12,17 +12,21 @@ import importlib
 
 _EXPORTS = {
     "numeric.validation": ("InputError",),
-    "numeric.vocabulary": ("ATTENTIONS", "FUNCTIONS", "INIT_SCHEMES"),
+    "numeric.vocabulary": ("ATTENTIONS", "FUNCTIONS", "INIT_SCHEMES", "PRESETS"),
     "numeric.boolean": ("all_strings", "hamming_weights", "truth_table"),
     "numeric.sensitivity": ("average_sensitivity", "fourier_average_sensitivity",
                             "min_sensitivity", "profile", "walsh_hadamard"),
     "numeric.transformer": ("BooleanTransformer", "TransformerConfig", "boolean_table",
                             "evaluate_all", "initialize_", "margin_recognition", "max_influence",
-                            "model_profile", "random_model", "random_profiles"),
+                            "model_profile", "preset_config", "preset_init", "random_model",
+                            "random_profiles", "readout_table"),
+    "numeric.transformer_sample": ("sampled_sensitivities", "neighbour_sensitivities"),
     "numeric.attention": ("attention_jvp", "attention_map", "attention_vjp", "attention_weights"),
     "numeric.xor": ("check_embeddings", "default_lr", "empirical_grad", "empirical_loss",
                     "one_step", "population_grad", "population_loss", "sample_data",
-                    "sample_embeddings", "sample_init", "limit_step_attention", "step_metrics"),
+                    "sample_embeddings", "sample_init", "limit_step_attention", "step_metrics",
+                    "StreamedEmbeddings", "stream_grad", "stream_loss", "stream_loss_and_grad",
+                    "stream_one_step", "stream_step_metrics", "streamed_instance"),
     "numeric.cls_transformer": ("CLSTransformer", "cls_population_loss", "cls_step"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}

@@ -1,8 +1,8 @@
 """The paper-B Boolean transformer: model, initialisation and evaluation over all strings.
 
-Public entry point; the code lives in :mod:`numeric.transformer_model` (configuration, model,
-initialisation schemes) and :mod:`numeric.transformer_eval` (all-strings evaluation, profiles,
-margin recognition, influence).
+Public entry point; the code lives in :mod:`numeric.transformer_model` (configuration and its
+convention options and presets, model, initialisation schemes, readouts) and
+:mod:`numeric.transformer_eval` (all-strings evaluation, profiles, margin recognition, influence).
 """
 
 from numeric.transformer_eval import (
@@ -10,11 +10,13 @@ from numeric.transformer_eval import (
     max_influence, model_profile, random_profiles,
 )
 from numeric.transformer_model import (
-    EOS, SCHEMES, BooleanTransformer, TransformerConfig, initialize_, random_model,
+    CONVENTIONS, EOS, PRESET_SPECS, SCHEMES, BooleanTransformer, TransformerConfig, initialize_, preset_config,
+    preset_init, random_model, readout_table,
 )
 
 __all__ = [
-    "EOS", "SCHEMES", "TransformerConfig", "BooleanTransformer", "initialize_", "random_model",
+    "EOS", "SCHEMES", "CONVENTIONS", "PRESET_SPECS", "TransformerConfig", "BooleanTransformer", "initialize_",
+    "random_model", "preset_config", "preset_init", "readout_table",
     "ENUM_LIMIT", "evaluate_all", "evaluate_all_blowup", "boolean_table", "model_profile",
     "margin_recognition", "max_influence", "random_profiles",
 ]

@@ -11,10 +11,12 @@ separately: a factor :math:`N+1` fewer (measured in ``bench/``).
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from numeric.transformer_model import BooleanTransformer, check_transformer
-from numeric.validation import check_int, check_real, reject
+from numeric.validation import check_bool, check_int, check_real, reject
 
 #: Largest N whose 2^N strings are enumerated (2^24 ~ 1.7e7 forward passes).
 ENUM_LIMIT = 24
@@ -41,16 +43,212 @@ def strings(idx: torch.Tensor, N: int) -> torch.Tensor:
     return (idx.unsqueeze(-1) >> torch.arange(N, device=idx.device)) & 1
 
 
+def fast_path_applies(model) -> bool:
+    """Whether :func:`evaluate_all` can use the table-driven pass (:class:`_FastEval`): the
+    default (post-LN, float64, linear readout) conventions and ``L >= 2`` (with ``L = 1`` the
+    only layer is also the eos-only last layer, which the model's own pass already shortcuts)."""
+    cfg = model.config
+    preset = getattr(cfg, "preset", "boolverify")  # configs without conventions are the default
+    return preset == "boolverify" and cfg.L >= 2 and model.tok.dtype == torch.float64
+
+
+def fast_evaluator(model, N, chunk):
+    """The table-driven pass for strings of length ``N``, ``chunk`` strings at a time (for
+    :mod:`numeric.transformer_sample`); ``None`` where :func:`fast_path_applies` does not."""
+    return _FastEval(model, N, chunk) if fast_path_applies(model) else None
+
+
+class _FastEval:
+    r"""The eos-only forward pass of every string of one length, organised for enumeration.
+
+    The same function as ``model._run(x, full=False)`` (same operations up to the order of
+    floating-point sums; the Boolean tables agree, tested), but:
+
+    - layer 1 reads per-head query/key/value rows from a ``(3(N+1), d_h)`` table (a position's
+      layer-1 input takes 3 values) straight into preallocated buffers; every temporary of a
+      chunk lives in buffers allocated once per call (the allocator used to hand back fresh
+      pages for every chunk: ~40 % of the time went to page faults);
+    - the last layer needs only the eos query, so its keys and values are never formed:
+      :math:`q_h^\top (W_{k,h} h_m + b_{k,h}) = (W_{k,h}^\top q_h)^\top h_m + \text{const}` (the
+      constant cancels in the softmax) and :math:`\sum_m a_m (W_{v,h} h_m + b_{v,h}) =
+      W_{v,h} \sum_m a_m h_m + b_{v,h}`: two small products per string instead of the
+      :math:`2(N+1)D^2` of the key and value projections.
+
+    With ``eps = 0`` a layer-norm input whose computed variance is at rounding level (all a
+    mathematically zero variance can give) sends the chunk through ``model._run``, which
+    raises the precise :class:`InputError` (or evaluates it, if the variance was not zero).
+    """
+
+    def __init__(self, model, N, chunk):
+        cfg = model.config
+        self.model, self.N, self.chunk = model, N, chunk
+        self.D, self.H, self.L, self.F = cfg.D, cfg.H, cfg.L, cfg.F
+        self.dh = cfg.D // cfg.H
+        self.eps = cfg.eps
+        dev = model.tok.device
+        n = N + 1
+        kw = dict(dtype=torch.float64, device=dev)
+        D, H, dh, F, B = self.D, self.H, self.dh, self.F, chunk
+        table = (model.tok.unsqueeze(0) + model.pos[:n].unsqueeze(1)).reshape(3 * n, D)
+        lay0 = model.layers[0]
+        scale = 1.0 / math.sqrt(dh)
+        q, k, v = lay0.q(table) * scale, lay0.k(table), lay0.v(table)
+        self.tables = [(q[:, h * dh:(h + 1) * dh].contiguous(), k[:, h * dh:(h + 1) * dh].contiguous(),
+                        v[:, h * dh:(h + 1) * dh].contiguous()) for h in range(H)]
+        self.h0 = (table + lay0.o.bias).contiguous()  # the residual, with the output bias folded in
+        self.offsets = 3 * torch.arange(n, device=dev)
+        self.shifts = torch.arange(N, device=dev)
+        # buffers, reused by every chunk
+        self.qh = torch.empty(B, n, dh, **kw)
+        self.kh = torch.empty(B, n, dh, **kw)
+        self.vh = torch.empty(B, n, dh, **kw)
+        self.sc = torch.empty(B, n, n, **kw)
+        self.mx = torch.empty(B, n, 1, **kw)
+        self.oh = torch.empty(B, n, dh, **kw)
+        self.u = torch.empty(B * n, D, **kw)
+        self.h = torch.empty(B * n, D, **kw)
+        self.tmp = torch.empty(B * n, D, **kw)
+        self.a1 = torch.empty(B * n, F, **kw)
+        self.flat = torch.empty(B, n, dtype=torch.long, device=dev)
+        self.flat[:, N] = 3 * N + 2  # eos
+
+    # -- pieces ------------------------------------------------------------------------
+    def _ln_(self, ln, u, rows):
+        """LN of ``u`` (rows, D) in place; False if some variance is at rounding level (eps = 0)."""
+        mean = u.mean(-1, keepdim=True)
+        u.sub_(mean)
+        tmp = self.tmp[:rows]
+        torch.mul(u, u, out=tmp)
+        var = tmp.mean(-1)
+        if self.eps == 0.0:
+            # a mathematically zero variance leaves a computed one below ~(D 2^-53 |mean|)^2
+            if bool((var <= 1e-20 * (mean.squeeze(-1) ** 2)).any()):
+                return False
+        z = torch.rsqrt(var.add_(self.eps))
+        u.mul_(z.unsqueeze(-1)).mul_(ln.gain).add_(ln.bias)
+        return True
+
+    def _mlp_(self, lay, h, rows):
+        """``h <- h + W2 relu(W1 h + b1) + b2`` (rows, D), in place."""
+        a1 = self.a1[:rows]
+        torch.addmm(lay.fc1.bias, h, lay.fc1.weight.t(), out=a1)
+        a1.clamp_(min=0)
+        h.addmm_(a1, lay.fc2.weight.t())
+        h.add_(lay.fc2.bias)
+
+    def _attend_(self, qh, kh, vh, b):
+        """Per-head softmax attention of (b, n, dh) buffers; result in ``self.oh[:b]``."""
+        sc, mx, oh = self.sc[:b], self.mx[:b], self.oh[:b]
+        torch.bmm(qh, kh.transpose(1, 2), out=sc)
+        torch.amax(sc, -1, keepdim=True, out=mx)
+        sc.sub_(mx).exp_()
+        sc.div_(sc.sum(-1, keepdim=True))
+        torch.bmm(sc, vh, out=oh)
+        return oh
+
+    # -- one chunk ---------------------------------------------------------------------
+    def run(self, idx):
+        """T of the strings ``idx`` (1-d, at most ``chunk``); None where eps = 0 needs the
+        model's own pass (see the class docstring)."""
+        b = idx.shape[0]
+        flat = self.flat[:b]
+        torch.bitwise_and(idx.unsqueeze(-1) >> self.shifts, 1, out=flat[:, :self.N])
+        return self._run(b)
+
+    def run_bits(self, x):
+        """T of the strings ``x`` (0/1, ``(b, N)``, ``b <= chunk``); None as :meth:`run`."""
+        b = x.shape[0]
+        self.flat[:b, :self.N].copy_(x)
+        return self._run(b)
+
+    def _run(self, b):
+        N, D, H, dh, n = self.N, self.D, self.H, self.dh, self.N + 1
+        rows = b * n
+        model = self.model
+        flat = self.flat[:b]
+        flat[:, :N] += self.offsets[:N]
+        fl = flat.reshape(-1)
+        u = self.u[:rows]
+        torch.index_select(self.h0, 0, fl, out=u)
+        lay0 = model.layers[0]
+        Wo = lay0.o.weight
+        for h in range(H):
+            tq, tk, tv = self.tables[h]
+            qh, kh, vh = self.qh[:b], self.kh[:b], self.vh[:b]
+            torch.index_select(tq, 0, fl, out=qh.view(rows, dh))
+            torch.index_select(tk, 0, fl, out=kh.view(rows, dh))
+            torch.index_select(tv, 0, fl, out=vh.view(rows, dh))
+            oh = self._attend_(qh, kh, vh, b)
+            u.addmm_(oh.view(rows, dh), Wo[:, h * dh:(h + 1) * dh].t())
+        if not self._ln_(lay0.ln1, u, rows):
+            return None
+        self._mlp_(lay0, u, rows)
+        if not self._ln_(lay0.ln2, u, rows):
+            return None
+        hcur, spare = u, self.h[:rows]
+        for lay in model.layers[1:-1]:
+            hn, spare = spare, hcur
+            hn.copy_(hcur).add_(lay.o.bias)
+            for h in range(H):
+                sl = slice(h * dh, (h + 1) * dh)
+                qh, kh, vh = self.qh[:b], self.kh[:b], self.vh[:b]
+                torch.addmm(lay.q.bias[sl], hcur, lay.q.weight[sl].t(), out=qh.view(rows, dh))
+                qh.mul_(1.0 / math.sqrt(dh))
+                torch.addmm(lay.k.bias[sl], hcur, lay.k.weight[sl].t(), out=kh.view(rows, dh))
+                torch.addmm(lay.v.bias[sl], hcur, lay.v.weight[sl].t(), out=vh.view(rows, dh))
+                oh = self._attend_(qh, kh, vh, b)
+                hn.addmm_(oh.view(rows, dh), lay.o.weight[:, sl].t())
+            if not self._ln_(lay.ln1, hn, rows):
+                return None
+            self._mlp_(lay, hn, rows)
+            if not self._ln_(lay.ln2, hn, rows):
+                return None
+            hcur = hn
+        # last layer, eos query only
+        lay = model.layers[-1]
+        hs = hcur.view(b, n, D)
+        he = hs[:, N, :]
+        q = torch.addmm(lay.q.bias, he, lay.q.weight.t())  # (b, D)
+        # r_h = W_{k,h}^T q_h / sqrt(dh): scores_m = r_h . h_m (+ a constant that cancels)
+        Wk = lay.k.weight.view(H, dh, D)
+        r = torch.bmm(q.view(b, H, dh).transpose(0, 1), Wk).transpose(0, 1)  # (b, H, D)
+        r.mul_(1.0 / math.sqrt(dh))
+        sc = torch.bmm(r, hs.transpose(1, 2))  # (b, H, n)
+        sc.sub_(sc.amax(-1, keepdim=True)).exp_()
+        sc.div_(sc.sum(-1, keepdim=True))
+        g = torch.bmm(sc, hs)  # (b, H, D): attention-weighted inputs per head
+        Wv = lay.v.weight.view(H, dh, D)
+        o = torch.bmm(g.transpose(0, 1), Wv.transpose(1, 2)).transpose(0, 1).reshape(b, D)
+        o.add_(lay.v.bias)
+        ue = torch.addmm(lay.o.bias, o, lay.o.weight.t()).add_(he)
+        if not self._ln_(lay.ln1, ue, b):
+            return None
+        a1 = torch.addmm(lay.fc1.bias, ue, lay.fc1.weight.t()).clamp_(min=0)
+        ue.addmm_(a1, lay.fc2.weight.t()).add_(lay.fc2.bias)
+        if not self._ln_(lay.ln2, ue, b):
+            return None
+        return model.out(ue).squeeze(-1)
+
+
 @torch.no_grad()
-def _evaluate(model, N, chunk, blowup):
+def _evaluate(model, N, chunk, blowup, fast=None):
     dev = model.tok.device
     if chunk is None:
         chunk = DEFAULT_CHUNK if dev.type == "cpu" else DEFAULT_CHUNK_CUDA
     total = 1 << N
+    chunk = min(chunk, total)
     T = torch.empty(total, dtype=torch.float64, device=dev)
     beta = torch.empty(total, dtype=torch.float64, device=dev) if blowup else None
+    if fast is None:
+        fast = fast_path_applies(model)
+    fe = _FastEval(model, N, chunk) if fast and not blowup else None
     for start in range(0, total, chunk):
         idx = torch.arange(start, min(start + chunk, total), device=dev)
+        if fe is not None:
+            Tc = fe.run(idx)
+            if Tc is not None:
+                T[start : start + len(idx)] = Tc
+                continue
         x = strings(idx, N)
         Tc, zs = model._run(x, full=blowup, record=blowup, labels=idx)
         T[start : start + len(idx)] = Tc
@@ -59,10 +257,12 @@ def _evaluate(model, N, chunk, blowup):
     return T, beta
 
 
-def evaluate_all(model: BooleanTransformer, N: int, *, chunk: int | None = None) -> torch.Tensor:
+def evaluate_all(model: BooleanTransformer, N: int, *, chunk: int | None = None,
+                 fast: bool | None = None) -> torch.Tensor:
     r""":math:`T(x)` for all :math:`x \in \{0,1\}^N` in string-index order, by batched
     forward passes of ``chunk`` strings (``None``: ``DEFAULT_CHUNK`` on CPU,
-    ``DEFAULT_CHUNK_CUDA`` on CUDA).
+    ``DEFAULT_CHUNK_CUDA`` on CUDA). ``fast``: the table-driven pass of :class:`_FastEval`
+    (``None``: wherever :func:`fast_path_applies`; ``False``: the model's own forward pass).
 
     Returns:
         float64 tensor of shape ``(2**N,)`` on the model's device.
@@ -70,7 +270,12 @@ def evaluate_all(model: BooleanTransformer, N: int, *, chunk: int | None = None)
     check_transformer(model)
     N = check_length(model, N)
     chunk = None if chunk is None else check_int(chunk, "chunk", lo=1)
-    return _evaluate(model, N, chunk, blowup=False)[0]
+    if fast is not None:
+        check_bool(fast, "fast")
+        if fast and not fast_path_applies(model):
+            reject("fast", fast, "False or None for this model (the fast pass needs the default "
+                   "conventions, float64 and L >= 2)")
+    return _evaluate(model, N, chunk, blowup=False, fast=fast)[0]
 
 
 def evaluate_all_blowup(model: BooleanTransformer, N: int, *, chunk: int | None = None):
@@ -81,9 +286,10 @@ def evaluate_all_blowup(model: BooleanTransformer, N: int, *, chunk: int | None 
     return _evaluate(model, N, chunk, blowup=True)
 
 
-def boolean_table(model: BooleanTransformer, N: int, *, chunk: int | None = None) -> torch.Tensor:
+def boolean_table(model: BooleanTransformer, N: int, *, chunk: int | None = None,
+                  fast: bool | None = None) -> torch.Tensor:
     r"""Truth table :math:`f(x) = 1[T(x) > 0]`, int64 0/1 of shape ``(2**N,)``."""
-    return (evaluate_all(model, N, chunk=chunk) > 0).to(torch.int64)
+    return (evaluate_all(model, N, chunk=chunk, fast=fast) > 0).to(torch.int64)
 
 
 def table_profile(table: torch.Tensor) -> torch.Tensor:
@@ -196,6 +402,7 @@ def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, 
 
 
 __all__ = [
-    "check_length", "random_profiles", "ENUM_LIMIT", "strings", "evaluate_all", "evaluate_all_blowup", "boolean_table",
+    "check_length", "fast_evaluator", "fast_path_applies", "random_profiles",
+    "ENUM_LIMIT", "strings", "evaluate_all", "evaluate_all_blowup", "boolean_table",
     "table_profile", "model_profile", "margin_recognition", "max_influence",
 ]

@@ -33,6 +33,21 @@ the paper's exact architecture is not known):
 - **Output.** :math:`T(x) = w^\top h^L_{\mathrm{eos}} + \omega`; Boolean output
   :math:`f(x) = 1[T(x) > 0]`.
 
+**Conventions** (options of :class:`TransformerConfig`; the defaults are the architecture
+above, the ``boolverify`` preset). ``norm="pre"``: :math:`h \leftarrow h + \mathrm{MHA}(\mathrm{LN}(h))`,
+then :math:`h \leftarrow h + \mathrm{MLP}(\mathrm{LN}(h))`; ``final_ln``: one more LN on the last
+layer's output; ``ln_variance="unbiased"``: divide by :math:`D-1`; ``ln_eps="added_to_std"``:
+:math:`(u - \bar u)/(\sqrt{\operatorname{var} u} + \varepsilon)`; ``embedding_scale="sqrt_D"``:
+:math:`h^0_n = \sqrt D\,E_{t_n} + P_n`; ``biases="zero"`` and ``ln_affine="identity"``: those
+parameters are set to 0 (gain 1) under every init scheme; ``readout``: how :math:`T` becomes a bit
+(:func:`readout_table`); ``F``: MLP width; ``dtype``. The preset ``bhattamishra`` (:data:`PRESET_SPECS`)
+is the public random-transformer sensitivity experiment of Bhattamishra et al.
+(satwik77/Transformer-Simplicity, ``RandFLTAtt``): pre-LN with a final LN, unbiased std with
+:math:`\varepsilon = 10^{-6}` added to it, token embedding times :math:`\sqrt D`, learned
+positions, no biases, LN gain 1 / bias 0, sigmoid output read at :math:`\ge 1/2` at the end
+token, MLP width :math:`2D`, one head, every weight (embeddings, positions, attention, MLP,
+readout) :math:`U(-10, 10)`, float32.
+
 **Blowup** (claim SG-3). For each LN application and position :math:`n`,
 :math:`z_n = 1/\sqrt{\operatorname{var}(u_n) + \varepsilon}`; per application
 :math:`\tau = \max_n (1 + z_n)`; :math:`\beta^L = \prod \tau` over all :math:`L' = 2L`
@@ -53,11 +68,45 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from numeric.validation import InputError, check_choice, check_int, check_real, reject
+from numeric.validation import InputError, check_bool, check_choice, check_int, check_real, reject
+from numeric.vocabulary import (
+    BIAS_INITS, EMBEDDING_SCALES, LN_AFFINE_INITS, LN_EPS_PLACEMENTS, LN_VARIANCES, MODEL_DTYPES,
+    NORM_POSITIONS, PRESETS as PRESET_NAMES, READOUTS,
+)
 from numeric.vocabulary import INIT_SCHEMES as SCHEMES
 
 EOS = 2
-_LN_NAMES = ("attention", "MLP")
+_LN_NAMES = ("attention", "MLP", "final")
+_DTYPES = {"float64": torch.float64, "float32": torch.float32}
+
+#: The convention options of :class:`TransformerConfig` and their allowed values.
+CONVENTIONS = {
+    "norm": NORM_POSITIONS, "final_ln": (False, True), "ln_variance": LN_VARIANCES,
+    "ln_eps": LN_EPS_PLACEMENTS, "embedding_scale": EMBEDDING_SCALES, "biases": BIAS_INITS,
+    "ln_affine": LN_AFFINE_INITS, "readout": READOUTS, "dtype": MODEL_DTYPES,
+}
+
+#: Each preset: its conventions, and the defaults it gives the shape (``H``, MLP width ``F`` as a
+#: multiple of ``D``, ``eps``) and the initialisation (``init`` scheme, box half-width ``B``).
+PRESET_SPECS = {
+    "boolverify": {
+        "conventions": dict(norm="post", final_ln=False, ln_variance="biased", ln_eps="inside_sqrt",
+                            embedding_scale="one", biases="scheme", ln_affine="scheme", readout="linear",
+                            dtype="float64"),
+        "H": 2, "F_per_D": 4, "eps": 0.0, "init": "uniform", "B": 1.0,
+    },
+    # RandFLTAtt/rand_sensi.py and src/components/sanplay.py of satwik77/Transformer-Simplicity:
+    # init_weights(weight_init=10) draws the token embedding, the learned positions, the readout
+    # weight and every transformer weight from U(-10, 10) and zeroes the transformer biases; the
+    # layer norms' parameters are named a_2/b_2, so they keep gain 1 and bias 0; the readout
+    # Linear has no bias; d_ffn = 2 d_model; one head by default; torch's float32 default.
+    "bhattamishra": {
+        "conventions": dict(norm="pre", final_ln=True, ln_variance="unbiased", ln_eps="added_to_std",
+                            embedding_scale="sqrt_D", biases="zero", ln_affine="identity",
+                            readout="sigmoid", dtype="float32"),
+        "H": 1, "F_per_D": 2, "eps": 1e-6, "init": "uniform", "B": 10.0,
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -71,6 +120,9 @@ class TransformerConfig:
         F: MLP width (``None``: ``4 * D``).
         eps: layer-norm :math:`\\varepsilon \\ge 0`; ``0`` is allowed.
         N_max: longest input (the positional table has ``N_max + 1`` rows, for ``eos``).
+        norm, final_ln, ln_variance, ln_eps, embedding_scale, biases, ln_affine, readout, dtype:
+            the conventions (module docstring; allowed values in :data:`CONVENTIONS`); the
+            defaults are the ``boolverify`` preset. :func:`preset_config` builds a preset.
     """
 
     D: int = 32
@@ -79,8 +131,21 @@ class TransformerConfig:
     F: int | None = None
     eps: float = 0.0
     N_max: int = 64
+    norm: str = "post"
+    final_ln: bool = False
+    ln_variance: str = "biased"
+    ln_eps: str = "inside_sqrt"
+    embedding_scale: str = "one"
+    biases: str = "scheme"
+    ln_affine: str = "scheme"
+    readout: str = "linear"
+    dtype: str = "float64"
 
     def __post_init__(self):
+        check_bool(self.final_ln, "final_ln")
+        for name, allowed in CONVENTIONS.items():
+            if name != "final_ln":
+                check_choice(getattr(self, name), name, allowed)
         for name in ("D", "L", "H", "N_max"):
             object.__setattr__(self, name, check_int(getattr(self, name), name, lo=1))
         if self.D < 2:
@@ -95,44 +160,107 @@ class TransformerConfig:
 
     @property
     def n_ln(self) -> int:
-        """Number of layer-norm applications :math:`L' = 2L`."""
-        return 2 * self.L
+        """Number of layer-norm applications :math:`L' = 2L` (plus one with ``final_ln``)."""
+        return 2 * self.L + int(self.final_ln)
 
     @property
     def n_params(self) -> int:
-        """Number of real parameters :math:`M` (embeddings, layers, readout)."""
+        """Number of real parameters :math:`M` (embeddings, layers, final LN, readout); biases
+        and LN parameters that a convention fixes are still counted."""
         D, F = self.D, self.F
         layer = 4 * (D * D + D) + (D * F + F) + (F * D + D) + 4 * D
-        return 3 * D + (self.N_max + 1) * D + self.L * layer + D + 1
+        return 3 * D + (self.N_max + 1) * D + self.L * layer + 2 * D * int(self.final_ln) + D + 1
+
+    @property
+    def conventions(self) -> dict:
+        """The convention options, ``{name: value}`` (keys of :data:`CONVENTIONS`)."""
+        return {name: getattr(self, name) for name in CONVENTIONS}
+
+    @property
+    def preset(self) -> str | None:
+        """The name of the preset whose conventions these are, or ``None``."""
+        conv = self.conventions
+        return next((name for name, p in PRESET_SPECS.items() if p["conventions"] == conv), None)
+
+    @property
+    def torch_dtype(self) -> torch.dtype:
+        return _DTYPES[self.dtype]
+
+
+def preset_config(name: str, *, D: int = 32, L: int = 2, H: int | None = None, F: int | None = None,
+                  eps: float | None = None, N_max: int = 64, **conventions) -> TransformerConfig:
+    """The :class:`TransformerConfig` of preset ``name`` (one of :data:`PRESET_SPECS`) at width ``D``
+    and depth ``L``; ``H``, ``F``, ``eps`` default to the preset's (``F = F_per_D * D``) and any
+    convention can be overridden by keyword."""
+    check_choice(name, "preset", PRESET_NAMES)
+    p = PRESET_SPECS[name]
+    D = check_int(D, "D", lo=2)
+    for key in conventions:
+        check_choice(key, "convention", tuple(CONVENTIONS))
+    return TransformerConfig(D=D, L=L, H=p["H"] if H is None else H, F=p["F_per_D"] * D if F is None else F,
+                             eps=p["eps"] if eps is None else eps, N_max=N_max,
+                             **{**p["conventions"], **conventions})
+
+
+def preset_init(name: str) -> dict:
+    """The initialisation of preset ``name``: ``{"scheme": ..., "B": ...}`` (for :func:`initialize_`)."""
+    check_choice(name, "preset", PRESET_NAMES)
+    return {"scheme": PRESET_SPECS[name]["init"], "B": PRESET_SPECS[name]["B"]}
+
+
+def readout_table(T: torch.Tensor, readout: str = "linear") -> torch.Tensor:
+    r"""The Boolean outputs (int64 0/1) of real outputs ``T`` (any shape) under ``readout``:
+
+    - ``linear``: :math:`1[T > 0]`;
+    - ``sigmoid``: :math:`1[\sigma(T) \ge 1/2]`, computed in ``T``'s dtype as the public
+      experiment does (the same as ``linear`` except where :math:`\sigma` rounds to exactly
+      1/2, i.e. :math:`T = 0` or :math:`|T|` below the dtype's resolution there);
+    - ``median``: :math:`1[T > m]`, :math:`m` the (lower) median of ``T`` over **all** entries
+      given, i.e. over the evaluated strings: pass every string of :math:`\{0,1\}^N` at once,
+      as the all-strings evaluation does. With distinct outputs exactly half of the
+      :math:`2^N` strings read 1; ties at :math:`m` read 0.
+    """
+    check_choice(readout, "readout", READOUTS)
+    if not isinstance(T, torch.Tensor) or T.numel() == 0:
+        reject("T", f"<{type(T).__name__}>", "a non-empty tensor of outputs")
+    if readout == "linear":
+        bits = T > 0
+    elif readout == "sigmoid":
+        bits = torch.sigmoid(T) >= 0.5
+    else:
+        bits = T > T.reshape(-1).median()
+    return bits.to(torch.int64)
 
 
 class _LayerNorm(nn.Module):
-    def __init__(self, D):
+    def __init__(self, D, dtype=torch.float64):
         super().__init__()
-        self.gain = nn.Parameter(torch.ones(D, dtype=torch.float64))
-        self.bias = nn.Parameter(torch.zeros(D, dtype=torch.float64))
+        self.gain = nn.Parameter(torch.ones(D, dtype=dtype))
+        self.bias = nn.Parameter(torch.zeros(D, dtype=dtype))
 
 
 class _Layer(nn.Module):
     def __init__(self, cfg: TransformerConfig):
         super().__init__()
         D, F = cfg.D, cfg.F
-        kw = dict(dtype=torch.float64)
+        kw = dict(dtype=cfg.torch_dtype)
         self.q = nn.Linear(D, D, **kw)
         self.k = nn.Linear(D, D, **kw)
         self.v = nn.Linear(D, D, **kw)
         self.o = nn.Linear(D, D, **kw)
-        self.ln1 = _LayerNorm(D)
+        self.ln1 = _LayerNorm(D, cfg.torch_dtype)
         self.fc1 = nn.Linear(D, F, **kw)
         self.fc2 = nn.Linear(F, D, **kw)
-        self.ln2 = _LayerNorm(D)
+        self.ln2 = _LayerNorm(D, cfg.torch_dtype)
 
 
 class BooleanTransformer(nn.Module):
-    """The paper-B transformer (see the module docstring), float64.
+    """The paper-B transformer (see the module docstring), float64 unless the config says
+    ``dtype="float32"``.
 
     Call ``model(x)`` with ``x`` a ``(..., N)`` tensor of 0/1 (``1 <= N <= N_max``) to get
     ``T(x)`` of shape ``(...)``; ``model(x, return_blowup=True)`` gives ``(T, beta)``.
+    ``model.readout(T)`` turns outputs into bits by the config's readout (:func:`readout_table`).
     Parameters start at the Xavier-uniform scheme; use :func:`initialize_` to choose.
     """
 
@@ -144,11 +272,23 @@ class BooleanTransformer(nn.Module):
             reject("config", f"<{type(config).__name__}>", "a TransformerConfig")
         self.config = config
         D = config.D
-        self.tok = nn.Parameter(torch.zeros(3, D, dtype=torch.float64))
-        self.pos = nn.Parameter(torch.zeros(config.N_max + 1, D, dtype=torch.float64))
+        dt = config.torch_dtype
+        self.tok = nn.Parameter(torch.zeros(3, D, dtype=dt))
+        self.pos = nn.Parameter(torch.zeros(config.N_max + 1, D, dtype=dt))
         self.layers = nn.ModuleList(_Layer(config) for _ in range(config.L))
-        self.out = nn.Linear(D, 1, dtype=torch.float64)
+        # registered only when used, so that the default model's parameters (and the order in
+        # which an init scheme draws them) are unchanged
+        if config.final_ln:
+            self.ln_f = _LayerNorm(D, dt)
+        self.out = nn.Linear(D, 1, dtype=dt)
         initialize_(self, "xavier_uniform", generator=torch.Generator().manual_seed(0))
+
+    def readout(self, T: torch.Tensor) -> torch.Tensor:
+        """Bits (int64 0/1) of outputs ``T`` by this model's readout; for ``median`` pass the
+        outputs of every evaluated string at once (:func:`readout_table`)."""
+        # The all-strings evaluation stores T in float64; a float32 model's outputs convert back
+        # exactly, so the sigmoid rounds (to exactly 1/2 near T = 0) as in the model's own dtype.
+        return readout_table(T.to(self.config.torch_dtype), self.config.readout)
 
     # -- input -------------------------------------------------------------------------
     def _check_input(self, x):
@@ -169,18 +309,26 @@ class BooleanTransformer(nn.Module):
     # -- pieces ------------------------------------------------------------------------
     def _ln(self, ln, u, layer, which, labels, record, offset, n_total):
         r"""Layer norm of ``u`` (..., n, D) holding positions ``offset, offset+1, ...`` of
-        ``n_total``; returns (LN(u), z) with :math:`z = 1/\sqrt{\operatorname{var} u + \varepsilon}`."""
+        ``n_total``; returns (LN(u), z) with :math:`z = 1/\sqrt{\operatorname{var} u + \varepsilon}`
+        (``ln_eps="added_to_std"``: :math:`z = 1/(\sqrt{\operatorname{var} u} + \varepsilon)`)."""
+        cfg = self.config
         mean = u.mean(-1, keepdim=True)
         c = u - mean
-        var = (c * c).mean(-1)
-        eps = self.config.eps
+        if cfg.ln_variance == "biased":
+            var = (c * c).mean(-1)
+        else:
+            var = (c * c).sum(-1) / (u.shape[-1] - 1)
+        eps = cfg.eps
         if eps == 0.0:
             # Mathematically zero variance = all components equal (rounding in the mean
             # can leave a tiny non-zero computed var, so test equality, and var == 0).
             flat = (u == u[..., :1]).all(-1) | (var == 0)
             if flat.any():
                 self._zero_var_error(flat, layer, which, labels, offset, n_total)
-        z = torch.rsqrt(var + eps)
+        if cfg.ln_eps == "inside_sqrt":
+            z = torch.rsqrt(var + eps)
+        else:
+            z = 1.0 / (var.sqrt() + eps)
         y = ln.gain * (c * z.unsqueeze(-1)) + ln.bias
         return y, (z if record else None)
 
@@ -193,8 +341,10 @@ class BooleanTransformer(nn.Module):
             inp = f"string index {int(labels.reshape(-1)[b])}"
         else:
             inp = f"batch element {b}"
+        where_ln = ("the final layer norm" if which == 2
+                    else f"layer {layer + 1}, {_LN_NAMES[which]} layer norm")
         raise InputError(
-            f"zero variance in layer {layer + 1}, {_LN_NAMES[which]} layer norm, position {pos} "
+            f"zero variance in {where_ln}, position {pos} "
             f"({where}), {inp}, with eps = 0: LN is undefined there; use eps > 0 or other parameters"
         )
 
@@ -214,14 +364,27 @@ class BooleanTransformer(nn.Module):
     # -- forward -----------------------------------------------------------------------
     def _run(self, x, full: bool, record: bool, labels=None):
         x = self._check_input(x)
+        cfg = self.config
         N = x.shape[-1]
         eos = torch.full(x.shape[:-1] + (1,), EOS, dtype=torch.long, device=x.device)
         t = torch.cat([x, eos], dim=-1)
+        flat = t + 3 * torch.arange(N + 1, device=x.device)
+        tok = self.tok if cfg.embedding_scale == "one" else self.tok * math.sqrt(cfg.D)
+        table = (tok.unsqueeze(0) + self.pos[: N + 1].unsqueeze(1)).reshape(3 * (N + 1), -1)
+        if cfg.norm == "post":
+            h, zs, off = self._post_ln_layers(table, flat, N, full, record, labels)
+        else:
+            h, zs, off = self._pre_ln_layers(table, flat, N, full, record, labels)
+        if cfg.final_ln:
+            h, z = self._ln(self.ln_f, h, cfg.L - 1, 2, labels, record, off, N + 1)
+            zs.append(z)
+        T = self.out(h[..., -1, :]).squeeze(-1)
+        return T, zs
+
+    def _post_ln_layers(self, table, flat, N, full, record, labels):
         # Layer-1 inputs take only 3 values per position (token 0, 1, eos): embed and
         # project the (N+1) x 3 table once, then gather (saves the three D x D products
         # of layer 1 per string; the result is the same).
-        flat = t + 3 * torch.arange(N + 1, device=x.device)
-        table = (self.tok.unsqueeze(0) + self.pos[: N + 1].unsqueeze(1)).reshape(3 * (N + 1), -1)
         lay0 = self.layers[0]
         qkv_table = torch.cat([lay0.q(table), lay0.k(table), lay0.v(table)], dim=-1)
         # index_select on the flattened index is ~8x faster than advanced indexing on CPU
@@ -229,6 +392,7 @@ class BooleanTransformer(nn.Module):
         zs = []
         L = self.config.L
         D = self.config.D
+        off = 0
         for ell, lay in enumerate(self.layers):
             last_short = (ell == L - 1) and not full
             hq = h[..., -1:, :] if last_short else h
@@ -246,8 +410,26 @@ class BooleanTransformer(nn.Module):
             u = h1 + lay.fc2(torch.relu(lay.fc1(h1)))
             h, z = self._ln(lay.ln2, u, ell, 1, labels, record, off, N + 1)
             zs.append(z)
-        T = self.out(h[..., -1, :]).squeeze(-1)
-        return T, zs
+        return h, zs, off
+
+    def _pre_ln_layers(self, table, flat, N, full, record, labels):
+        # h <- h + MHA(LN(h)), h <- h + MLP(LN(h)). The keys and values of the last layer need
+        # the normalised input at every position; its query, residual and MLP only at eos.
+        h = table.index_select(0, flat.reshape(-1)).unflatten(0, flat.shape)
+        zs = []
+        L = self.config.L
+        off = 0
+        for ell, lay in enumerate(self.layers):
+            last_short = (ell == L - 1) and not full
+            a, z = self._ln(lay.ln1, h, ell, 0, labels, record, 0, N + 1)
+            zs.append(z)
+            aq, hq = (a[..., -1:, :], h[..., -1:, :]) if last_short else (a, h)
+            h1 = hq + self._attention(lay, lay.q(aq), lay.k(a), lay.v(a))
+            off = N if last_short else 0
+            m, z = self._ln(lay.ln2, h1, ell, 1, labels, record, off, N + 1)
+            zs.append(z)
+            h = h1 + lay.fc2(torch.relu(lay.fc1(m)))
+        return h, zs, off
 
     def forward(self, x, return_blowup: bool = False):
         r"""``T(x)`` for ``x`` of shape ``(..., N)``; with ``return_blowup`` also
@@ -262,8 +444,10 @@ class BooleanTransformer(nn.Module):
         r"""Per-input blowup detail for ``x`` of shape ``(..., N)``.
 
         Returns:
-            dict with ``T`` (...), ``z`` (..., 2L, N+1) (LN applications in order
-            attention-LN, MLP-LN of layer 1, then layer 2, ...), ``tau`` (..., 2L)
+            dict with ``T`` (...), ``z`` (..., L', N+1) (LN applications in order
+            attention-LN, MLP-LN of layer 1, then layer 2, ..., then the final LN if any;
+            :math:`z = 1/(\sqrt{\operatorname{var}} + \varepsilon)` under
+            ``ln_eps="added_to_std"``), ``tau`` (..., L')
             :math:`\tau = \max_n (1 + z_n)` and ``beta`` (...) :math:`= \prod \tau`.
         """
         T, zs = self._run(x, full=True, record=True)
@@ -288,7 +472,7 @@ def _softmax(s):
 def _param_kind(name: str) -> str:
     if name in ("tok", "pos"):
         return "embedding"
-    if ".ln1." in name or ".ln2." in name:
+    if ".ln1." in name or ".ln2." in name or name.startswith("ln_f."):
         return "ln_gain" if name.endswith("gain") else "ln_bias"
     if name.endswith("bias"):
         return "bias"
@@ -318,6 +502,10 @@ def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: fl
       fans :math:`(D, D)` (so their scale does not depend on :math:`N_{\max}`); biases 0;
       LN gain 1 and bias 0 (the usual practice).
 
+    The config's ``biases="zero"`` sets every bias (readout included) to 0 and
+    ``ln_affine="identity"`` every LN gain to 1 and bias to 0, under any scheme (those are
+    then not drawn, so the other parameters' draws shift).
+
     Args:
         model: a :class:`BooleanTransformer`.
         scheme: one of ``SCHEMES``.
@@ -334,10 +522,16 @@ def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: fl
     if generator is None:
         generator = torch.Generator()
     D = model.config.D
+    zero_biases = model.config.biases == "zero"
+    identity_ln = model.config.ln_affine == "identity"
     for name, p in model.named_parameters():
         shape = p.shape
         kind = _param_kind(name)
-        if scheme == "uniform":
+        if (kind == "bias" and zero_biases) or (kind == "ln_bias" and identity_ln):
+            val = torch.zeros(shape, dtype=torch.float64)
+        elif kind == "ln_gain" and identity_ln:
+            val = torch.ones(shape, dtype=torch.float64)
+        elif scheme == "uniform":
             val = (torch.rand(shape, generator=generator, dtype=torch.float64) * 2 - 1) * B
         elif scheme == "gaussian":
             val = torch.randn(shape, generator=generator, dtype=torch.float64) * sigma
@@ -369,6 +563,6 @@ def random_model(config: TransformerConfig | None, scheme: str, seed: int, *, de
 
 
 __all__ = [
-    "EOS", "SCHEMES", "TransformerConfig", "BooleanTransformer", "check_transformer", "initialize_",
-    "random_model",
+    "EOS", "SCHEMES", "CONVENTIONS", "PRESET_SPECS", "TransformerConfig", "BooleanTransformer", "check_transformer",
+    "initialize_", "random_model", "preset_config", "preset_init", "readout_table",
 ]

@@ -19,6 +19,29 @@ FUNCTION_PARAMS = {
 #: Initialisation schemes of the Boolean transformer.
 INIT_SCHEMES = ("uniform", "gaussian", "xavier_uniform", "xavier_normal")
 
+#: Model-convention presets of the Boolean transformer: ``boolverify`` (this suite's paper-B
+#: formalisation) and ``bhattamishra`` (the conventions of the public random-transformer
+#: sensitivity experiment of Bhattamishra et al., satwik77/Transformer-Simplicity).
+PRESETS = ("boolverify", "bhattamishra")
+
+#: Where the layer norm sits: after the residual sum (``post``) or on the sublayer input (``pre``).
+NORM_POSITIONS = ("post", "pre")
+#: Layer-norm variance: divide by D (``biased``) or by D - 1 (``unbiased``, torch's ``std``).
+LN_VARIANCES = ("biased", "unbiased")
+#: Layer-norm epsilon: ``1/sqrt(var + eps)`` (``inside_sqrt``) or ``1/(std + eps)`` (``added_to_std``).
+LN_EPS_PLACEMENTS = ("inside_sqrt", "added_to_std")
+#: Scale of the token embedding: 1 (``one``) or sqrt(D) (``sqrt_D``); positions are never scaled.
+EMBEDDING_SCALES = ("one", "sqrt_D")
+#: Biases (Q/K/V/O, MLP, readout): as the init scheme draws them (``scheme``) or 0 (``zero``).
+BIAS_INITS = ("scheme", "zero")
+#: Layer-norm gain/bias: as the init scheme draws them (``scheme``) or 1/0 (``identity``).
+LN_AFFINE_INITS = ("scheme", "identity")
+#: Boolean readout of the real output T: ``linear`` 1[T > 0], ``sigmoid`` 1[sigmoid(T) >= 1/2],
+#: ``median`` 1[T > median of T over the evaluated strings].
+READOUTS = ("linear", "sigmoid", "median")
+#: Floating-point type of the transformer's parameters and arithmetic.
+MODEL_DTYPES = ("float64", "float32")
+
 #: Boolean targets a transformer is trained on.
 TRAINING_TARGETS = ("majority", "first", "parity")
 
@@ -28,5 +51,6 @@ LOSSES = ("bce", "mse")
 #: Optimizers of the multi-step XOR runs.
 OPTIMIZERS = ("gd", "adam")
 
-__all__ = ["ATTENTIONS", "FUNCTIONS", "FUNCTION_PARAMS", "INIT_SCHEMES", "TRAINING_TARGETS",
-           "LOSSES", "OPTIMIZERS"]
+__all__ = ["ATTENTIONS", "FUNCTIONS", "FUNCTION_PARAMS", "INIT_SCHEMES", "PRESETS", "NORM_POSITIONS",
+           "LN_VARIANCES", "LN_EPS_PLACEMENTS", "EMBEDDING_SCALES", "BIAS_INITS", "LN_AFFINE_INITS",
+           "READOUTS", "MODEL_DTYPES", "TRAINING_TARGETS", "LOSSES", "OPTIMIZERS"]

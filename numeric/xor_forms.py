@@ -164,7 +164,30 @@ class ClosedFormState:
         self.N = (GamR * GamR).sum(-1)                # ||gamma_R||^2 per head
         self.P = prod.sum(-1)                         # gamma_R . gamma~_R
         self.Q = (prod * prod).sum(-1)                # sum_R gamma_i^2 gamma~_i^2
-        self.Gam, self.GamR, self.ga, self.gb, self.ca, self.cb = Gam, GamR, ga, gb, ca, cb
+        self.Gam, self.GamR = Gam, GamR
+        self._finish(ga, gb, ca, cb)
+
+    @classmethod
+    def from_sums(cls, ga, gb, SR, N, P, Q, a, b, attention):
+        """The state from the weights on the support and the sums over R alone (no weight
+        vectors: ``Gam`` and ``GamR`` are None), e.g. accumulated block by block over ``V``.
+
+        ``ga, gb, SR, N``: ``(*batch, 2)`` (per head: weight on a, on b, sum over R, sum of
+        squares over R); ``P, Q``: ``(*batch)``. Same formulas as the constructor.
+        """
+        self = cls.__new__(cls)
+        self.a, self.b = a, b
+        self.Gam = self.GamR = None
+        if attention == "softmax":
+            ca, cb = SR + gb, SR + ga
+        else:
+            ca, cb = 1 - ga, 1 - gb
+        self.N, self.P, self.Q = N, P, Q
+        self._finish(ga, gb, ca, cb)
+        return self
+
+    def _finish(self, ga, gb, ca, cb):
+        self.ga, self.gb, self.ca, self.cb = ga, gb, ca, cb
         g1a, g2a, g1b, g2b = ga[..., 0], ga[..., 1], gb[..., 0], gb[..., 1]
         self.c0 = self.P + g1a * g2a + g1b * g2b      # gamma . gamma~
         pab, pba = g1a * g2b, g1b * g2a
@@ -186,17 +209,25 @@ class ClosedFormState:
     def weight_grad(self):
         """``G`` of shape (*batch, 2, d): dL/dgamma (head 1) and dL/dgamma~ (head 2)."""
         Gam, ga, gb, N = self.Gam, self.ga, self.gb, self.N
-        c0, t, P = self.c0[..., None], self.t[..., None], self.P[..., None]
+        c0 = self.c0[..., None]
         full = N + ga * ga + gb * gb                  # ||gamma||^2 per head
         other = Gam.flip(-2)
         prod = Gam[..., 0:1, :] * Gam[..., 1:2, :]
         G = 4 * (c0[..., None] - prod) * other + 2 * full.flip(-1)[..., None] * Gam
-        ga_o, gb_o, N_o = ga.flip(-1), gb.flip(-1), N.flip(-1)
-        Ga = 2 * c0 * ga_o + 2 * ga * N_o + 2 * ga_o * P - 2 * t * gb_o
-        Gb = 2 * c0 * gb_o + 2 * gb * N_o + 2 * gb_o * P - 2 * t * ga_o
+        Ga, Gb = self.support_grad()
         G[..., self.a] = Ga
         G[..., self.b] = Gb
         return G, Ga, Gb
+
+    def support_grad(self):
+        """``(Ga, Gb)``, each (*batch, 2): dL/dgamma_a, dL/dgamma_b per head, in the form that
+        does not cancel near a solution (module docstring)."""
+        ga, gb, N = self.ga, self.gb, self.N
+        c0, t, P = self.c0[..., None], self.t[..., None], self.P[..., None]
+        ga_o, gb_o, N_o = ga.flip(-1), gb.flip(-1), N.flip(-1)
+        Ga = 2 * c0 * ga_o + 2 * ga * N_o + 2 * ga_o * P - 2 * t * gb_o
+        Gb = 2 * c0 * gb_o + 2 * gb * N_o + 2 * gb_o * P - 2 * t * ga_o
+        return Ga, Gb
 
     def logit_cotangent(self, Z, attention):
         r"""``W = J^T G`` (z-space cotangent) for both heads, accurate near a solution."""

@@ -167,3 +167,13 @@ def test_crossover_when_no_integer_lies_between_the_roots():
         c = crossover(a)
         assert c["regime"] == "two-crossings" and 2 < c["N_lower"] < c["N_upper"] < 3
         assert c["N_star"] == c["N_star_direct"] == 1 and c["agree"]
+
+
+@pytest.mark.parametrize("D", [10**5, 10**7, 10**9])
+def test_direct_crossover_is_logarithmic_and_agrees_with_lambert_w_at_large_D(D):
+    """The direct evaluation bisects instead of scanning N = 1, 2, ... (which took minutes at
+    D = 10^6 and hung the CLI at 10^7); both roads still agree."""
+    from verify.reference.bounds import bounds_report
+
+    r = bounds_report(D, 2)
+    assert r["agree"] and r["N_star"] > D

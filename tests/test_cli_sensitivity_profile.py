@@ -18,6 +18,7 @@ def run(argv, capsys):
 
 def test_majority_table_and_json(tmp_path, capsys):
     js = tmp_path / "out" / "maj.json"
+    js.parent.mkdir()
     rc, out, err = run(["--function", "majority", "--N", "10", "--json", str(js)], capsys)
     assert rc == 0 and err == ""
     assert "562" in out and "252" in out and "210" in out and "agree" in out

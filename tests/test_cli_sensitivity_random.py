@@ -1,4 +1,5 @@
-"""CLI tests of `boolverify sensitivity random` and `boolverify sensitivity bounds`."""
+"""CLI tests of `boolverify sensitivity random` (with its presets) and `boolverify sensitivity
+bounds`; the recognition of the functions with K_0 = 0 that `random` lists."""
 
 from __future__ import annotations
 
@@ -20,12 +21,16 @@ def test_random_small_run_with_json_and_figure(tmp_path, capsys):
     rc, out, err = _run(capsys, "random", "--N", "6", "--D", "8", "--L", "1", "--models", "5",
                         "--init", "gaussian", "--json", str(js), "--figure", str(fig))
     assert rc == 0, err
-    assert "fraction with K_0 >= 1" in out and "mean profile" in out and "0.632" in out
+    assert "K_0 >= 1, all models" in out and "mean profile" in out and "0.632" in out
     d = json.loads(js.read_text())
     assert d["params"]["init"] == "gaussian" and d["summary"]["models"] == 5
     assert len(d["profiles"]) == 5 and all(sum(row) == 64 for row in d["profiles"])
     assert abs(sum(d["summary"]["mean_profile_frac"]) - 1) < 1e-12
     assert fig.stat().st_size > 1000
+    assert d["params"]["preset"] == "boolverify" and d["params"]["conventions"]["readout"] == "linear"
+    m = d["models"]
+    assert m["constant"] + m["nonconstant"] == 5 and len(d["ones"]) == 5
+    assert m["frac_constant_ci"][0] <= m["frac_constant"] <= m["frac_constant_ci"][1]
     # reproducible: the same seed gives the same profiles
     js2 = tmp_path / "r2.json"
     _run(capsys, "random", "--N", "6", "--D", "8", "--L", "1", "--models", "5", "--init", "gaussian",
@@ -49,6 +54,11 @@ def test_random_small_run_with_json_and_figure(tmp_path, capsys):
         (["--models", "1", "--figure", "out.xyz"], "--figure"),
         (["--models", "1", "--device", "tpu"], "--device"),
         (["--models", "1", "--json", "/"], "--json"),
+        (["--preset", "vaswani"], "--preset"),
+        (["--readout", "argmax"], "--readout"),
+        (["--dtype", "float16"], "--dtype"),
+        (["--preset", "bhattamishra", "--D", "10", "--H", "3"], "--H"),
+        (["--preset", "bhattamishra", "--B", "-1"], "--B"),
     ],
 )
 def test_random_bad_input(capsys, argv, name):
@@ -62,9 +72,9 @@ def test_random_zero_variance_reported(capsys, monkeypatch):
     """eps = 0 with a zero-variance LN input: the CLI prints the layer and position."""
     import torch
 
-    import numeric.transformer_model as tf  # random_model looks initialize_ up here
+    import verify.experiments.random_transformers as rt  # sample_models looks initialize_ up here
 
-    orig = tf.initialize_
+    orig = rt.initialize_
 
     def zero_init(model, scheme, **kw):
         orig(model, scheme, **kw)
@@ -73,10 +83,85 @@ def test_random_zero_variance_reported(capsys, monkeypatch):
                 p.zero_()
         return model
 
-    monkeypatch.setattr(tf, "initialize_", zero_init)
+    monkeypatch.setattr(rt, "initialize_", zero_init)
     rc, out, err = _run(capsys, "random", "--N", "3", "--D", "4", "--models", "1")
     assert rc == 2
     assert "zero variance in layer 1, attention layer norm, position 0" in err
+
+
+def test_random_bhattamishra_preset(tmp_path, capsys):
+    js = tmp_path / "b.json"
+    rc, out, err = _run(capsys, "random", "--preset", "bhattamishra", "--N", "5", "--D", "8", "--L", "2",
+                        "--models", "6", "--json", str(js))
+    assert rc == 0, err
+    assert "bhattamishra conventions" in out and "H=1" in out and "F=16" in out and "B=10" in out
+    assert "fraction constant [95% CP]" in out and "non-constant models" in out
+    d = json.loads(js.read_text())
+    p = d["params"]
+    assert p["preset"] == "bhattamishra" and p["B"] == 10.0 and p["eps"] == 1e-6 and p["F"] == 16
+    assert p["conventions"]["norm"] == "pre" and p["conventions"]["dtype"] == "float32"
+    # an explicit option overrides the preset's
+    rc, out, err = _run(capsys, "random", "--preset", "bhattamishra", "--N", "4", "--D", "8", "--L", "1",
+                        "--models", "2", "--readout", "median", "--B", "1", "--json", str(js))
+    assert rc == 0, err
+    d = json.loads(js.read_text())
+    assert d["params"]["conventions"]["readout"] == "median" and d["params"]["B"] == 1.0
+    # a median readout reads half of the 16 strings as 1 when the outputs are distinct
+    assert all(o in (0, 8) for o in d["ones"])
+
+
+def test_random_lists_models_with_K0_zero(tmp_path, capsys, monkeypatch):
+    """Every model made to compute x_2 (outputs x_2 - 1/2): all have K_0 = 0, each is listed
+    with its seed as DICTATOR x_2."""
+    import torch
+
+    import verify.experiments.random_transformers as rt
+
+    monkeypatch.setattr(rt, "evaluate_all",
+                        lambda model, N, chunk=None: ((torch.arange(1 << N) >> 2) & 1).double() - 0.5)
+    rc, out, err = _run(capsys, "random", "--N", "4", "--D", "4", "--L", "1", "--models", "3", "--seed", "40")
+    assert rc == 0, err
+    assert "models with K_0 = 0" in out and out.count("DICTATOR x_2") == 3
+    assert all(str(s) in out for s in (40, 41, 42))
+
+    def near_parity(model, N, chunk=None):
+        # x_1 + x_4 mod 2 with string 0 read as 1: still every string sensitive, no longer a parity
+        x = torch.arange(1 << N)
+        t = ((x >> 1) ^ (x >> 4)) & 1
+        t[0] = 1
+        return t.double() - 0.5
+
+    monkeypatch.setattr(rt, "evaluate_all", near_parity)
+    js = tmp_path / "k0.json"
+    rc, out, err = _run(capsys, "random", "--N", "5", "--D", "4", "--L", "1", "--models", "1", "--json", str(js))
+    assert rc == 0, err
+    assert "not recognised" in out
+    d = json.loads(js.read_text())
+    assert d["functions"] == ["not recognised (nearest PARITY x_1+x_4, agrees on 96.9 % of the strings)"]
+    assert d["models"]["zero_K0"] == [{"seed": 0, "function": d["functions"][0]}]
+
+
+def test_identify_function():
+    import torch
+
+    from numeric.boolean import truth_table
+    from verify.experiments.random_transformers import identify_function, nearest_parity
+
+    N = 5
+    x = torch.arange(1 << N)
+    assert identify_function((x >> 3) & 1, N) == "DICTATOR x_3"
+    assert identify_function(1 - ((x >> 0) & 1), N) == "NOT DICTATOR x_0"
+    par = ((x >> 1) ^ (x >> 4)) & 1
+    assert identify_function(par, N) == "PARITY x_1+x_4"
+    assert identify_function(1 - par, N) == "NOT PARITY x_1+x_4"
+    assert identify_function(truth_table("parity", N), N) == "PARITY x_0+x_1+x_2+x_3+x_4"
+    assert identify_function(torch.ones(1 << N, dtype=torch.int64), N) == "constant 1"
+    assert identify_function(truth_table("majority", N), N) is None
+    # a two-bit parity with one string changed: not one, but nearest to it
+    near = par.clone()
+    near[0] ^= 1
+    assert identify_function(near, N) is None
+    assert nearest_parity(near, N) == ("PARITY x_1+x_4", 31 / 32)
 
 
 def test_bounds_table_and_json(tmp_path, capsys):

@@ -53,7 +53,7 @@ def test_samples_and_compare(tmp_path, capsys):
 BAD_XOR_OPTIONS = [
     (["xor", "step", "--d", "1", "--m", "4"], "--d"),
     (["xor", "step", "--d", "10", "--m", "0"], "--m"),
-    (["xor", "step", "--d", "100000", "--m", "100000"], "--m"),
+    (["xor", "step", "--d", "100000", "--m", "100000"], "--d"),
     (["xor", "step", "--d", "10", "--m", "4", "--support", "3,3"], "--support"),
     (["xor", "step", "--d", "10", "--m", "4", "--support", "x"], "--support"),
     (["xor", "step", "--d", "10", "--m", "4", "--eps", "2"], "--eps"),
@@ -86,4 +86,4 @@ def test_unreadable_results_file(tmp_path, capsys):
     p = tmp_path / "bad.json"
     p.write_text("[1, 2")
     assert main(["xor", "sweep", "--d", "10", "--m", "2", "--seeds", "2", "--out", str(p)]) == 2
-    assert "not JSON" in capsys.readouterr().err
+    assert "a readable JSON file" in capsys.readouterr().err

@@ -24,7 +24,8 @@ IMPL = Path(__file__).resolve().parents[1] / "docs" / "examples" / "xor_impl.py"
 
 
 def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=300)
 
 
 def test_correct_gradient_agrees():
@@ -174,7 +175,7 @@ BAD = [
     (lambda _: crossval_xor(_never_called, kind="hessian"), "kind"),
     (lambda _: crossval_xor(_never_called, max_examples=0), "max_examples"),
     (lambda _: crossval_xor(_never_called, seed=1.5), "seed"),
-    (lambda _: crossval_profile_function(_never_called, max_N=17), "max_N"),
+    (lambda _: crossval_profile_function(_never_called, max_N=21), "max_N"),
     (lambda _: crossval_profile_function(_never_called, max_N=0), "max_N"),
     (lambda _: crossval_profile_function(_never_called, max_examples=0), "max_examples"),
     (lambda _: load_callable("justtext"), "target"),
@@ -222,3 +223,112 @@ def test_profile_table_file(tmp_path):
     p.write_text("0 1 1")
     r = cli("crossval", "profile", str(p))
     assert r.returncode == 2 and "not a power of two" in r.stderr
+
+
+# --------------------------------------------------------------------------- large N, hints, the child process
+
+PROFILE_SRC = '''
+import numpy as np
+
+def profile(table):
+    t = np.asarray(table)
+    N = len(t).bit_length() - 1
+    x = np.arange(len(t))
+    s = sum((t != t[x ^ (1 << n)]).astype(int) for n in range(N))
+    return np.bincount(np.atleast_1d(s), minlength=N + 1)
+
+def average(table):
+    K = profile(table)
+    return float(np.dot(np.arange(len(K)), K)) / len(table)
+'''
+
+
+def test_every_N_up_to_the_limit_is_tested():
+    prof = load_callable(f"{IMPL}:profile_as_normalised")
+    res = crossval_profile_function(prof, ProfileConventions(returns="normalised"), max_N=14, max_examples=10)
+    assert res.ok and sorted(res.sizes["N"]) == list(range(1, 15))
+    assert res.examples == sum(res.sizes["N"].values()) >= 14
+    assert "N = 1..14" in res.sizes_text()
+
+
+def test_a_profile_wrong_only_for_large_N_is_caught_and_reproducible():
+    def wrong_from_12(table):
+        t = np.asarray(table)
+        N = len(t).bit_length() - 1
+        x = np.arange(len(t))
+        s = sum((t != t[x ^ (1 << n)]).astype(int) for n in range(N))
+        K = np.bincount(np.atleast_1d(s), minlength=N + 1)
+        return K + (N >= 12)
+
+    res = crossval_profile_function(wrong_from_12, max_N=12, max_examples=20)
+    assert not res.ok
+    inputs = res.mismatch.inputs
+    assert inputs["N"] == 12 and inputs["recipe"] is not None
+    from verify.crossval import seeded_table
+
+    assert seeded_table(12, **inputs["recipe"]).tolist() == inputs["table"]
+
+
+def test_seeded_tables_cover_low_and_high_sensitivity():
+    from verify.crossval import seeded_table
+    from verify.report.sensitivity_profiles import profile_counts
+
+    assert seeded_table(10, seed=0, density=0).sum() == 0
+    junta = profile_counts(seeded_table(12, seed=3, density=8, junta=2))
+    assert sum(junta[3:]) == 0  # a function of two variables is at most 2-sensitive
+    noisy = profile_counts(seeded_table(12, seed=3, density=8))
+    assert max(k for k, c in enumerate(noisy) if c) > 6
+
+
+def test_cli_success_line_says_what_and_which_sizes(tmp_path):
+    (tmp_path / "impl.py").write_text(PROFILE_SRC)
+    r = cli("crossval", "profile", "impl.py:average", "--returns", "average", "--N", "9", "--examples", "15",
+            "--json", "v.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "matches boolverify's average sensitivity as(f) on" in r.stdout and "N = 1..9" in r.stdout
+    record = json.loads((tmp_path / "v.json").read_text())
+    assert record["ok"] and record["compared"] == "average sensitivity as(f)"
+    assert sorted(map(int, record["sizes"]["N"])) == list(range(1, 10))
+
+
+def test_cli_hint_for_a_forgotten_option():
+    half = f"{IMPL.parent / 'xor_impl.py'}:population_grad"
+    r = cli("crossval", "xor-grad", half, "--half-mse", "--examples", "20")
+    assert r.returncode == 1 and "did you mean no --half-mse?" in r.stdout, r.stdout + r.stderr
+
+
+def test_cli_imports_from_the_working_folder_and_path(tmp_path):
+    (tmp_path / "mymod.py").write_text(PROFILE_SRC)
+    r = cli("crossval", "profile", "mymod:profile", "--N", "4", "--examples", "5", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "helper.py").write_text(PROFILE_SRC)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "impl.py").write_text("from helper import profile\n")
+    r = cli("crossval", "profile", str(tmp_path / "src" / "impl.py") + ":profile", "--N", "4", "--examples", "5")
+    assert r.returncode == 2 and "No module named 'helper'" in r.stderr
+    r = cli("crossval", "profile", str(tmp_path / "src" / "impl.py") + ":profile", "--N", "4", "--examples", "5",
+            "--path", str(tmp_path / "lib"))
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_table_file_in_pm1_values(tmp_path):
+    p = tmp_path / "maj.txt"
+    p.write_text("1 1 1 -1 1 -1 -1 -1")
+    table, _ = read_table(p, values="pm1")
+    assert table.tolist() == [0, 0, 0, 1, 0, 1, 1, 1]
+    r = cli("crossval", "profile", str(p), "--values", "pm1", "--claimed", "2,0,6,0")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_one_child_serves_many_calls_and_is_replaced_after_an_exit(tmp_path):
+    from verify.crossval.target import ChildTarget, TargetExited
+
+    (tmp_path / "t.py").write_text("import sys\ndef f(x):\n    if x == 'quit':\n        sys.exit(3)\n"
+                                   "    return x * 2\n")
+    with ChildTarget(f"{tmp_path / 't.py'}:f", timeout=20) as target:
+        assert [target.call((k,)) for k in range(5)] == [0, 2, 4, 6, 8]
+        assert target.starts == 1
+        with pytest.raises(TargetExited, match=re.escape("sys.exit(3)")):
+            target.call(("quit",))
+        assert target.call((21,)) == 42 and target.starts == 2

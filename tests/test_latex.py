@@ -61,6 +61,7 @@ def test_broken_tex_gives_latex_error_and_no_pdf(tmp_path):
 @needs_pdflatex
 def test_cli_derive_writes_tex_and_pdf(tmp_path, capsys):
     out = tmp_path / "sub" / "derivations.tex"
+    out.parent.mkdir()
     assert main(["derive", "--out", str(out), "--pdf", "--no-checks"]) == 0
     assert out.read_text().startswith(r"\documentclass")
     assert out.with_suffix(".pdf").read_bytes()[:5] == b"%PDF-"

@@ -66,6 +66,24 @@ def _grad(attention="softmax"):
     return probe
 
 
+def _grad_two_pass(attention="softmax"):
+    """A batch of one instance: the two-pass path (cotangent of the closed form, then V^T)."""
+    def probe():
+        from numeric import xor
+
+        V, th, tt, s = _xor_instance()
+        return torch.cat(xor.population_grad(V[None], th[None], tt[None], s, attention), -1)
+    return probe
+
+
+def _grad_near_cancellation():
+    """Large logits off the support: the one-pass moments cancel and the exact path is needed."""
+    from numeric import xor
+
+    V, th, tt, s = _xor_instance(d=8, m=3, seed=3)
+    return torch.cat(xor.population_grad(V, 40 * th, 40 * tt, s))
+
+
 def _weights(attention):
     def probe():
         from numeric import xor
@@ -183,6 +201,15 @@ def _transformer(eps=1e-5, scheme="gaussian"):
     return probe
 
 
+def _fast_table():
+    from numeric.transformer import TransformerConfig, random_model
+    from numeric.transformer_eval import evaluate_all, fast_path_applies
+
+    model = random_model(TransformerConfig(D=4, L=2, H=2, eps=1e-5, N_max=6), "gaussian", 0)
+    assert fast_path_applies(model)
+    return evaluate_all(model, 5)
+
+
 def _margin():
     from numeric.transformer import margin_recognition
 
@@ -246,15 +273,58 @@ def _n_params():
     return n_params(16, 2)
 
 
+def _random_function_K0():
+    from verify.experiments.random_transformers import random_function_K0
+
+    return random_function_K0(0.3, 4)
+
+
+def _median_bound():
+    from verify.experiments.random_transformers import median_bounds
+
+    return median_bounds(list(range(60)), 0.99, "lower")
+
+
+def _median_readout():
+    from numeric.transformer import readout_table
+
+    return readout_table(torch.tensor([1.0, 1.0, 2.0, 0.0], dtype=torch.float64), "median")
+
+
+def _pre_ln():
+    from numeric.transformer import preset_config, random_model
+
+    model = random_model(preset_config("boolverify", D=4, L=2, N_max=6, norm="pre"), "gaussian", 0)
+    with torch.no_grad():
+        return model(torch.tensor([[0, 1, 1, 0], [1, 1, 0, 0]]))
+
+
+def _control_labels():
+    from numeric.transformer_eval import strings
+    from verify.experiments.training import target_labels
+
+    return target_labels("parity01", strings(torch.arange(16), 4))
+
+
+def _exact_influence():
+    from numeric.transformer import TransformerConfig, random_model
+    from verify.experiments.random_transformers import exact_influence_maximum
+
+    return exact_influence_maximum(random_model(TransformerConfig(D=4, L=1, H=2, N_max=6), "uniform", 0), 5)
+
+
 PROBES = {
     "loss_drops_t_squared": _loss,
     "loss_cross_term_sign": _loss,
-    "grad_drops_support_pull": _grad(),
-    "grad_ambient_term_sign": _grad(),
+    "grad_drops_support_pull": _grad_two_pass(),
+    "grad_ambient_term_sign": _grad_two_pass(),
+    "one_pass_without_fallback": _grad_near_cancellation,
+    "one_pass_square_moments_swapped": _grad(),
+    "one_pass_support_rows_swapped": _grad(),
     "grad_halved": _grad(),
     "grad_heads_swapped": _grad(),
-    "softmax_cotangent_not_centred": _grad(),
-    "erf_cotangent_constant": _grad("erf"),
+    "softmax_cotangent_not_centred": _grad_two_pass(),
+    "erf_cotangent_constant": _grad_two_pass("erf"),
     "softmax_unnormalised": _weights("softmax"),
     "linear_attention_unscaled": _weights("linear"),
     "erf_attention_scale_inside": _weights("erf"),
@@ -279,6 +349,7 @@ PROBES = {
     "training_parity_first_10_bits": _labels("parity"),
     "training_first_reads_last_bit": _labels("first"),
     "transformer_ignores_input": _transformer(),
+    "fast_evaluation_ignores_input": _fast_table,
     "no_positional_embedding": _transformer(),
     "layer_norm_ignores_eps": _transformer(eps=0.5, scheme="uniform"),
     "layer_norm_unbiased_variance": _transformer(),
@@ -291,6 +362,14 @@ PROBES = {
     "variance_K0_union_off_by_one": _variance,
     "support_check_allows_a_equal_b": _support,
     "n_params_without_layer_norms": _n_params,
+    "random_function_K0_exponent_N": _random_function_K0,
+    "median_bound_one_step_inward": _median_bound,
+    "median_readout_ties_read_one": _median_readout,
+    "pre_ln_residual_normalised": _pre_ln,
+    "training_labels_rolled": _labels("majority"),
+    "training_control_parity_three_bits": _control_labels,
+    "transformer_config_eps_ignored": _transformer(eps=0.5, scheme="uniform"),
+    "exact_influence_mean": _exact_influence,
 }
 
 
@@ -327,22 +406,26 @@ def test_install_rebinds_every_module_and_later_imports():
     import numeric.xor_population
 
     original = numeric.xor_population.population_grad
+    V, th, tt, sup = _xor_instance()
+    before = torch.cat(numeric.xor.population_grad(V, th, tt, sup))
     installed = install(by_name("grad_halved"))
     try:
         mutant = installed.replacement
-        # bound before install: the defining module, the public re-export, a user module
+        # bound before install: the defining module and a user module
         assert numeric.xor_population.population_grad is mutant
-        assert numeric.xor.population_grad is mutant
         assert numeric.xor_metrics.population_grad is mutant
+        # the public function (it also takes streamed embeddings) calls the engine's at each call
+        assert torch.equal(torch.cat(numeric.xor.population_grad(V, th, tt, sup)), 0.5 * before)
         # what a theorem module does at import, after install
         namespace = {}
         exec("from numeric.xor import population_grad", namespace)
-        assert namespace["population_grad"] is mutant
+        assert torch.equal(torch.cat(namespace["population_grad"](V, th, tt, sup)), 0.5 * before)
         assert mutant.__name__ == "population_grad" and mutant is not original
     finally:
         installed.undo()
-    assert numeric.xor.population_grad is original
+    assert numeric.xor_population.population_grad is original
     assert numeric.xor_metrics.population_grad is original
+    assert torch.equal(torch.cat(numeric.xor.population_grad(V, th, tt, sup)), before)
 
 
 def test_install_on_a_class_replaces_the_class_attribute():

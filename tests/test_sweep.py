@@ -110,7 +110,7 @@ def test_sweep_bad_input(over, name):
 def test_bad_results_file(tmp_path):
     p = tmp_path / "x.json"
     p.write_text("{not json")
-    with pytest.raises(InputError, match="^results file = .*not JSON"):
+    with pytest.raises(InputError, match="^results file = .*a readable JSON file"):
         run_sweep([10], [2], 2, out=p)
     p.write_text('{"schema": "other"}')
     with pytest.raises(InputError, match="^results file = .*sweep file"):
@@ -164,3 +164,17 @@ def test_sweep_and_samples_on_cuda_match_cpu():
     c = run_samples([16], {16: [1024]}, 8, 8)
     d = run_samples([16], {16: [1024]}, 8, 8, device="cuda")
     assert c[0].successes == d[0].successes
+
+
+def test_samples_rerun_adds_nothing_and_other_settings_are_refused(tmp_path):
+    out = tmp_path / "n.json"
+    run_samples([12], {12: [16, 32]}, 4, 3, out=out)
+    before = out.read_text()
+    run_samples([12], {12: [16, 32]}, 4, 3, out=out)  # everything saved: nothing added
+    assert out.read_text() == before
+    with pytest.raises(InputError, match=r"^results file = .*\(d=12, kind=samples, m=4, n=16, "
+                                         r"n_seeds=3, seed_offset=0\) has eps = 0.01 on file, 0.02 here"):
+        run_samples([12], {12: [16]}, 4, 3, eps=0.02, out=out)
+    # the same grid point with another seed block is another cell
+    run_samples([12], {12: [16]}, 4, 3, seed_offset=3, out=out)
+    assert len(load_results(out)["cells"]) == 3

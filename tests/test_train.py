@@ -70,6 +70,27 @@ def test_wilson_interval_known_value_and_shape():
     assert wilson_interval(5000, 10000)[1] - wilson_interval(5000, 10000)[0] < hi - lo
 
 
+@pytest.mark.parametrize("N", [2, 3, 7, 12])
+def test_control_target_labels_table_and_statistics(N):
+    from verify.experiments.training import target_labels, target_truth_table
+
+    bits = all_strings(N).to(torch.int64)
+    y = target_labels("parity01", bits)
+    assert y.tolist() == [(row[0] + row[1]) % 2 for row in bits.tolist()]  # written out
+    tab = target_truth_table("parity01", N)
+    assert tab.tolist() == [(i & 1) ^ ((i >> 1) & 1) for i in range(2**N)]  # bits 0, 1 of the index
+    assert average_sensitivity(tab) == pytest.approx(2.0, rel=1e-12)  # bits 0 and 1, every string
+    # the targets of numeric.targets come through unchanged
+    assert torch.equal(target_labels("majority", bits), labels("majority", bits))
+
+
+def test_control_target_trains_and_reports_exact_statistics():
+    N = 6
+    r = train("parity01", N, steps=5, batch_size=16)
+    assert r.target == "parity01" and r.baseline == 0.5 and r.target_mean_sensitivity == 2.0
+    assert sum(r.profile) == 2**N and r.examples_seen == 5 * 16
+
+
 # ----------------------------------------------------------------------------- the loop, stand-in
 
 
@@ -223,6 +244,8 @@ def test_float32_option():
         (dict(model="not a module"), "model"),
         (dict(device="tpu"), "device"),
         (dict(exact="yes"), "exact"),
+        (dict(target="parity01", N=1), "N"),
+        (dict(target="parity02"), "target"),
     ],
 )
 def test_bad_input(kw, name):

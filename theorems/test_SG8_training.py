@@ -16,6 +16,19 @@ other 3072 (held out) is exact; PARITY at N = 6 and at N = 14, 14 runs each, und
 250 steps of batch 64 at both, the same steps and the same 16 000 strings seen (at N = 6 all 64
 strings every step). About 40 s on one core.
 
+Positive controls (``first_long``, ``parity01_long``): FIRST and the 2-sparse parity of bits
+0 and 1 at N = 14 under PARITY's budget there (250 steps of batch 64), 7 runs each: the loop and
+the budget fit a function of few bits at that N, so PARITY's failure is one of the N-bit
+parity. Rule: P(accuracy >= 0.9) > 1/2, three-way as below (n = 7: pass iff 7 of 7, fail iff
+0). Measured: 7 of 7 runs each reached 0.9 at bases 0-4 (3 probe runs each with other seeds:
+accuracy 1.0; PARITY at N = 14 in 3 probe runs: 0.5).
+
+Budget sweep (slow, :data:`~verify.experiments.plans.SG8_PARITY_BUDGETS`): PARITY at N = 14
+with 1000 and 4000 steps of batch 64 (about 4 and 16 passes over the 16 384 strings), 7 runs
+each: P(accuracy >= 0.9) < 1/2 (pass iff 0 of 7, fail iff 7 of 7), with the 2-sparse control
+> 1/2 at each budget. Base 0: passed at both budgets (no PARITY run reached 0.9, every control
+run did); about 19 min on one core.
+
 Labels (exact). Every label the training loop used (every mini-batch of every run, through
 ``train(on_batch=...)``), and the truth table the accuracies are computed against, are
 compared with the targets written out in this file in plain Python: strict majority of the
@@ -53,7 +66,8 @@ MAJORITY (>= 2 of 12 runs), 0 [7e-3] for FIRST, 1e-4 [3e-3] for PARITY at N = 14
 the profiles. Bases 0-9 all pass; base 0 has 11 of 12 MAJORITY runs, base 8 12 of 14 PARITY
 runs at N = 6, bases 6 and 9 one PARITY run learned at N = 14.
 
-Planted bugs: PARITY labels from the first 10 bits only, MAJORITY labels with ties to 1, and
+Planted bugs: labels shifted by one row of the batch, the control's labels from three bits,
+PARITY labels from the first 10 bits only, MAJORITY labels with ties to 1, and
 negated labels fail the label decisions (exactly); MAJORITY with ties to 1 and negated labels
 also fail the accuracy decisions (held-out accuracy about 0.77 and 0).
 """
@@ -66,14 +80,14 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from numeric.targets import target_mean_sensitivity, target_table
+from numeric.targets import target_mean_sensitivity
 from numeric.transformer_eval import strings
 from numeric.vocabulary import TRAINING_TARGETS
 from verify.common.decisions import exact, inside
 from verify.common.seeds import seed, seed_offset
 from verify.experiments.inference import clopper_pearson
-from verify.experiments.plans import SG8_FAST, SG8_FAST_DTYPE, SG8_FULL
-from verify.experiments.training import train
+from verify.experiments.plans import SG8_FAST, SG8_FAST_DTYPE, SG8_FULL, SG8_PARITY_BUDGETS
+from verify.experiments.training import target_truth_table, train
 
 pytestmark = pytest.mark.claim("SG-8")
 
@@ -96,6 +110,8 @@ def _by_definition(target, bits):
         return bits[0]
     if target == "parity":
         return sum(bits) % 2
+    if target == "parity01":  # the 2-sparse control: parity of the first two bits
+        return (bits[0] + bits[1]) % 2
     raise ValueError(target)
 
 
@@ -150,7 +166,7 @@ def _runs(name):
 def _table_disagreements(target, N):
     """Strings on which the evaluation's truth table differs from :func:`_by_definition`."""
     bits = strings(torch.arange(2**N), N).tolist()
-    table = target_table(target, N).tolist()
+    table = target_truth_table(target, N).tolist()
     return sum(t != _by_definition(target, b) for t, b in zip(table, bits))
 
 
@@ -216,6 +232,23 @@ def test_parity_fails_as_N_grows(evidence):
     k, n = _count(long, lambda r: r.accuracy >= LEARNED_PARITY)
     evidence.decide(_less_than(f"P(a parity run at N = {Nl} reaches accuracy >= {LEARNED_PARITY})",
                                k, n, MOST_RUNS))
+
+
+def test_parity_budget_fits_few_bit_controls_at_long_N(evidence):
+    """Positive controls: under PARITY's budget at its long N (same N, steps, batch, examples
+    seen) the loop fits FIRST and the 2-sparse parity of bits 0 and 1: the PARITY failure is
+    one of the N-bit parity, not of the budget or the loop."""
+    N = SG8_FAST["parity_long"]["N"]
+    budget = {k: SG8_FAST["parity_long"][k] for k in ("steps", "batch_size")}
+    for name in ("first_long", "parity01_long"):
+        plan = SG8_FAST[name]
+        assert plan["N"] == N and {k: plan[k] for k in budget} == budget  # the same budget
+        runs = _runs(name)
+        _record(evidence, name, runs)
+        _decide_labels(evidence, name)
+        k, n = _count(runs, lambda r: r.accuracy >= LEARNED_PARITY)
+        evidence.decide(_more_than(f"P(a {plan['target']} run at N = {N} under PARITY's budget "
+                                   f"reaches accuracy >= {LEARNED_PARITY})", k, n, MOST_RUNS))
 
 
 def _low(r):
@@ -293,3 +326,47 @@ def test_full_sweep(target, evidence):
     k, n = _count(large, lambda r: r.mean_sensitivity <= LOW_SENSITIVITY * r.N)
     evidence.decide(_more_than(f"P(a {target}-trained model at N >= 16 has as <= N/4)", k, n,
                                MOST_RUNS))
+
+
+# ------------------------------------------------------------------ PARITY over budgets (slow)
+
+
+@functools.lru_cache(maxsize=None)
+def _budget_runs(target, steps, offset):
+    """Runs of :data:`SG8_PARITY_BUDGETS` for one target and number of steps (float32, batch 64,
+    all 2^N strings in shuffled epochs): ``(accuracy, labels checked, labels wrong)`` per run."""
+    assert offset == seed_offset()
+    plan = SG8_PARITY_BUDGETS
+    out = []
+    for i in range(plan["runs"]):
+        audit = _LabelAudit(target)
+        r = train(target, plan["N"], seed=seed(plan["first_seed"] + i), steps=steps,
+                  batch_size=plan["batch_size"], dtype=SG8_FAST_DTYPE, on_batch=audit)
+        out.append((r.accuracy, audit.checked, audit.wrong))
+    return tuple(out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("steps", SG8_PARITY_BUDGETS["steps"])
+def test_parity_fails_at_long_N_over_a_budget_sweep(steps, evidence):
+    """PARITY at N = 14 under 4 and 16 times the fast budget (1000 and 4000 steps of batch 64),
+    7 runs each, with the 2-sparse parity as a control under the same budget. Rules (fixed in
+    advance, one-sided 99 % Clopper-Pearson, three-way): PARITY's P(accuracy >= 0.9) < 1/2
+    (pass iff 0 of 7 runs reach it, fail iff all 7 do); the control's > 1/2 (pass iff all 7,
+    fail iff none); every training label equal to the target's definition (exact)."""
+    plan = SG8_PARITY_BUDGETS
+    N, examples = plan["N"], steps * plan["batch_size"]
+    evidence["budget"] = {"N": N, "steps": steps, "batch_size": plan["batch_size"],
+                          "examples_seen": examples, "passes_over_all_strings": examples / 2**N}
+    for target in plan["targets"]:
+        runs = _budget_runs(target, steps, seed_offset())
+        evidence[f"{target}_accuracy"] = [a for a, _, _ in runs]
+        wrong, checked = sum(w for _, _, w in runs), sum(c for _, c, _ in runs)
+        evidence.decide(exact(f"training labels of {target} at N = {N} that differ from its "
+                              "definition", f"{wrong} of {checked}", "pass iff 0",
+                              wrong == 0 and checked > 0))
+        k, n = sum(a >= LEARNED_PARITY for a, _, _ in runs), len(runs)
+        what = f"P(a {target} run at N = {N}, {steps} steps of batch {plan['batch_size']}, " \
+               f"reaches accuracy >= {LEARNED_PARITY})"
+        decide = _less_than if target == "parity" else _more_than
+        evidence.decide(decide(what, k, n, MOST_RUNS))

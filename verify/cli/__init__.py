@@ -7,22 +7,51 @@ imports the heavy modules (torch, sympy) only when it runs.
 Bad input (:class:`numeric.validation.InputError`; option checks use the helpers of
 :mod:`numeric.validation` with the option's spelling as the name) prints one line and exits 2,
 with no traceback; so do argparse's own usage errors, also when :func:`main` is called in-process.
-Ctrl-C exits 130, also during start-up; the writers of :mod:`verify.common.atomic_io` leave no
-half-written file behind.
+Ctrl-C exits 130 and SIGTERM 143, also during start-up; both unwind normally (workers are
+stopped, temporary folders removed), and the writers of :mod:`verify.common.atomic_io` leave no
+half-written file behind. ``--help`` of every option shows its default.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import re
+import signal
 import sys
+import threading
 
 from numeric.validation import InputError
 
 _GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that ``finally`` blocks and atomic writers run."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    # the default of every option in --help, unless its text already gives it
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (not action.option_strings or "default" in text.lower() or action.default is None
+                or action.default is argparse.SUPPRESS or isinstance(action.default, bool)):
+            return text
+        return f"{text} (default: %(default)s)" if text else "default: %(default)s"
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+        # "-1,2" or "-1e3" is a (bad) value, not an unknown option: let the option's check
+        # name it (no option of boolverify looks like a negative number)
+        self._negative_number_matcher = re.compile(r"^-\.?\d[\d.,eE+-]*$")
+
     # argparse's own usage errors already exit 2; keep them to one line as well.
     def error(self, message):
         self.exit(2, f"boolverify: error: {message} (see '{self.prog} --help')\n")
@@ -42,6 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def needs_subcommand(parser, subparsers):
+    """The handler of a command group run without a subcommand: one line naming the choices."""
+    def handler(args):
+        raise InputError(f"{parser.prog}: expected a subcommand, one of {', '.join(subparsers.choices)} "
+                         f"(see '{parser.prog} --help')")
+    return handler
+
+
 @contextlib.contextmanager
 def writing(path, name):
     """Around the write of an output option's file: an :class:`InputError` of the writer
@@ -53,6 +90,17 @@ def writing(path, name):
 
 
 def main(argv=None) -> int:
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv) -> int:
     try:
         parser = build_parser()
         try:
@@ -60,8 +108,7 @@ def main(argv=None) -> int:
         except SystemExit as exc:  # usage errors (already printed) and --help
             return 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 2
         if not getattr(args, "func", None):
-            parser.print_help()
-            return 2
+            raise InputError(f"expected a command, one of {', '.join(_GROUPS)} (see 'boolverify --help')")
         rc = args.func(args)
     except InputError as exc:
         print(f"boolverify: error: {exc}", file=sys.stderr)
@@ -69,6 +116,19 @@ def main(argv=None) -> int:
     except OSError as exc:  # e.g. an unreadable input that slipped past validation
         print(f"boolverify: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("boolverify: error: out of memory; choose smaller sizes", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:
+        # an allocation the size checks did not foresee (e.g. memory taken by other programs)
+        if "allocate" not in str(exc) and "out of memory" not in str(exc):
+            raise
+        print(f"boolverify: error: out of memory ({str(exc).splitlines()[0][:200]}); choose smaller sizes",
+              file=sys.stderr)
+        return 2
+    except Terminated:
+        print("boolverify: terminated; no partial output was written", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("boolverify: interrupted; no partial output was written", file=sys.stderr)
         return 130

@@ -7,10 +7,10 @@ parses the options, shows progress and prints the table.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from numeric.validation import InputError, check_choice, check_int
 from verify.cli import writing
+from verify.cli.options import console
 from verify.report.claims import CLAIMS
 from verify.report.runner import PROFILES
 
@@ -48,9 +48,10 @@ def _validate(args) -> None:
         check_int(args.seed, "--seed", lo=0, hi=seeds.MAX_BASE)
         os.environ[seeds.ENV_VAR] = str(args.seed)  # read by the pytest workers
     seeds.base_seed()  # a malformed BOOLVERIFY_SEED is refused before any work
-    for path, name in ((args.json, "--json"), (args.markdown, "--markdown")):
-        if path is not None and Path(path).is_dir():
-            raise InputError(f"{name} = {path!r}: expected a file name, not a directory")
+    from verify.cli.options import check_output
+
+    check_output(args.json, "--json")
+    check_output(args.markdown, "--markdown")
 
 
 def run(args) -> int:
@@ -73,11 +74,10 @@ def run(args) -> int:
 
 
 def _run_with_progress(args, run_checks) -> dict:
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("[bold]checking claims"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(),
+                  TextColumn("{task.description}"), TimeElapsedColumn(), console=console(),
                   transient=True) as progress:
         task = progress.add_task("", total=None)
         collected = [0]
@@ -93,12 +93,11 @@ def _run_with_progress(args, run_checks) -> dict:
 
 
 def _print_report(report) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     from verify.report.runner import format_evidence
 
-    console = Console()
+    out = console()
     table = Table(title=f"boolverify check ({report['profile']}): claims as formalised in boolverify",
                   show_lines=False)
     for col in ("claim", "statement", "decisions (estimate [interval]: rule -> outcome)", "result", "time"):
@@ -108,17 +107,17 @@ def _print_report(report) -> None:
         shown = "\n".join(_decision_line(d) for d in c.get("decisions") or []) or format_evidence(c["evidence"])
         table.add_row(c["id"], c["statement"], shown,
                       f"[{colour[c['status']]}]{c['status']}[/]", f"{c['duration_s']:.1f}s")
-    console.print(table)
+    out.print(table)
     for c in report["claims"]:
         for t in c["tests"]:
             if t["outcome"] in ("failed", "error"):
                 first = t["message"].splitlines()[0] if t["message"] else ""
-                console.print(f"[red]FAIL[/] {c['id']} {t['nodeid']}: {first}", markup=True, highlight=False)
+                out.print(f"[red]FAIL[/] {c['id']} {t['nodeid']}: {first}", markup=True, highlight=False)
     for err in report["worker_errors"]:
-        console.print(f"[red]worker error[/]:\n{err}", highlight=False)
+        out.print(f"[red]worker error[/]:\n{err}", highlight=False)
     n_pass = sum(c["status"] == "pass" for c in report["claims"])
     n_inc = sum(c["status"] == "inconclusive" for c in report["claims"])
-    console.print(f"{n_pass}/{len(report['claims'])} claims pass"
+    out.print(f"{n_pass}/{len(report['claims'])} claims pass"
                   f"{f', {n_inc} inconclusive' if n_inc else ''} in {report['duration_s']:.1f} s; "
                   f"overall {'[green]PASS[/]' if report['passed'] else '[bold red]FAIL[/]'}")
 
@@ -131,13 +130,9 @@ def _decision_line(d: dict) -> str:
 
 def _load_mutants(path) -> dict:
     """A result of ``boolverify mutants --json``, read before any check runs."""
-    import json
+    from verify.cli.options import read_json
 
-    try:
-        result = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"--mutants = {str(path)!r}: expected a readable JSON result of "
-                         f"'boolverify mutants --json' ({exc})") from None
+    result = read_json(path, "--mutants", "a readable JSON result of 'boolverify mutants --json'")
     keys = ("mutants", "caught", "total", "score", "survivors")
     if not isinstance(result, dict) or any(k not in result for k in keys):
         raise InputError(f"--mutants = {str(path)!r}: expected a result of 'boolverify mutants --json' "

@@ -1,101 +1,207 @@
 """`boolverify crossval ...`: check someone else's implementation against our references.
 
 The checks are :mod:`verify.crossval.implementations`'s (a table file's own profile is
-:func:`verify.report.sensitivity_profiles.profile_counts`); this module parses the options and
-prints the verdicts.
+:func:`verify.report.sensitivity_profiles.profile_counts`); this module parses the options,
+validates them before any work, and prints the verdicts. A ``MODULE:FUNCTION`` target runs in a
+child process with a time limit per call; a target that raises, exits, dies or hangs is bad
+input (exit 2), never agreement.
 """
 
 from __future__ import annotations
 
-from numeric.validation import InputError, check_int
+from pathlib import Path
+
+from numeric.validation import InputError, check_int, reject
 from numeric.vocabulary import ATTENTIONS
+from verify.cli import needs_subcommand
+
+_EXECUTES = ("MODULE:FUNCTION is imported and run as code, in a child process with --timeout seconds "
+             "per call: only check code you trust. MODULE is a dotted module (the current folder and "
+             "--path folders are importable) or a path/to/file.py (its folder is importable too).")
+_EXIT = ("Exit 0: agrees; 1: a mismatch (the shrunk counterexample is printed); 2: bad input (missing "
+         "module/file, malformed data, a function that raises, calls sys.exit, dies or exceeds --timeout).")
 
 
 def register(sub):
     p = sub.add_parser("crossval", help="cross-validate another implementation against boolverify's references",
-                       description="Exit 0: agrees; 1: a mismatch (the shrunk counterexample is printed); "
-                       "2: bad input (missing module/file, malformed data, a function that raises).")
+                       description=_EXIT + " " + _EXECUTES)
     inner = p.add_subparsers(dest="crossval_command", metavar="SUBCOMMAND", parser_class=type(p))
     for kind in ("grad", "loss"):
-        q = inner.add_parser(f"xor-{kind}", help=f"a population-{kind} function of the two-head model (MODULE:FUNCTION)",
+        q = inner.add_parser(f"xor-{kind}",
+                             help=f"a population-{kind} function of the two-head model (MODULE:FUNCTION)",
                              description="FUNCTION(V, theta, theta_tilde, support[, attention=...]) -> "
                              + ("(grad_theta, grad_theta_tilde)" if kind == "grad" else "loss")
-                             + ", V of shape (d, m); driven by Hypothesis against the 50-digit reference.")
+                             + ", V of shape (d, m); driven by Hypothesis against the 50-digit reference. "
+                             + _EXECUTES + " " + _EXIT)
         q.add_argument("target", metavar="MODULE:FUNCTION")
         _xor_conventions(q)
-        q.add_argument("--examples", type=int, default=200, help="Hypothesis examples (default 200)")
-        q.add_argument("--seed", type=int, default=0)
+        _function_options(q, examples=200)
+        _json_option(q)
         q.set_defaults(func=_run_xor, kind=kind)
     q = inner.add_parser("xor-file", help="a .json/.npz file of instances with claimed losses/gradients",
-                         description="Schema: docs/crossval.md.")
+                         description="Schema: docs/crossval.md. " + _EXIT)
     q.add_argument("file", metavar="FILE")
+    _json_option(q)
     q.set_defaults(func=_run_file)
     q = inner.add_parser("profile", help="a sensitivity-profile implementation (MODULE:FUNCTION) or a truth-table file",
-                         description="MODULE:FUNCTION maps a truth table (numpy array of length 2^N) to a profile "
-                         "K_0..K_N (or as(f), or as(f)/N: --returns); a FILE (.npy, .json, text of 0/1) is a truth "
-                         "table whose profile is printed and compared with a claimed one (--claimed, or the "
-                         "'profile' field of a JSON file).")
+                         description="MODULE:FUNCTION maps a truth table (numpy int64 array of length 2^N) to a "
+                         "profile K_0..K_N (or as(f), or as(f)/N: --returns) and is driven with tables of every N "
+                         "up to --N; a FILE (.npy, .json, text of 0/1) is a truth table whose profile is printed "
+                         "and compared with a claimed one (--claimed, or the 'profile' field of a JSON file). "
+                         + _EXECUTES + " " + _EXIT)
     q.add_argument("target", metavar="FILE_OR_MODULE:FUNCTION")
-    q.add_argument("--N", type=int, default=None, help="input length (file) or largest N tried (function, default 10)")
-    q.add_argument("--values", choices=["01", "pm1"], default="01", help="table values the function expects")
-    q.add_argument("--returns", choices=["profile", "average", "normalised"], default="profile",
-                   help="what the function returns: profile K_0..K_N, as(f), or as(f)/N")
-    q.add_argument("--claimed", help="claimed profile for a table file, comma-separated K_0,...,K_N")
-    q.add_argument("--examples", type=int, default=100)
-    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--N", type=int, default=None,
+                   help="function: largest N tried, 1..20 (default 10); file: the table's N, checked")
+    q.add_argument("--values", choices=["01", "pm1"], default="01",
+                   help="table values: 0/1 (default) or +1/-1 (0 -> +1, 1 -> -1), for the function's input "
+                   "or the file's entries")
+    q.add_argument("--returns", choices=["profile", "average", "normalised"], default=None,
+                   help="function only: it returns the profile K_0..K_N (default), as(f), or as(f)/N")
+    q.add_argument("--claimed", default=None, help="file only: claimed profile, comma-separated K_0,...,K_N")
+    q.add_argument("--allow-large", action="store_true",
+                   help="file only: accept tables of up to 2^32 entries (default limit 2^24)")
+    _function_options(q, examples=100)
+    _json_option(q)
     q.set_defaults(func=_run_profile)
-    p.set_defaults(func=lambda args: p.print_help() or 2)
+    p.set_defaults(func=needs_subcommand(p, inner))
 
 
 def _xor_conventions(q):
     q.add_argument("--attention", choices=ATTENTIONS, default="softmax")
     q.add_argument("--array", choices=["numpy", "torch", "list"], default="numpy", help="input type passed to FUNCTION")
     q.add_argument("--one-based", action="store_true", help="FUNCTION takes a 1-based support")
-    q.add_argument("--half-mse", action="store_true", help="FUNCTION uses the 1/2 MSE convention (loss and grads halved)")
+    q.add_argument("--half-mse", action="store_true",
+                   help="FUNCTION uses the 1/2 MSE convention (loss and grads halved)")
 
 
-def _examples(n):
-    return check_int(n, "--examples", lo=1)
+def _function_options(q, examples):
+    q.add_argument("--examples", type=int, default=None, help=f"Hypothesis examples (default {examples})")
+    q.add_argument("--seed", type=int, default=None, help="Hypothesis seed (default 0)")
+    q.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="time limit of one call of FUNCTION, and of importing its module (default 60)")
+    q.add_argument("--path", action="append", default=None, metavar="DIR",
+                   help="a folder to add to the import path of MODULE (repeatable)")
+    q.set_defaults(default_examples=examples)
+
+
+def _json_option(q):
+    q.add_argument("--json", default=None, metavar="FILE", help="also write the verdict as JSON to FILE")
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _function_settings(args) -> dict:
+    """The checked options of a MODULE:FUNCTION run (before anything is imported)."""
+    from verify.crossval.implementations import MAX_EXAMPLES
+    from verify.crossval.target import DEFAULT_TIMEOUT, check_paths, check_timeout, parse_target
+
+    parse_target(args.target, "MODULE:FUNCTION")
+    examples = args.default_examples if args.examples is None else args.examples
+    return {
+        "max_examples": check_int(examples, "--examples", lo=1, hi=MAX_EXAMPLES),
+        "seed": check_int(0 if args.seed is None else args.seed, "--seed", lo=0),
+        "timeout": check_timeout(DEFAULT_TIMEOUT if args.timeout is None else args.timeout, "--timeout"),
+        "paths": check_paths(args.path, "--path"),
+    }
+
+
+def _check_json_path(args):
+    """``--json`` is checked before the run, so a long run does not end on an unwritable name."""
+    if args.json is None:
+        return
+    path = Path(args.json)
+    if not args.json or path.is_dir():
+        reject("--json", args.json, "a file name (not a folder) to write the verdict to")
+    parent = next((p for p in path.absolute().parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        reject("--json", args.json, f"a file name in a folder ({str(parent)!r} is a file)")
+
+
+def _write_json(args, res, **extra):
+    if args.json is None:
+        return
+    from verify.cli import writing
+    from verify.common.atomic_io import atomic_write_json
+
+    record = {"command": f"crossval {args.crossval_command}", **extra, **res.as_dict()}
+    with writing(args.json, "--json"):
+        atomic_write_json(args.json, record)
+
+
+def _target_error(target, exc):
+    """A target that raised, exited, died or timed out: bad input, said as such."""
+    return InputError(f"{target}: {exc}")
+
+
+# --------------------------------------------------------------------------- handlers
+
+
+def _hypothesis_home() -> None:
+    """Hypothesis keeps caches in ``.hypothesis/`` of the current folder; a command run from a
+    user's project must not leave one there, so they go to the user's cache folder."""
+    import os
+    from pathlib import Path
+
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    set_hypothesis_home_dir(cache / "boolverify" / "hypothesis")
 
 
 def _run_xor(args) -> int:
-    from rich.console import Console
+    from verify.crossval.implementations import XorConventions, crossval_xor
+    from verify.crossval.target import TargetFailed
 
-    from verify.crossval.implementations import XorConventions, crossval_xor, load_callable
-
-    examples = _examples(args.examples)
+    _hypothesis_home()
+    settings = _function_settings(args)
+    _check_json_path(args)
     conv = XorConventions(array=args.array, index_base=1 if args.one_based else 0,
                           loss_scale=0.5 if args.half_mse else 1.0, attention=args.attention)
-    fn = load_callable(args.target)
-    console = Console()
-    with console.status(f"driving {args.target} with Hypothesis against the 50-digit reference"):
-        res = crossval_xor(fn, kind=args.kind, conventions=conv, max_examples=examples, seed=args.seed)
-    return _verdict(console, res, args.target)
+    console = _console()
+    try:
+        with console.status(f"driving {args.target} with Hypothesis against the 50-digit reference"):
+            res = crossval_xor(args.target, kind=args.kind, conventions=conv, **settings)
+    except TargetFailed as exc:
+        raise _target_error(args.target, exc) from None
+    rc = _verdict(console, res, args.target)
+    _write_json(args, res, target=args.target, conventions=vars(conv))
+    return rc
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(soft_wrap=True)
 
 
 def _verdict(console, res, target) -> int:
+    from verify.crossval.implementations import render_hint
+
     if res.ok:
-        console.print(f"[green]agrees[/]: {target} matches boolverify on {res.examples} examples "
-                      "(float64 tolerance table)")
+        console.print(f"[green]agrees[/]: {target} matches boolverify's {res.compared} on {res.examples} "
+                      f"examples, {res.sizes_text()} (float64 tolerance table)", highlight=False)
         return 0
-    if res.mismatch.error:
+    mm = res.mismatch
+    if mm.error:
         # a function that raises is bad input, not a wrong answer
-        raise InputError(f"{target} raised {res.mismatch.error} on d={res.mismatch.inputs.get('d')}, "
-                         f"m={res.mismatch.inputs.get('m')}" if "d" in res.mismatch.inputs
-                         else f"{target} raised {res.mismatch.error}")
-    console.print(f"[bold red]MISMATCH[/] after {res.examples} examples", highlight=False)
-    console.print(res.mismatch.describe(), highlight=False, markup=False)
+        where = f" on d={mm.inputs['d']}, m={mm.inputs['m']}" if "d" in mm.inputs else (
+            f" on a table with N={mm.inputs['N']}" if "N" in mm.inputs else "")
+        hints = "".join(f"; hint: {render_hint(t, c)}" for t, c in mm.hints)
+        raise InputError(f"{target} raised {mm.error}{where}{hints}")
+    console.print(f"[bold red]MISMATCH[/] of the {res.compared} after {res.examples} examples", highlight=False)
+    console.print(mm.describe(), highlight=False, markup=False)
     return 1
 
 
 def _run_file(args) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     from verify.crossval.implementations import crossval_file
 
+    _check_json_path(args)
     res = crossval_file(args.file)
-    console = Console()
+    console = _console()
     table = Table(title=f"crossval {args.file}")
     for col in ("instance", "quantity", "expected", "received", "result"):
         table.add_column(col, overflow="fold")
@@ -105,63 +211,102 @@ def _run_file(args) -> int:
                       "[green]ok[/]" if r["ok"] else "[bold red]MISMATCH[/]")
     console.print(table)
     bad = sum(not r["ok"] for r in res.rows)
-    console.print(f"{len(res.rows) - bad}/{len(res.rows)} claimed quantities agree")
+    console.print(f"{len(res.rows) - bad}/{len(res.rows)} claimed quantities agree ({res.examples} instances, "
+                  f"{res.sizes_text()})", highlight=False)
+    _write_json(args, res, file=args.file)
     return 0 if res.ok else 1
 
 
+_TABLE_SUFFIXES = (".npy", ".json", ".txt")
+
+
+def _is_function(target) -> bool:
+    """MODULE:FUNCTION (a ':' before an identifier), or a table file; a .py without :FUNCTION and
+    a name that is neither are errors, not tables."""
+    head, sep, tail = target.rpartition(":")
+    if sep and head and tail.isidentifier():
+        return True
+    path = Path(target)
+    if path.suffix == ".py":
+        reject("FILE_OR_MODULE:FUNCTION", target, f"{target}:FUNCTION: a Python file needs the name of the "
+               "function to check")
+    if path.suffix not in _TABLE_SUFFIXES and not path.exists():
+        reject("FILE_OR_MODULE:FUNCTION", target, "a truth-table file (.npy, .json, text of 0/1) or "
+               "MODULE:FUNCTION (no such file)")
+    return False
+
+
 def _run_profile(args) -> int:
-    from pathlib import Path
+    if _is_function(args.target):
+        extra = [o for o, v in (("--claimed", args.claimed), ("--allow-large", args.allow_large or None))
+                 if v is not None]
+        if extra:
+            raise InputError(f"{', '.join(extra)} = {getattr(args, extra[0][2:].replace('-', '_'))!r}: "
+                             "expected only with a table FILE, not with MODULE:FUNCTION")
+        return _profile_function(args)
+    extra = [o for o, v in (("--returns", args.returns), ("--examples", args.examples), ("--seed", args.seed),
+                            ("--timeout", args.timeout), ("--path", args.path)) if v is not None]
+    if extra:
+        raise InputError(f"{extra[0]} = {getattr(args, extra[0][2:])!r}: expected only with MODULE:FUNCTION, "
+                         "not with a table FILE")
+    return _profile_file(args)
 
-    from rich.console import Console
 
-    from verify.crossval.implementations import ProfileConventions
+def _profile_function(args) -> int:
+    from verify.crossval.implementations import MAX_PROFILE_N, ProfileConventions, crossval_profile_function
+    from verify.crossval.target import TargetFailed
 
-    console = Console()
-    conv = ProfileConventions(values=args.values, returns=args.returns)
-    looks_like_file = Path(args.target).suffix in (".npy", ".json", ".txt") or Path(args.target).is_file()
-    if not looks_like_file:
-        return _profile_function(args, conv, console)
-    return _profile_file(args, console)
-
-
-def _profile_function(args, conv, console) -> int:
-    from verify.crossval.implementations import crossval_profile_function, load_callable
-
-    examples = _examples(args.examples)
-    fn = load_callable(args.target)
-    res = crossval_profile_function(fn, conv, max_N=args.N if args.N is not None else 10,
-                                    max_examples=examples, seed=args.seed)
+    _hypothesis_home()
+    settings = _function_settings(args)
+    max_N = check_int(10 if args.N is None else args.N, "--N", lo=1, hi=MAX_PROFILE_N)
+    _check_json_path(args)
+    conv = ProfileConventions(values=args.values, returns=args.returns or "profile")
+    console = _console()
+    try:
+        with console.status(f"driving {args.target} with truth tables of N = 1..{max_N}"):
+            res = crossval_profile_function(args.target, conv, max_N=max_N, **settings)
+    except TargetFailed as exc:
+        raise _target_error(args.target, exc) from None
     if res.ok:
-        console.print(f"[green]agrees[/]: {args.target} matches boolverify's profile on {res.examples} random tables")
-        return 0
-    if res.mismatch.error:
-        raise InputError(f"{args.target} raised {res.mismatch.error}")
-    console.print(f"[bold red]MISMATCH[/] after {res.examples} tables", highlight=False)
-    console.print(f"smallest table found: {res.mismatch.inputs['table']}\n  expected = {res.mismatch.expected}\n"
-                  f"  received = {res.mismatch.received}", markup=False, highlight=False)
-    return 1
+        console.print(f"[green]agrees[/]: {args.target} matches boolverify's {res.compared} on {res.examples} "
+                      f"tables, {res.sizes_text()}", highlight=False)
+        rc = 0
+    else:
+        rc = _verdict(console, res, args.target)
+    _write_json(args, res, target=args.target, conventions=vars(conv))
+    return rc
 
 
-def _profile_file(args, console) -> int:
-    from verify.crossval.implementations import read_table
+def _parse_claimed(text):
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        reject("--claimed", text, "comma-separated integers K_0,...,K_N")
+
+
+def _profile_file(args) -> int:
+    from verify.crossval.implementations import CrossvalResult, check_claimed, read_table
     from verify.report.sensitivity_profiles import profile_counts
 
-    given = None
-    if args.claimed:
-        try:
-            given = [int(x) for x in args.claimed.split(",")]
-        except ValueError:
-            raise InputError(f"--claimed = {args.claimed!r}: expected comma-separated integers K_0,...,K_N") from None
-    table, claimed = read_table(args.target, args.N)
-    ours = profile_counts(table)
-    console.print(f"profile K_0..K_{len(ours) - 1} (ours): {ours}")
+    given = _parse_claimed(args.claimed) if args.claimed is not None else None
+    if args.N is not None:
+        check_int(args.N, "--N", lo=0, hi=32)
+    _check_json_path(args)
+    table, claimed = read_table(args.target, args.N, values=args.values, allow_large=args.allow_large)
+    N = table.size.bit_length() - 1
     if given is not None:
-        claimed = given
+        claimed = check_claimed(given, N, "--claimed")
+    ours = profile_counts(table, allow_large=args.allow_large)
+    console = _console()
+    console.print(f"profile K_0..K_{N} (ours): {ours}", highlight=False)
+    ok = claimed is None or claimed == ours
     if claimed is None:
-        return 0
-    claimed = [int(x) for x in claimed]
-    if claimed == ours:
+        pass
+    elif ok:
         console.print("[green]agrees[/] with the claimed profile")
-        return 0
-    console.print(f"[bold red]MISMATCH[/]: claimed {claimed}", highlight=False)
-    return 1
+    else:
+        console.print(f"[bold red]MISMATCH[/]: claimed {claimed}", highlight=False)
+    res = CrossvalResult(ok=ok, examples=1, compared="sensitivity profile K_0..K_N", sizes={"N": {N: 1}},
+                         rows=[{"profile": ours, "claimed": claimed}])
+    _write_json(args, res, file=args.target)
+    return 0 if ok else 1

@@ -30,11 +30,12 @@ def _validate(args):
 
     from numeric.validation import InputError
 
+    from verify.cli.options import check_output
+
     out = Path(args.out)
     if out.suffix != ".tex":
         raise InputError(f"--out = {args.out!r}: expected a file name ending in .tex")
-    if out.exists() and out.is_dir():
-        raise InputError(f"--out = {args.out!r}: expected a .tex file name, not a directory")
+    check_output(out, "--out")
     if args.pdf and shutil.which("pdflatex") is None:  # fail before doing any work
         raise InputError("pdflatex not found; install texlive-latex-base or drop --pdf")
     return out
@@ -44,19 +45,21 @@ def run(args) -> int:
     import sys
     import time
 
-    from rich.console import Console
     from rich.table import Table
 
     from verify.cli import writing
+    from verify.cli.options import console
 
     out = _validate(args)
     from verify.symbolic.derivation import derive
     from verify.symbolic.latex import LatexError, compile_pdf, write_tex
 
     t0 = time.perf_counter()
-    D = derive()
-    with writing(args.out, "--out"):
-        checks_ok = write_tex(out, checks=not args.no_checks)
+    with console().status("deriving with sympy, then writing the LaTeX"
+                          + ("" if args.no_checks else " and the enumeration checks")):
+        D = derive()
+        with writing(args.out, "--out"):
+            checks_ok = write_tex(out, checks=not args.no_checks)
     t_tex = time.perf_counter() - t0
     table = Table(title="boolverify derive (as formalised in boolverify)")
     table.add_column("step")
@@ -72,7 +75,7 @@ def run(args) -> int:
             print(f"boolverify: error: {exc}", file=sys.stderr)
             return 1
         table.add_row("pdflatex", f"{pdf} ({time.perf_counter() - t1:.2f} s)")
-    Console().print(table)
+    console().print(table)
     if not checks_ok:
         print(f"boolverify: the enumeration checks in {out} found a MISMATCH", file=sys.stderr)
         return 1

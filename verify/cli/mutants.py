@@ -6,11 +6,9 @@ parses the options, checks them before anything runs, prints one line per mutant
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-from numeric.validation import InputError, check_int
+from numeric.validation import check_int
 from verify.cli import writing
+from verify.cli.options import check_output
 
 
 def register(sub):
@@ -29,27 +27,12 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def _check_writable(path, name) -> None:
-    """``path`` can be created or replaced: not a directory, and its nearest existing folder is a
-    writable directory (checked before any mutant runs)."""
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(f"{name} = {str(path)!r}: expected a file name, not a directory")
-    parent = p.absolute().parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise InputError(f"{name} = {str(path)!r}: expected a file name that can be written "
-                         f"({str(parent)!r} is not a writable folder)")
-
-
 def run(args) -> int:
     from verify.report.mutants import MUTANTS, select
 
     mutants = select(args.only)               # an unknown name: InputError naming --only
-    jobs = check_int(args.jobs, "--jobs", lo=1)
-    if args.json is not None:
-        _check_writable(args.json, "--json")
+    jobs = check_int(args.jobs, "--jobs", lo=1, hi=64)
+    check_output(args.json, "--json")
     if args.list:
         for m in mutants:
             files = ", ".join(m.expected_files)

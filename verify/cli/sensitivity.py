@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import importlib
 
+from verify.cli import needs_subcommand
+
 
 def register(sub):
     p = sub.add_parser("sensitivity", help="paper B: sensitivity profiles, random transformers, training")
     inner = p.add_subparsers(dest="sensitivity_command", metavar="SUBCOMMAND", parser_class=type(p))
-    for mod in ("sensitivity_profile", "sensitivity_random", "sensitivity_train"):
+    for mod in ("sensitivity_profile", "sensitivity_random", "sensitivity_train", "sensitivity_sample"):
         importlib.import_module(f"verify.cli.{mod}").register(inner)
-    p.set_defaults(func=lambda args: p.print_help() or 2)
+    p.set_defaults(func=needs_subcommand(p, inner))

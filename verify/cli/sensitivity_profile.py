@@ -50,7 +50,7 @@ def register(sub):
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     p.add_argument("--json", metavar="FILE", default=None, help="write the results as JSON (atomic)")
     p.add_argument("--figure", metavar="FILE", default=None,
-                   help="histogram of K_k / 2^N (PNG or PDF by suffix, atomic)")
+                   help="histogram of K_k / 2^N (PNG, PDF or SVG by suffix, atomic)")
     p.set_defaults(func=_handler)
 
 
@@ -75,7 +75,13 @@ def _validate(args) -> dict:
     """Option checks before any work; returns the function's parameters."""
     from numeric.boolean import check_N
 
+    from verify.cli.options import check_output
+
     check_device(args.device, "--device")
+    check_output(args.json, "--json")
+    if args.figure:
+        check_figure_path(args.figure, name="--figure")
+        check_output(args.figure, "--figure")
     if args.function is None:
         if args.N is not None or _params(args):
             raise InputError("--N, --i, --S, --value and --seed go with --function, not --table")
@@ -109,14 +115,17 @@ def _handler(args):
     params = _validate(args)
     if args.figure:
         check_figure_path(args.figure, name="--figure")
-    if args.function is not None:
-        result = function_result(args.function, args.N, params, device=args.device,
-                                 allow_large=args.allow_large)
-    else:
-        table = load_table(args.table, msb_first=args.msb_first, device=args.device,
-                           allow_large=args.allow_large)
-        result = profile_result(table, str(args.table), table_file=args.table,
-                                allow_large=args.allow_large)
+    from verify.cli.options import console
+
+    with console().status("computing the profile over all 2^N strings"):
+        if args.function is not None:
+            result = function_result(args.function, args.N, params, device=args.device,
+                                     allow_large=args.allow_large)
+        else:
+            table = load_table(args.table, msb_first=args.msb_first, device=args.device,
+                               allow_large=args.allow_large)
+            result = profile_result(table, str(args.table), table_file=args.table,
+                                    allow_large=args.allow_large)
     _print(result)
     if args.json:
         from verify.common.atomic_io import atomic_write_json
@@ -132,8 +141,9 @@ def _handler(args):
 
 
 def _print(result):
-    from rich.console import Console
     from rich.table import Table
+
+    from verify.cli.options import console
 
     N = result["N"]
     formula = result.get("formula")
@@ -148,7 +158,7 @@ def _print(result):
         if formula is not None:
             row.append(str(formula.get(str(k), 0)))
         t.add_row(*row)
-    con = Console()
+    con = console()
     con.print(t)
     con.print(
         f"as(f) = {result['average_sensitivity_exact']} = {result['average_sensitivity']:.10g}  "

@@ -1,7 +1,10 @@
 """`boolverify sensitivity random` and `boolverify sensitivity bounds` (paper B, as formalised
 in boolverify).
 
-``random``: exact sensitivity profiles of many randomly initialised transformers (SG-6).
+``random``: exact sensitivity profiles of many randomly initialised transformers (SG-6), under
+the model conventions of a preset (``--preset``): the constant fraction with its interval, kept
+apart from the non-constant models' K_0 and average sensitivity (beside random functions of the
+same density), and the models with K_0 = 0 by seed and function.
 ``bounds``: the 50-digit bounds of :mod:`verify.reference.bounds` (Theorem 4.5 exponent and its
 Lambert-W crossover, the eps > 0 blowup bound, the packing bound).
 
@@ -15,22 +18,36 @@ from __future__ import annotations
 import math
 
 from numeric.validation import InputError, check_device, check_int, check_real
-from numeric.vocabulary import INIT_SCHEMES
+from numeric.vocabulary import INIT_SCHEMES, MODEL_DTYPES, PRESETS, READOUTS
 from verify.cli import writing
+from verify.cli.options import check_output, console as make_console
 from verify.common.atomic_io import check_figure_path
 
 
 def register(sub):
     p = sub.add_parser("random", help="exact sensitivity profiles of random transformers (SG-6)")
+    p.add_argument("--preset", default="boolverify", choices=PRESETS,
+                   help="model conventions: boolverify (post-LN, biased variance, eps inside the sqrt, "
+                        "random biases, linear readout at 0, F = 4D, float64) or bhattamishra (the public "
+                        "experiment satwik77/Transformer-Simplicity: pre-LN + final LN, unbiased std + eps, "
+                        "sqrt(D) token scale, zero biases, LN gain 1, sigmoid at 1/2, F = 2D, H = 1, "
+                        "U(-10, 10), float32)")
     p.add_argument("--N", type=int, default=12, help="input length (all 2^N strings; default 12)")
     p.add_argument("--D", type=int, default=32, help="model width (default 32)")
     p.add_argument("--L", type=int, default=2, help="layers (default 2)")
-    p.add_argument("--H", type=int, default=2, help="heads (default 2)")
-    p.add_argument("--F", type=int, default=None, help="MLP width (default 4D)")
-    p.add_argument("--eps", type=float, default=0.0, help="layer-norm epsilon >= 0 (default 0)")
-    p.add_argument("--init", default="uniform", choices=INIT_SCHEMES,
-                   help=f"{' | '.join(INIT_SCHEMES)} (default uniform)")
-    p.add_argument("--B", type=float, default=1.0, help="box half-width for --init uniform (default 1)")
+    p.add_argument("--H", type=int, default=None, help="heads (default: the preset's, 2 / 1)")
+    p.add_argument("--F", type=int, default=None, help="MLP width (default: the preset's, 4D / 2D)")
+    p.add_argument("--eps", type=float, default=None,
+                   help="layer-norm epsilon >= 0 (default: the preset's, 0 / 1e-6)")
+    p.add_argument("--readout", default=None, choices=READOUTS,
+                   help="linear: 1[T > 0]; sigmoid: 1[sigmoid(T) >= 1/2]; median: 1[T > median of T over "
+                        "the 2^N strings] (default: the preset's, linear / sigmoid)")
+    p.add_argument("--dtype", default=None, choices=MODEL_DTYPES,
+                   help="float64 or float32 (default: the preset's, float64 / float32)")
+    p.add_argument("--init", default=None, choices=INIT_SCHEMES,
+                   help=f"{' | '.join(INIT_SCHEMES)} (default: the preset's, uniform)")
+    p.add_argument("--B", type=float, default=None,
+                   help="box half-width for --init uniform (default: the preset's, 1 / 10)")
     p.add_argument("--sigma", type=float, default=1.0, help="std for --init gaussian (default 1)")
     p.add_argument("--models", type=int, default=100, help="number of random models (default 100)")
     p.add_argument("--seed", type=int, default=0, help="first seed (model i uses seed + i)")
@@ -53,10 +70,25 @@ def register(sub):
     b.set_defaults(func=_bounds)
 
 
+def _resolve_preset(args) -> None:
+    """Fill the options left at ``None`` from the preset (``--H``, ``--F``, ``--eps``,
+    ``--readout``, ``--dtype``, ``--init``, ``--B``)."""
+    from numeric.transformer_model import PRESET_SPECS
+
+    spec = PRESET_SPECS[args.preset]
+    for name, value in (("H", spec["H"]), ("eps", spec["eps"]), ("init", spec["init"]), ("B", spec["B"]),
+                        ("readout", spec["conventions"]["readout"]), ("dtype", spec["conventions"]["dtype"])):
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    if args.F is None and isinstance(args.D, int):
+        args.F = spec["F_per_D"] * args.D
+
+
 def _validate_random(args) -> None:
     """Option checks before any work (the ranges of TransformerConfig and initialize_)."""
     from numeric.transformer_eval import ENUM_LIMIT
 
+    _resolve_preset(args)
     try:
         check_int(args.N, "--N", lo=1, hi=ENUM_LIMIT)
     except InputError as exc:
@@ -67,67 +99,113 @@ def _validate_random(args) -> None:
     if args.D % args.H:
         raise InputError(f"--H = {args.H}: expected a divisor of --D = {args.D} "
                          "(the head width D/H must be an integer)")
-    if args.F is not None:
-        check_int(args.F, "--F", lo=1)
+    check_int(args.F, "--F", lo=1)
     check_real(args.eps, "--eps", lo=0)
     check_real(args.B, "--B", lo=0, lo_open=True)
     check_real(args.sigma, "--sigma", lo=0, lo_open=True)
     check_int(args.models, "--models", lo=1)
+    check_int(args.seed, "--seed")
     check_device(args.device, "--device")
     if args.figure:
         check_figure_path(args.figure, name="--figure")  # before the run, not after it
+    check_output(args.figure, "--figure")
+    check_output(args.json, "--json")
+    _check_model_sizes(args.D, args.L, args.H, args.F, args.N, f"--D = {args.D}, --L = {args.L}, --F = {args.F}")
+    from verify.cli.options import FLOPS_PER_SECOND, require_time
 
+    per_string = args.L * (args.N + 1) * (4 * args.D**2 + 2 * args.D * args.F + 2 * (args.N + 1) * args.D)
+    require_time(2.0**args.N * args.models * per_string / FLOPS_PER_SECOND, "evaluating every string",
+                 f"--models = {args.models}, --N = {args.N}, --D = {args.D}, --L = {args.L}")
+
+
+def _check_model_sizes(D, L, H, F, N, options):
+    """A model's parameters and the activations of one string through it must fit in memory."""
+    from verify.cli.options import require_memory
+
+    F = 4 * D if F is None else F
+    params = L * (4 * D * D + 2 * D * F + 6 * D) + (N + 2) * D + 3 * D
+    activations = (N + 1) * (F + 6 * D + H * (N + 1))
+    require_memory(8.0 * (2 * params + activations), "the model and one string through it", options)
 
 
 def _random(args) -> int:
-    from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
 
-    from numeric.transformer import TransformerConfig
-    from numeric.transformer_eval import random_profiles
-    from verify.experiments.random_transformers import RANDOM_FUNCTION_P_K0, summarize_profiles
+    from numeric.transformer import preset_config
+    from verify.experiments.random_transformers import (
+        RANDOM_FUNCTION_P_K0, sample_models, summarize_models, summarize_profiles,
+    )
 
     _validate_random(args)
-    cfg = TransformerConfig(D=args.D, L=args.L, H=args.H, F=args.F, eps=args.eps, N_max=max(64, args.N))
-    console = Console()
+    cfg = preset_config(args.preset, D=args.D, L=args.L, H=args.H, F=args.F, eps=args.eps,
+                        N_max=max(64, args.N), readout=args.readout, dtype=args.dtype)
+    console = make_console()
     with Progress(console=console, transient=True) as prog:
         task = prog.add_task(f"{args.models} models, N = {args.N}", total=args.models)
-        K = random_profiles(cfg, args.init, args.N, args.models, seed=args.seed, device=args.device,
+        got = sample_models(cfg, args.init, args.N, args.models, seed=args.seed, device=args.device,
                             B=args.B, sigma=args.sigma, progress=lambda i: prog.advance(task))
-    s = summarize_profiles(K, args.N)
-    params = {"N": args.N, "D": cfg.D, "L": cfg.L, "H": cfg.H, "F": cfg.F, "eps": cfg.eps,
-              "init": args.init, "B": args.B, "sigma": args.sigma, "seed": args.seed}
-    t = Table(title=f"random transformers ({args.init}, D={cfg.D}, L={cfg.L}, H={cfg.H}, eps={cfg.eps:g}, "
-                    f"N={args.N}), as formalised in boolverify")
+    K, N = got["profiles"], args.N
+    s = summarize_profiles(K, N)
+    m = summarize_models(K, got["ones"], N, seed=args.seed, functions=got["functions"])
+    params = {"preset": args.preset, "conventions": cfg.conventions, "N": N, "D": cfg.D, "L": cfg.L,
+              "H": cfg.H, "F": cfg.F, "eps": cfg.eps, "init": args.init, "B": args.B, "sigma": args.sigma,
+              "seed": args.seed}
+    named = "" if cfg.preset == args.preset else f" + {args.readout} readout, {args.dtype}"
+    t = Table(title=f"random transformers ({args.preset} conventions{named}; {args.init}"
+                    f"{f' B={args.B:g}' if args.init == 'uniform' else ''}, D={cfg.D}, L={cfg.L}, H={cfg.H}, "
+                    f"F={cfg.F}, eps={cfg.eps:g}, N={N}), as formalised in boolverify")
     t.add_column("quantity")
     t.add_column("random transformers", justify="right")
     t.add_column("random function", justify="right")
+    clo, chi = m["frac_constant_ci"]
+    t.add_row("models", str(m["models"]), "")
+    t.add_row("fraction constant [95% CP]", f"{m['frac_constant']:.3f}  [{clo:.3f}, {chi:.3f}]",
+              f"{2.0**(1 - 2**N):.1e}")
+    t.add_row("mean as / N, all models", f"{m['mean_avg_sensitivity_all'] / N:.4f}", "0.5")
+    t.add_row("non-constant models", str(m["nonconstant"]), "")
+    if m["nonconstant"]:
+        t.add_row("  fraction with K_0 >= 1", f"{m['nonconstant_frac_K0_ge_1']:.3f}", f"~{RANDOM_FUNCTION_P_K0:.3f}")
+        t.add_row("  mean K_0 / 2^N", f"{m['nonconstant_mean_K0_frac']:.4f}", f"{2.0**-N:.2e}")
+        t.add_row("  median K_0 / E_p[K_0]", f"{m['nonconstant_median_K0_ratio']:.3f}", "~1")
+        t.add_row("  mean as", f"{m['nonconstant_mean_avg_sensitivity']:.4f}", f"{N / 2:.1f}")
+        t.add_row("  median as / (2Np(1-p))", f"{m['nonconstant_median_as_ratio']:.3f}", "~1")
     lo, hi = s["frac_K0_ge_1_ci95"]
-    t.add_row("models", str(s["models"]), "")
-    t.add_row("fraction with K_0 >= 1", f"{s['frac_K0_ge_1']:.3f}  [{lo:.3f}, {hi:.3f}]", f"~{RANDOM_FUNCTION_P_K0:.3f}")
-    t.add_row("mean K_0 / 2^N", f"{s['mean_K0_frac']:.4f}", f"{2.0**-args.N:.2e}")
-    t.add_row("fraction constant", f"{s['frac_constant']:.3f}", f"{2.0**(1 - 2**args.N):.1e}")
-    t.add_row("mean average sensitivity", f"{s['mean_avg_sensitivity']:.4f}", f"{args.N / 2:.1f}")
+    t.add_row("K_0 >= 1, all models [95%]", f"{s['frac_K0_ge_1']:.3f}  [{lo:.3f}, {hi:.3f}]",
+              f"~{RANDOM_FUNCTION_P_K0:.3f}")
+    t.add_row("models with K_0 = 0", str(len(m["zero_K0"])), "")
+    t.caption = ("as: average sensitivity (as / N is the public experiment's avg_sensi); p: the fraction of "
+                 "strings a model reads as 1; E_p: a random function with i.i.d. Bernoulli(p) values")
     console.print(t)
+    if m["zero_K0"]:
+        z = Table(title="models with K_0 = 0")
+        z.add_column("seed", justify="right")
+        z.add_column("function")
+        for row in m["zero_K0"]:
+            z.add_row(str(row["seed"]), row["function"])
+        console.print(z)
     pt = Table(title="mean profile K_k / 2^N")
     pt.add_column("k", justify="right")
     pt.add_column("random transformers", justify="right")
+    pt.add_column("non-constant ones", justify="right")
     pt.add_column("random function (E)", justify="right")
+    nc = m.get("nonconstant_mean_profile_frac")
     for k, v in enumerate(s["mean_profile_frac"]):
-        pt.add_row(str(k), f"{v:.4f}", f"{math.comb(args.N, k) / 2**args.N:.4f}")
+        pt.add_row(str(k), f"{v:.4f}", "" if nc is None else f"{nc[k]:.4f}", f"{math.comb(N, k) / 2**N:.4f}")
     console.print(pt)
     if args.json:
         from verify.common.atomic_io import atomic_write_json
 
         with writing(args.json, "--json"):
-            atomic_write_json(args.json, {"params": params, "summary": s, "profiles": K.tolist(),
+            atomic_write_json(args.json, {"params": params, "summary": s, "models": m, "profiles": K.tolist(),
+                                          "ones": got["ones"].tolist(), "functions": got["functions"],
                                           "note": "as formalised in boolverify"})
     if args.figure:
         from verify.report.sensitivity_figures import random_profile_figure
 
         with writing(args.figure, "--figure"):
-            random_profile_figure(args.figure, s, args.N, f"{args.init}, D={cfg.D}, L={cfg.L}, eps={cfg.eps:g}")
+            random_profile_figure(args.figure, s, N, f"{args.preset}, {args.init}, D={cfg.D}, L={cfg.L}, "
+                                                     f"eps={cfg.eps:g}")
     return 0
 
 
@@ -143,10 +221,10 @@ def _validate_bounds(args) -> None:
     check_real(args.B, "--B", lo=0, lo_open=True)
     for C in args.C_lip or ():
         check_real(C, "--C-lip", lo=0, lo_open=True)
+    check_output(args.json, "--json")
 
 
 def _bounds(args) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     from verify.reference.bounds import DEFAULT_C_LIPS, bounds_report
@@ -155,7 +233,7 @@ def _bounds(args) -> int:
 
     r = bounds_report(args.D, args.L, F=args.F, N_max=args.N_max, eps=args.eps, xi=args.xi, B=args.B,
                       C_lips=tuple(args.C_lip) if args.C_lip else DEFAULT_C_LIPS)
-    console = Console()
+    console = make_console()
     t = Table(title=f"paper-B bounds, D={r['D']}, L={r['L']} (mpmath, 50 digits; as formalised in boolverify)")
     t.add_column("quantity")
     t.add_column("value", justify="right")

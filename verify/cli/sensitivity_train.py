@@ -14,8 +14,9 @@ the profiles of the trained models per target (one panel per target and N).
 
 from __future__ import annotations
 
-from numeric.validation import check_choice, check_int, check_real, reject
+from numeric.validation import InputError, check_choice, check_device, check_int, check_real, reject
 from numeric.vocabulary import INIT_SCHEMES, LOSSES, TRAINING_TARGETS
+from verify.cli.options import console as make_console
 from verify.common.atomic_io import check_figure_path
 
 
@@ -71,10 +72,13 @@ def _parse_list(text, name, conv):
 
 def _validate(args):
     """Every option, before any model is built or trained."""
+    from verify.cli.options import check_output
     from verify.experiments.training import EXACT_LIMIT
 
+    check_output(args.json, "--json")
     for path in args.figure or []:
         check_figure_path(path, name="--figure")
+        check_output(path, "--figure")
     targets = [check_choice(t, "--target", TRAINING_TARGETS)
                for t in _parse_list(args.target, "--target", str)]
     Ns = [check_int(N, "--N", lo=1) for N in _parse_list(args.N, "--N", int)]
@@ -94,7 +98,27 @@ def _validate(args):
     check_choice(args.loss, "--loss", LOSSES)
     check_choice(args.init, "--init", INIT_SCHEMES)
     check_choice(args.dtype, "--dtype", ("float64", "float32"))
+    check_device(args.device, "--device")
+    check_int(args.D, "--D", lo=1)
+    check_int(args.L, "--L", lo=1)
+    check_int(args.H, "--H", lo=1)
+    check_real(args.eps, "--eps", lo=0)
+    _check_sizes(args, Ns)
     return targets, Ns
+
+
+def _check_sizes(args, Ns):
+    """Memory of one training step: the activations autograd keeps per layer (the attention
+    scores grow as N^2) and the positional table; time: the steps' multiply-adds."""
+    from verify.cli.options import FLOPS_PER_SECOND, require_memory, require_time
+
+    N, D, L, H = max(Ns), args.D, args.L, args.H
+    batch, steps, F = args.batch_size or 128, args.steps or 400, 4 * D
+    options = f"--N = {args.N}, --D = {D}, --L = {L}, --H = {H}, --batch-size = {batch}"
+    per_layer = batch * (N + 1) * (H * (N + 1) + 8 * D + 2 * F)
+    require_memory(2 * 8.0 * L * per_layer + 8.0 * (N + 2) * D, "one training step", options)
+    flops = 6.0 * L * batch * (N + 1) * (12 * D * D + 2 * (N + 1) * D)
+    require_time(flops * steps * args.seeds * len(Ns) / FLOPS_PER_SECOND, "the training runs", options)
 
 
 def _kwargs(args):
@@ -110,7 +134,6 @@ def _kwargs(args):
 def _handler(args) -> int:
     targets, Ns = _validate(args)
     import torch
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from verify.experiments.training import summarize_runs, train
@@ -122,9 +145,7 @@ def _handler(args) -> int:
     # build the configs first so that a bad --D/--H/--eps fails before any bar is drawn
     configs = {N: TransformerConfig(D=args.D, L=args.L, H=args.H, eps=args.eps, N_max=max(64, N))
                for N in Ns}
-    console = Console()
-    if not console.is_terminal:  # piped/logged: do not squeeze the table to 80 columns
-        console = Console(width=120)
+    console = make_console()
     results = []
     runs = [(t, N, s) for t in targets for N in Ns for s in range(args.seeds)]
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -138,7 +159,11 @@ def _handler(args) -> int:
                 bar.update(_task, completed=step, total=steps, loss=f"{loss:.4f}")
 
             config = configs[N]
-            r = train(t, N, config=config, seed=s, progress=progress, **kw)
+            try:
+                r = train(t, N, config=config, seed=s, progress=progress, **kw)
+            except FloatingPointError as exc:
+                # a diverging run is a choice of options (the learning rate), not a crash
+                raise InputError(f"--lr = {args.lr if args.lr is not None else 'default'}: {exc}") from None
             results.append(r)
             bar.update(task, visible=False)
             bar.advance(overall)

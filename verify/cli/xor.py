@@ -11,70 +11,19 @@ Each prints a rich table, shows a progress bar on long runs, writes results with
 
 from __future__ import annotations
 
-from numeric.validation import check_device, check_int, check_real, check_support, reject
+from numeric.validation import check_device, check_int
 from numeric.vocabulary import ATTENTIONS
-from verify.common.atomic_io import check_figure_path
-
-
-def _int_list(text, name, lo):
-    """Comma-separated integers (``1e6`` allowed), each ``>= lo``."""
-    try:
-        vals = [int(float(t)) if "e" in t.lower() else int(t) for t in str(text).split(",") if t.strip()]
-    except (ValueError, OverflowError):
-        reject(name, text, "comma-separated integers, e.g. 100,1000")
-    if not vals:
-        reject(name, text, "at least one integer")
-    return [check_int(v, name, lo=lo) for v in vals]
-
-
-def _seeds_for_d(text):
-    out = {}
-    for part in (text or "").split(","):
-        if not part:
-            continue
-        try:
-            d, s = part.split(":")
-            out[int(float(d))] = int(s)
-        except (ValueError, OverflowError):
-            reject("--seeds-for-d", text, "D:N pairs, e.g. 1000000:20")
-        check_int(out[int(float(d))], "--seeds-for-d", lo=1)
-    return out
-
-
-def _support(text, d):
-    if text is None:
-        return None
-    try:
-        pair = tuple(int(t) for t in text.split(","))
-    except ValueError:
-        reject("--support", text, "two comma-separated indices 'a,b'")
-    return check_support(pair, d, "--support")
-
-
-def _progress():
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    return Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                    TimeElapsedColumn(), TimeRemainingColumn(), transient=True)
-
-
-def _callback(prog, task):
-    def cb(done, total, text):
-        prog.update(task, completed=done, total=total, description=text)
-    return cb
-
-
-def _common(p):
-    p.add_argument("--c", type=float, default=10.0, help="learning-rate constant: eta = c d^2 sqrt(m) ln d")
-    p.add_argument("--eps", type=float, default=0.01, help="success threshold epsilon (default 0.01)")
-    p.add_argument("--out", metavar="FILE", help="write results (JSON) atomically")
-    p.add_argument("--figure", metavar="FILE", help="draw a figure (.png or .pdf)")
+from verify.cli import needs_subcommand
+from verify.cli.xor_options import (add_common_options, check_common, check_lr_constant, check_xor_memory,
+                                    parse_int_list, parse_seeds_for_d, parse_support, progress_bar,
+                                    progress_callback)
+from verify.cli.xor_stream import streamed_step
 
 
 def register(sub):
     p = sub.add_parser("xor", help="one-step sparse-XOR experiments (paper A, SX-3 … SX-8)")
     xs = p.add_subparsers(dest="xor_command", metavar="SUBCOMMAND")
-    p.set_defaults(func=lambda args: p.print_help() or 2)
+    p.set_defaults(func=needs_subcommand(p, xs))
 
     s = xs.add_parser("step", help="one instance: the population step and its metrics")
     s.add_argument("--d", type=int, required=True)
@@ -82,7 +31,9 @@ def register(sub):
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--support", help="'a,b' (0-based); default drawn per (d, m)")
     s.add_argument("--attention", default="softmax", choices=ATTENTIONS)
-    _common(s)
+    s.add_argument("--stream", action="store_true",
+                   help="generate V block by block, never in memory (any d; no --figure)")
+    add_common_options(s)
     s.set_defaults(func=_step)
 
     w = xs.add_parser("sweep", help="success over (d, m), m*(d) and its fits (SX-4)")
@@ -91,7 +42,12 @@ def register(sub):
     w.add_argument("--seeds", type=int, default=100)
     w.add_argument("--seeds-for-d", help="fewer seeds at large d, e.g. 1000000:20")
     w.add_argument("--device", default="cpu", help="cpu or cuda (instances are drawn on the CPU either way)")
-    _common(w)
+    where = w.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, metavar="N",
+                       help="run the cells on N local worker processes (Dask; 1..64)")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the cells on a running Dask cluster, e.g. tcp://10.0.0.5:8786")
+    add_common_options(w)
     w.set_defaults(func=_sweep)
 
     n = xs.add_parser("samples", help="empirical-gradient step: n*(d) (SX-6)")
@@ -100,7 +56,12 @@ def register(sub):
     n.add_argument("--m", type=int, default=64)
     n.add_argument("--seeds", type=int, default=40)
     n.add_argument("--device", default="cpu", help="cpu or cuda (instances are drawn on the CPU either way)")
-    _common(n)
+    where = n.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, metavar="N",
+                       help="run the cells on N local worker processes (Dask; 1..64)")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the cells on a running Dask cluster, e.g. tcp://10.0.0.5:8786")
+    add_common_options(n)
     n.set_defaults(func=_samples)
 
     c = xs.add_parser("compare", help="softmax vs linear vs erf attention (SX-5)")
@@ -109,36 +70,36 @@ def register(sub):
     c.add_argument("--seeds", type=int, default=50)
     c.add_argument("--train-seeds", type=int, help="seeds for the T-step runs (default: all)")
     c.add_argument("--steps", type=int, default=2000)
-    _common(c)
+    add_common_options(c)
     c.set_defaults(func=_compare)
 
 
-def _check_common(args):
-    check_real(args.eps, "--eps", lo=0, hi=1, lo_open=True, hi_open=True)
-    check_real(args.c, "--c", lo=0, lo_open=True)
-    if args.figure:
-        check_figure_path(args.figure, name="--figure")
-
-
 def _step(args):
-    _check_common(args)
+    if args.stream:
+        return streamed_step(args)
+    check_common(args)
     check_int(args.d, "--d", lo=2)
-    check_int(args.m, "--m", lo=1, hi=max(1, 2**27 // args.d))  # d*m embedding entries <= 2^27
-    from rich.console import Console
+    check_int(args.m, "--m", lo=1)
+    check_int(args.seed, "--seed", lo=0, hi=2**63 - 1)
+    parse_support(args.support, args.d)
+    check_lr_constant(args.c, args.d, args.m)
+    check_xor_memory(args.d, args.m, 1, f"--d = {args.d}, --m = {args.m}", copies=4)
+    from verify.cli.options import console
     from rich.table import Table
 
     from numeric import attention_weights, step_metrics, xor
     from verify.experiments.xor_sweeps import cell_support, make_instances
 
-    support = _support(args.support, args.d) or cell_support(args.d, 1, args.m)
+    support = parse_support(args.support, args.d) or cell_support(args.d, 1, args.m)
     a, b = support
-    V, th0, tt0 = make_instances(args.d, args.m, [args.seed])
-    V, th0, tt0 = V[0], th0[0], tt0[0]
-    lr = xor.default_lr(args.d, args.m, args.c)
-    att = args.attention
-    L0 = float(xor.population_loss(V, th0, tt0, support, attention=att))
-    th1, tt1 = xor.one_step(V, th0, tt0, support, lr, attention=att)
-    met = step_metrics(V, th1, tt1, support, eps=args.eps, attention=att,
+    with console().status(f"drawing V ({args.d} x {args.m}) and taking the population step"):
+        V, th0, tt0 = make_instances(args.d, args.m, [args.seed])
+        V, th0, tt0 = V[0], th0[0], tt0[0]
+        lr = xor.default_lr(args.d, args.m, args.c)
+        att = args.attention
+        L0 = float(xor.population_loss(V, th0, tt0, support, attention=att))
+        th1, tt1 = xor.one_step(V, th0, tt0, support, lr, attention=att)
+        met = step_metrics(V, th1, tt1, support, eps=args.eps, attention=att,
                            exact_sup=None if args.d <= 20 else False)
     pred = int(xor.predicted_assignment(V, th0, support))
     rows = {"d": args.d, "m": args.m, "seed": args.seed, "support": f"({a}, {b})",
@@ -152,7 +113,7 @@ def _step(args):
     table.add_column("value", justify="right")
     for k, v in rows.items():
         table.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
-    Console().print(table)
+    console().print(table)
     if args.out:
         from verify.common.atomic_io import atomic_write_json
 
@@ -167,22 +128,38 @@ def _step(args):
 
 
 def _sweep(args):
-    _check_common(args)
-    ds = _int_list(args.d, "--d", 2)
-    ms = _int_list(args.m, "--m", 1)
+    check_common(args)
+    ds = parse_int_list(args.d, "--d", 2)
+    ms = parse_int_list(args.m, "--m", 1)
     check_int(args.seeds, "--seeds", lo=1)
-    sfd = _seeds_for_d(args.seeds_for_d)
+    sfd = parse_seeds_for_d(args.seeds_for_d)
     check_device(args.device, "--device")
-    from rich.console import Console
+    for d in ds:
+        for m in ms:
+            check_lr_constant(args.c, d, m)
+    # seeds are batched in chunks of at most 2^25 embedding entries, but one seed is whole
+    d, m = max(ds), max(ms)
+    check_xor_memory(d, m, 1, f"--d = {args.d}, --m = {args.m}")
+    from verify.cli.options import FLOPS_PER_SECOND, require_time
+
+    seeds = max([args.seeds, *sfd.values()])
+    require_time(4.0 * sum(ds) * sum(ms) * seeds / FLOPS_PER_SECOND, "the population steps",
+                 f"--seeds = {seeds}, --d = {args.d}, --m = {args.m}")
+    from verify.experiments import distributed
+
+    distributed.check_workers(args.workers, "--workers")
+    # the address is probed now, so that a wrong one fails before the engine loads
+    scheduler = distributed.check_scheduler(args.scheduler, "--scheduler", probe=True)
+    from verify.cli.options import console
     from rich.table import Table
 
     from verify.experiments.fits import sweep_laws, wilson_interval
     from verify.experiments.xor_sweeps import run_sweep
 
-    with _progress() as prog:
-        task = prog.add_task("sweep", total=1)
+    with distributed.progress_display("sweep") as progress:
         cells = run_sweep(ds, ms, args.seeds, c=args.c, eps=args.eps, out=args.out,
-                          progress=_callback(prog, task), seeds_for_d=sfd, device=args.device)
+                          progress=progress, seeds_for_d=sfd, device=args.device,
+                          workers=args.workers, scheduler=scheduler)
     t = Table(title="one-step success per (d, m) (as formalised in boolverify)")
     for col in ("d", "m", "seeds", "success", "95% Wilson CI", "eta->inf", "assignment ok", "median L", "s"):
         t.add_column(col, justify="right")
@@ -191,7 +168,7 @@ def _sweep(args):
         t.add_row(str(c.d), str(c.m), str(c.n_seeds), f"{c.rate:.3f}", f"[{lo:.3f}, {hi:.3f}]",
                   f"{c.rate_limit:.3f}", f"{c.assignment_matches}/{c.successes}",
                   f"{c.median_loss:.2e}", f"{c.seconds:.1f}")
-    con = Console()
+    con = console()
     con.print(t)
     _print_laws(con, lambda: sweep_laws(cells), "m", args.figure, cells)
     return 0
@@ -234,22 +211,35 @@ def _print_laws(con, summarise, size, figure, cells):
 
 
 def _samples(args):
-    _check_common(args)
-    ds = _int_list(args.d, "--d", 2)
-    ns = _int_list(args.n, "--n", 1)
+    check_common(args)
+    ds = parse_int_list(args.d, "--d", 2)
+    ns = parse_int_list(args.n, "--n", 1)
     check_int(args.m, "--m", lo=1)
     check_int(args.seeds, "--seeds", lo=1)
     check_device(args.device, "--device")
-    from rich.console import Console
+    for d in ds:
+        check_lr_constant(args.c, d, args.m)
+    # samples are drawn in blocks of at most 2^25 entries per seed, beside the embeddings
+    check_xor_memory(max(ds), args.m, 1, f"--d = {args.d}, --m = {args.m}", copies=4)
+    from verify.cli.options import FLOPS_PER_SECOND, require_time
+
+    require_time(4.0 * sum(ds) * (sum(ns) + args.m) * args.seeds / FLOPS_PER_SECOND,
+                 "the sampled gradients", f"--n = {args.n}, --d = {args.d}, --seeds = {args.seeds}")
+    from verify.experiments import distributed
+
+    distributed.check_workers(args.workers, "--workers")
+    # the address is probed now, so that a wrong one fails before the engine loads
+    scheduler = distributed.check_scheduler(args.scheduler, "--scheduler", probe=True)
+    from verify.cli.options import console
     from rich.table import Table
 
     from verify.experiments.fits import samples_laws, wilson_interval
     from verify.experiments.xor_sweeps import run_samples
 
-    with _progress() as prog:
-        task = prog.add_task("samples", total=1)
+    with distributed.progress_display("samples") as progress:
         cells = run_samples(ds, {d: ns for d in ds}, args.m, args.seeds, c=args.c, eps=args.eps,
-                            out=args.out, progress=_callback(prog, task), device=args.device)
+                            out=args.out, progress=progress, device=args.device,
+                            workers=args.workers, scheduler=scheduler)
     t = Table(title=f"empirical-gradient step, m = {args.m} (as formalised in boolverify)")
     for col in ("d", "n", "seeds", "success", "95% Wilson CI", "pop. success", "given pop.", "s"):
         t.add_column(col, justify="right")
@@ -258,7 +248,7 @@ def _samples(args):
         t.add_row(str(c.d), str(c.n), str(c.n_seeds), f"{c.rate:.3f}", f"[{lo:.3f}, {hi:.3f}]",
                   f"{c.population_successes}/{c.n_seeds}", f"{c.rate_given_population:.3f}",
                   f"{c.seconds:.1f}")
-    con = Console()
+    con = console()
     con.print(t)
     # n*(d): samples for the empirical step to reproduce a successful population step
     if any(c.population_successes for c in cells):
@@ -267,22 +257,31 @@ def _samples(args):
 
 
 def _compare(args):
-    _check_common(args)
+    check_common(args)
     check_int(args.d, "--d", lo=2)
     check_int(args.m, "--m", lo=1, hi=min(64, args.d - 1))  # the comparison needs m < d, m <= 64
     check_int(args.seeds, "--seeds", lo=1)
     check_int(args.steps, "--steps", lo=0)
     if args.train_seeds is not None:
         check_int(args.train_seeds, "--train-seeds", lo=1, hi=args.seeds)
-    from rich.console import Console
+    check_lr_constant(args.c, args.d, args.m)
+    # all seeds are batched; training keeps parameters, gradients and optimiser state per seed
+    options = f"--d = {args.d}, --m = {args.m}, --seeds = {args.seeds}"
+    check_xor_memory(args.d, args.m, args.seeds, options, copies=4)
+    from verify.cli.options import FLOPS_PER_SECOND, require_time
+
+    train = args.seeds if args.train_seeds is None else args.train_seeds
+    require_time(3 * 4.0 * args.d * args.m * train * args.steps / FLOPS_PER_SECOND,
+                 f"{args.steps} training steps of three attentions", f"--steps = {args.steps}, --d = {args.d}, --m = {args.m}, --train-seeds = {train}")
+    from verify.cli.options import console
     from rich.table import Table
 
     from verify.experiments.attention_comparison import compare, representational_bounds
 
-    with _progress() as prog:
+    with progress_bar() as prog:
         task = prog.add_task("compare", total=1)
         res = compare(args.d, args.m, args.seeds, train_seeds=args.train_seeds, steps=args.steps, eps=args.eps, c=args.c,
-                      progress=_callback(prog, task))
+                      progress=progress_callback(prog, task))
     bounds = representational_bounds(args.d, args.m)
     t = Table(title=f"d = {args.d}, m = {args.m}, {args.seeds} seeds (training: "
                     f"{res.config['train_seeds']}), T = {args.steps} "
@@ -296,7 +295,7 @@ def _compare(args):
         t.add_row(att, f"{o['median_loss']:.3g}", f"{o['frac_below_1e-6']:.2f}", f"{o['success_rate']:.2f}",
                   f"{g.get('median_final_loss', float('nan')):.3g}", f"{g.get('success_rate', float('nan')):.2f}",
                   f"{a.get('median_final_loss', float('nan')):.3g}", f"{a.get('success_rate', float('nan')):.2f}")
-    con = Console()
+    con = console()
     con.print(t)
     con.print(f"linear attention, best loss over all theta (seed 0) >= {bounds['linear_bound']['bound']:.6f}; "
               f"erf attention >= {bounds['erf_bound']:.6f}")

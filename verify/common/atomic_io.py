@@ -1,10 +1,16 @@
 """Atomic writes: a temporary file in the target's folder, then ``os.replace``.
 
 An error or Ctrl-C before the rename leaves the old file (or none), never half a file.
+
+Files that several processes add to (the results files of sweeps) go through
+:func:`merge_json_records`: under an exclusive lock (:func:`locked`) the file is read again,
+the new records are merged into it by their key, and the union is written atomically, so two
+writers never drop each other's records.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
@@ -76,6 +82,90 @@ def atomic_write_json(path, obj) -> Path:
     return atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False, default=_jsonable) + "\n")
 
 
+def lock_path(path) -> Path:
+    """The sidecar lock file of ``path`` (``path + ".lock"``)."""
+    path = Path(path)
+    return path.with_name(path.name + ".lock")
+
+
+@contextmanager
+def locked(path):
+    """Hold an exclusive lock on ``path`` for the duration of the block.
+
+    The lock is ``fcntl.flock`` on the sidecar file :func:`lock_path` rather than on ``path``
+    itself, because :func:`atomic_path` replaces ``path`` by a new inode on every write and a
+    lock on the old inode would protect nothing. The sidecar stays behind, empty: removing it
+    would let a process that is waiting on the old inode and one that creates a new one both
+    hold "the" lock. The lock is released when the block ends or the process dies.
+    """
+    lock = lock_path(path)
+    if Path(path).is_dir():
+        raise InputError(f"cannot write {str(path)!r}: it is a directory; expected a file name")
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield Path(path)
+    finally:
+        os.close(fd)  # closing the descriptor releases the flock
+
+
+def config_mismatch(old: dict, new: dict) -> str:
+    """The settings on which two config dicts differ, as ``name: old on file, new here``
+    (empty when they agree)."""
+    names = list(old) + [k for k in new if k not in old]
+    return "; ".join(f"{k} = {old.get(k)!r} on file, {new.get(k)!r} here"
+                     for k in names if old.get(k) != new.get(k))
+
+
+def merge_json_records(path, new_records, key_fn, *, config_fn=None, read=None, wrap=None,
+                       what="record"):
+    """Add ``new_records`` to the JSON file ``path``, under :func:`locked`, and write it atomically.
+
+    The file is read again under the lock, so the records another process wrote since this
+    one last looked are kept. A new record whose ``key_fn(record)`` is already on file is not
+    added a second time (the record on file stays); if ``config_fn(record)`` (a dict of
+    settings) differs from the one on file, :class:`InputError` names the differing settings
+    and nothing is written.
+
+    Args:
+        path: the JSON file (created if missing);
+        new_records: records (JSON-able) to add; key_fn: a record's identity (hashable);
+        config_fn: a record's settings (dict) that must agree with the record on file of the
+            same identity (default: no check);
+        read: ``read(path) -> list`` of the records of an existing file (default: the file is
+            a JSON list); wrap: ``wrap(records) -> JSON object`` written to the file (default:
+            the list itself); what: the name of a record in messages.
+    Returns:
+        the list of records now on file (those on file first, in their order, then the new ones).
+    """
+    read = read or (lambda p: json.loads(Path(p).read_text(encoding="utf-8")))
+    wrap = wrap or (lambda records: records)
+    path = Path(path)
+    with locked(path):
+        records = list(read(path)) if path.exists() else []
+        index = {key_fn(r): r for r in records}
+        added = False
+        for rec in new_records:
+            k = key_fn(rec)
+            if k in index:
+                if config_fn is not None:
+                    diff = config_mismatch(config_fn(index[k]), config_fn(rec))
+                    if diff:
+                        reject("results file", str(path),
+                               f"{what}s with the settings of this run; its {what} {k} has {diff}")
+                continue
+            index[k] = rec
+            records.append(rec)
+            added = True
+        if added or not path.exists():
+            atomic_write_json(path, wrap(records))
+    return records
+
+
 def pyplot():
     """``matplotlib.pyplot`` on the Agg backend (figures are only written to files), imported
     when the first figure is drawn."""
@@ -90,7 +180,7 @@ def pyplot():
 def atomic_savefig(fig, path, **kwargs) -> Path:
     """``fig.savefig`` through :func:`atomic_path` (format taken from the suffix)."""
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=Path(path).suffix.lstrip(".") or None, **kwargs)
+        fig.savefig(tmp, format=Path(path).suffix.lstrip(".").lower() or None, **kwargs)
     return Path(path)
 
 
@@ -107,4 +197,4 @@ def _jsonable(x):
 
 
 __all__ = ["FIGURE_SUFFIXES", "check_figure_path", "atomic_path", "atomic_write_text", "atomic_write_json",
-           "pyplot", "atomic_savefig"]
+           "lock_path", "locked", "config_mismatch", "merge_json_records", "pyplot", "atomic_savefig"]

@@ -1,8 +1,9 @@
 r"""Experiments on randomly initialised Boolean transformers (paper B, as formalised in
 boolverify): summaries of many exact profiles, sampling until enough non-constant models are
-found, single-bit influence and margin recognition as N grows, per-model log-log slopes, and
-the Student-t interval of a mean that the claim tests decide on (exact binomial bounds are
-:func:`verify.experiments.inference.clopper_pearson`)."""
+found, comparison with random functions of the same density, recognition of the functions with
+:math:`K_0 = 0`, single-bit influence and margin recognition as N grows, per-model log-log
+slopes, and the distribution-free interval of a median that the claim tests decide on (exact
+binomial bounds are :func:`verify.experiments.inference.clopper_pearson`)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import math
 import torch
 
 from numeric.transformer import (
-    BooleanTransformer, evaluate_all, initialize_, margin_recognition, max_influence, model_profile,
-    random_model,
+    BooleanTransformer, evaluate_all, initialize_, margin_recognition, max_influence, random_model,
 )
-from numeric.validation import check_int, check_ints, reject
+from numeric.transformer_eval import strings, table_profile
+from numeric.validation import check_choice, check_int, check_ints, check_real, reject
 from verify.experiments.statistics import wilson_interval
 
 #: P(K_0 >= 1) of a uniformly random function as N -> infinity (the Poisson limit 1 - 1/e).
@@ -34,6 +35,7 @@ def summarize_profiles(K, N: int) -> dict:
         "frac_K0_ge_1_ci95": list(wilson_interval(has0, models)),
         "mean_K0_frac": float(frac[:, 0].mean()),
         "frac_constant": float((K[:, 0] == 2**N).double().mean()),
+        "frac_constant_ci95": list(wilson_interval(int((K[:, 0] == 2**N).sum()), models)),
         "mean_avg_sensitivity": float((frac * k).sum(1).mean()),
         "mean_profile_frac": [float(v) for v in frac.mean(0)],
         "random_function_P_K0_ge_1": RANDOM_FUNCTION_P_K0,
@@ -41,33 +43,210 @@ def summarize_profiles(K, N: int) -> dict:
     }
 
 
+def readout_profile(model, N: int, *, chunk: int | None = None):
+    r"""``(table, profile)`` of the Boolean function the model computes on :math:`\{0,1\}^N`
+    under its config's readout (:meth:`~numeric.transformer.BooleanTransformer.readout` of the
+    outputs of all :math:`2^N` strings at once, so a ``median`` readout sees every string).
+    For the ``linear`` readout this equals :func:`~numeric.transformer.model_profile`."""
+    table = model.readout(evaluate_all(model, N, chunk=chunk)).cpu()
+    return table, table_profile(table)
+
+
+def _parity_name(S: int, N: int, sign: int) -> str:
+    bits = [i for i in range(N) if S >> i & 1]
+    if not bits:
+        name = "constant 0"
+        return name if sign > 0 else "constant 1"
+    name = f"DICTATOR x_{bits[0]}" if len(bits) == 1 else "PARITY " + "+".join(f"x_{i}" for i in bits)
+    return name if sign > 0 else "NOT " + name
+
+
+def nearest_parity(table, N: int) -> tuple[str, float]:
+    r"""The (negated) parity of a set of bits (a DICTATOR for one bit, a constant for none)
+    that agrees with the 0/1 ``table`` on the most strings, and that fraction of strings:
+    :math:`(1 + |W(S)|/2^N)/2` for the largest Walsh coefficient :math:`|W(S)|`."""
+    from numeric.sensitivity import walsh_hadamard
+
+    W = walsh_hadamard(torch.as_tensor(table).to(torch.int64))
+    S = int(W.abs().argmax())
+    return _parity_name(S, N, int(W[S])), (1 + abs(int(W[S])) / 2**N) / 2
+
+
+def identify_function(table, N: int) -> str | None:
+    r"""The name of a 0/1 ``table`` of length :math:`2^N` if it is a (negated) parity of a
+    set of bits, the functions whose every string is sensitive to the bits of the set:
+    ``"DICTATOR x_i"``, ``"NOT DICTATOR x_i"``, ``"PARITY x_i+x_j+..."``, ``"NOT PARITY ..."``
+    (bit :math:`i` of string index :math:`\sum_i b_i 2^i`), or ``"constant 0"``/``"constant 1"``;
+    else ``None`` (:func:`nearest_parity` then says which it is closest to). A function is
+    :math:`\pm` a parity iff one Walsh coefficient is :math:`\pm 2^N`."""
+    name, agreement = nearest_parity(table, N)
+    return name if agreement == 1.0 else None
+
+
+def random_function_K0(p, N: int):
+    r""":math:`E[K_0] = 2^N (p^{N+1} + (1-p)^{N+1})` of a random function whose values are i.i.d.
+    Bernoulli(:math:`p`) (a string has sensitivity 0 iff it and its :math:`N` neighbours
+    agree). ``p`` a float or a float64 tensor."""
+    N = check_int(N, "N", lo=1)
+    return 2.0**N * (p ** (N + 1) + (1 - p) ** (N + 1))
+
+
+def random_function_avg_sensitivity(p, N: int):
+    r""":math:`E[\mathrm{as}] = 2Np(1-p)` of a random function with i.i.d. Bernoulli(:math:`p`)
+    values (each of the :math:`N` edges at a string disagrees with probability :math:`2p(1-p)`)."""
+    N = check_int(N, "N", lo=1)
+    return 2.0 * N * p * (1 - p)
+
+
+def median_bounds(values, level: float = 0.99, side: str = "lower") -> tuple[float, float]:
+    r"""Distribution-free (order-statistic) confidence bound for the median of i.i.d. ``values``.
+
+    ``side="lower"``: the :math:`k`-th smallest value, :math:`k` the largest with
+    :math:`P(\mathrm{Bin}(n, 1/2) \le k - 1) \le 1 - \text{level}`; the median is above it with
+    probability at least ``level`` for any distribution (ties only make it conservative).
+    ``side="upper"`` mirrors it. Returns ``(lo, inf)`` resp. ``(-inf, hi)``; with too few values
+    for the level the bound is infinite (uninformative, never a pass).
+    """
+    from scipy import stats
+
+    x = torch.as_tensor(values, dtype=torch.float64).flatten()
+    if x.numel() < 1 or not bool(torch.isfinite(x).all()):
+        reject("values", f"<{x.numel()} values>", "at least 1 finite value")
+    level = check_real(level, "level", lo=0.5, hi=1, hi_open=True)
+    side = check_choice(side, "side", ("lower", "upper"))
+    n = x.numel()
+    xs = torch.sort(x).values
+    k = 0
+    while k < n and stats.binom.cdf(k, n, 0.5) <= 1 - level:
+        k += 1
+    # k order statistics may be used: X_(k) (1-based) is the bound; k = 0 means none
+    if side == "lower":
+        return (float(xs[k - 1]) if k else -math.inf), math.inf
+    return -math.inf, (float(xs[n - k]) if k else math.inf)
+
+
 def sample_nonconstant_profiles(config, scheme: str, N: int, target: int, max_draws: int, *,
                                 seed: int = 0, chunk: int | None = None, **init_kw) -> dict:
     r"""Draw random models (seeds ``seed, seed + 1, ...``) until ``target`` of them compute a
     non-constant function on :math:`\{0,1\}^N` or ``max_draws`` models were drawn.
 
-    Every draw is classified exactly (all :math:`2^N` strings). ``init_kw`` (``B``,
-    ``sigma``) go to :func:`~numeric.transformer.initialize_`.
+    Every draw is classified exactly (all :math:`2^N` strings, the config's readout).
+    ``init_kw`` (``B``, ``sigma``) go to :func:`~numeric.transformer.initialize_`.
 
     Returns:
         dict with ``draws``, ``constant`` (how many computed a constant function),
-        ``profiles`` (int64 ``(k, N+1)``, the non-constant models' profiles in draw order) and
-        ``seeds`` (their seeds).
+        ``profiles`` (int64 ``(k, N+1)``, the non-constant models' profiles in draw order),
+        ``seeds`` (their seeds), ``ones`` (int64 ``(k,)``, their numbers of strings read 1) and
+        ``zero_K0`` (a list of ``{"seed", "function", "nearest", "agreement"}`` for the
+        non-constant models with :math:`K_0 = 0`: the function named by
+        :func:`identify_function` or ``None``, and :func:`nearest_parity`).
     """
     target = check_int(target, "target", lo=1)
     max_draws = check_int(max_draws, "max_draws", lo=1)
     model = BooleanTransformer(config)
-    profiles, seeds, draws = [], [], 0
+    profiles, seeds, ones, zero_K0, draws = [], [], [], [], 0
     while len(profiles) < target and draws < max_draws:
         s = seed + draws
         initialize_(model, scheme, generator=torch.Generator().manual_seed(s), **init_kw)
-        K = model_profile(model, N, chunk=chunk)
+        table, K = readout_profile(model, N, chunk=chunk)
         draws += 1
         if int(K[0]) != 1 << N:
             profiles.append(K)
             seeds.append(s)
+            ones.append(int(table.sum()))
+            if int(K[0]) == 0:
+                nearest, agreement = nearest_parity(table, N)
+                zero_K0.append({"seed": s, "function": identify_function(table, N), "nearest": nearest,
+                                "agreement": agreement})
     stacked = torch.stack(profiles) if profiles else torch.zeros(0, N + 1, dtype=torch.int64)
-    return {"draws": draws, "constant": draws - len(profiles), "profiles": stacked, "seeds": seeds}
+    return {"draws": draws, "constant": draws - len(profiles), "profiles": stacked, "seeds": seeds,
+            "ones": torch.tensor(ones, dtype=torch.int64), "zero_K0": zero_K0}
+
+
+def density_matched_ratios(K, ones, N: int) -> dict:
+    r"""Per non-constant model, its profile against a random function of the same density
+    :math:`p = \text{ones}/2^N`: ``K0_ratio`` :math:`= K_0 / E_p[K_0]` (:func:`random_function_K0`)
+    and ``as_ratio`` :math:`= \mathrm{as}(f) / (2Np(1-p))`; float64 tensors. A ratio above 1 means
+    more zero-sensitivity strings (resp. more sensitivity) than such a random function has."""
+    if K.shape[0] == 0:
+        empty = torch.zeros(0, dtype=torch.float64)
+        return {"p": empty, "K0_ratio": empty, "as_ratio": empty}
+    p = torch.as_tensor(ones, dtype=torch.float64) / 2**N
+    if bool(((p <= 0) | (p >= 1)).any()):
+        reject("ones", "<a constant function>", "non-constant functions only (0 < ones < 2^N)")
+    stats = profile_statistics(K, N)
+    return {"p": p, "K0_ratio": K[:, 0].double() / random_function_K0(p, N),
+            "as_ratio": stats["avg_sensitivity"] / random_function_avg_sensitivity(p, N)}
+
+
+def sample_models(config, scheme: str, N: int, models: int, *, seed: int = 0, chunk: int | None = None,
+                  device=None, progress=None, **init_kw) -> dict:
+    r"""Exact tables of ``models`` random transformers (seeds ``seed, seed + 1, ...``), read by
+    the config's readout, on ``device``.
+
+    Returns:
+        dict with ``profiles`` (int64 ``(models, N+1)``), ``ones`` (int64 ``(models,)``) and
+        ``functions`` (per model: the name (:func:`identify_function`) of a constant model or
+        of one with :math:`K_0 = 0`, the latter else ``"not recognised (nearest ...)"``
+        (:func:`nearest_parity`); ``None`` for the other models).
+    """
+    models = check_int(models, "models", lo=1)
+    model = BooleanTransformer(config)
+    if device is not None:
+        model = model.to(device)
+    K = torch.empty(models, N + 1, dtype=torch.int64)
+    ones = torch.empty(models, dtype=torch.int64)
+    functions = []
+    for i in range(models):
+        initialize_(model, scheme, generator=torch.Generator().manual_seed(seed + i), **init_kw)
+        table, K[i] = readout_profile(model, N, chunk=chunk)
+        ones[i] = int(table.sum())
+        if int(K[i, 0]) == 0:
+            name, agreement = nearest_parity(table, N)
+            functions.append(name if agreement == 1.0 else f"not recognised (nearest {name}, agrees on "
+                                                           f"{100 * agreement:.1f} % of the strings)")
+        else:
+            functions.append(identify_function(table, N) if int(K[i, 0]) == 1 << N else None)
+        if progress is not None:
+            progress(i)
+    return {"profiles": K, "ones": ones, "functions": functions}
+
+
+def summarize_models(K, ones, N: int, *, seed: int = 0, functions=None, level: float = 0.95) -> dict:
+    r"""Plain-number summary of :func:`sample_models`: the constant fraction with its
+    Clopper-Pearson interval, kept apart from the non-constant models' :math:`K_0`, average
+    sensitivity and density-matched ratios (:func:`density_matched_ratios`), and the models
+    with :math:`K_0 = 0` (seed ``seed + i`` and the function, if recognised)."""
+    from verify.experiments.inference import clopper_pearson
+
+    models = K.shape[0]
+    constant = K[:, 0] == 2**N
+    n_const = int(constant.sum())
+    keep = ~constant
+    Kn, on = K[keep], torch.as_tensor(ones)[keep]
+    out = {
+        "models": models, "constant": n_const, "frac_constant": n_const / models,
+        "frac_constant_ci": list(clopper_pearson(n_const, models, level)), "level": level,
+        "nonconstant": int(keep.sum()),
+    }
+    if out["nonconstant"]:
+        st = profile_statistics(Kn, N)
+        r = density_matched_ratios(Kn, on, N)
+        out.update({
+            "nonconstant_K0": [int(v) for v in Kn[:, 0]],
+            "nonconstant_mean_K0_frac": float(st["K0_frac"].mean()),
+            "nonconstant_frac_K0_ge_1": float(st["has_K0"].double().mean()),
+            "nonconstant_mean_avg_sensitivity": float(st["avg_sensitivity"].mean()),
+            "nonconstant_median_K0_ratio": float(r["K0_ratio"].median()),
+            "nonconstant_median_as_ratio": float(r["as_ratio"].median()),
+            "nonconstant_mean_profile_frac": [float(v) for v in (Kn.double() / 2**N).mean(0)],
+        })
+    zero = (K[:, 0] == 0).nonzero().flatten().tolist()
+    out["zero_K0"] = [{"seed": seed + i, "function": None if functions is None else functions[i]}
+                      for i in zero]
+    all_stats = profile_statistics(K, N)
+    out["mean_avg_sensitivity_all"] = float(all_stats["avg_sensitivity"].mean())
+    return out
 
 
 def profile_statistics(K, N: int) -> dict:
@@ -150,6 +329,50 @@ def influence_maxima(config, Ns, models: int, *, strings: int, positions: int, s
     return vals
 
 
+@torch.no_grad()
+def exact_influence_maximum(model, N: int, *, chunk: int = 8192) -> tuple[float, float]:
+    r"""Over all :math:`2^N` strings: the largest :math:`|T(x) - T(x \oplus e_n)|` over every
+    string :math:`x` and position :math:`n`, and the largest Boolean influence
+    :math:`\max_n P_x[\hat f(x) \ne \hat f(x \oplus e_n)]` of :math:`\hat f = 1[T > 0]`
+    (one batched pass over all strings; position :math:`n` is bit :math:`n` of the index)."""
+    N = check_int(N, "N", lo=1, hi=min(model.config.N_max, 20))
+    chunk = check_int(chunk, "chunk", lo=1)
+    dev = model.tok.device
+    idx = torch.arange(2**N)
+    T = torch.cat([model(strings(idx[i:i + chunk], N).to(dev)).reshape(-1).cpu()
+                   for i in range(0, 2**N, chunk)]).to(torch.float64)
+    f = T > 0
+    sup, boolean = 0.0, 0.0
+    for n in range(N):
+        other = idx ^ (1 << n)
+        sup = max(sup, float((T[other] - T).abs().max()))
+        boolean = max(boolean, float((f[other] != f).double().mean()))
+    return sup, boolean
+
+
+def exact_influence_maxima(config, Ns, models: int, *, seed: int = 0, B: float = 1.0,
+                           device=None) -> dict:
+    r""":func:`exact_influence_maximum` of ``models`` uniform-box models (seeds ``seed + j``, the
+    models of :func:`influence_maxima` with the same ``seed``; one parameter vector per model,
+    used at every :math:`N` in ``Ns``).
+
+    Returns:
+        ``{"sup": float64 (models, len(Ns)), "boolean": float64 (models, len(Ns))}``.
+    """
+    Ns = check_ints(Ns, "Ns", lo=1, hi=min(config.N_max, 20))
+    models = check_int(models, "models", lo=1)
+    sup = torch.zeros(models, len(Ns), dtype=torch.float64)
+    boolean = torch.zeros_like(sup)
+    model = BooleanTransformer(config)
+    if device is not None:
+        model = model.to(device)
+    for j in range(models):
+        initialize_(model, "uniform", generator=torch.Generator().manual_seed(seed + j), B=B)
+        for i, N in enumerate(Ns):
+            sup[j, i], boolean[j, i] = exact_influence_maximum(model, N)
+    return {"sup": sup, "boolean": boolean}
+
+
 def loglog_slope(Ns, values) -> float:
     r"""Least-squares slope of :math:`\log y` against :math:`\log N`; for a ``(models,
     len(Ns))`` array the mean of :math:`\log y` over models is fitted (a geometric mean,
@@ -207,6 +430,46 @@ def margin_table(config, Ns, models: int, xi: float, *, seed: int = 0, B: float 
     return out
 
 
+def optimised_margin(config, N: int, *, steps: int, lr: float = 0.02, seed: int = 0, B: float = 1.0,
+                     temperature: float = 0.01) -> dict:
+    r"""The best margin on FIRST found by optimising inside the box: starting from a uniform-box
+    model (seed ``seed``), ``steps`` Adam steps on the soft minimum
+    :math:`-\tau \log \sum_x e^{-m(x)/\tau}` of the margins :math:`m(x) = (2 x_0 - 1) T(x)` over
+    all :math:`2^N` strings, every parameter clipped back to :math:`[-B, B]` after each step (the
+    claim's box). FIRST is non-constant, so a margin :math:`\xi` on it needs one bit flip to
+    move :math:`T` by :math:`2\xi`.
+
+    Returns:
+        ``{"margin": the largest exact minimum margin over the iterates, "initial": the initial one}``.
+    """
+    N = check_int(N, "N", lo=1, hi=min(config.N_max, 16))
+    steps = check_int(steps, "steps", lo=1)
+    lr = check_real(lr, "lr", lo=0, lo_open=True)
+    tau = check_real(temperature, "temperature", lo=0, lo_open=True)
+    B = check_real(B, "B", lo=0, lo_open=True)
+    model = BooleanTransformer(config)
+    initialize_(model, "uniform", generator=torch.Generator().manual_seed(seed), B=B)
+    x = strings(torch.arange(2**N), N)
+    y = (2 * x[:, 0] - 1).to(torch.float64)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    best = initial = None
+    for _ in range(steps):
+        m = y * model(x).reshape(-1)
+        current = float(m.detach().min())
+        initial = current if initial is None else initial
+        best = current if best is None else max(best, current)
+        loss = tau * torch.logsumexp(-m / tau, 0)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        with torch.no_grad():
+            for p in model.parameters():
+                p.clamp_(-B, B)
+    with torch.no_grad():
+        best = max(best, float((y * model(x).reshape(-1)).min()))
+    return {"margin": best, "initial": initial}
+
+
 def margin_sweep(config, Ns, models: int, xis, *, seed: int = 0, B: float = 1.0, device=None) -> dict:
     r"""For each :math:`\xi` in ``xis`` and :math:`N` in ``Ns``: how many of ``models``
     uniform-box models (seeds ``seed + j``) recognise a non-constant function with margin
@@ -230,6 +493,8 @@ def margin_sweep(config, Ns, models: int, xis, *, seed: int = 0, B: float = 1.0,
     return res
 
 
-__all__ = ["RANDOM_FUNCTION_P_K0", "summarize_profiles",
-           "sample_nonconstant_profiles", "profile_statistics", "sampled_influences",
-           "influence_sweep", "influence_maxima", "margin_table", "margin_sweep", "loglog_slope", "per_model_slopes"]
+__all__ = ["RANDOM_FUNCTION_P_K0", "summarize_profiles", "readout_profile", "identify_function", "nearest_parity",
+           "random_function_K0", "random_function_avg_sensitivity", "median_bounds",
+           "sample_nonconstant_profiles", "density_matched_ratios", "sample_models", "summarize_models",
+           "profile_statistics", "sampled_influences",
+           "influence_sweep", "influence_maxima", "exact_influence_maximum", "exact_influence_maxima", "margin_table", "margin_sweep", "optimised_margin", "loglog_slope", "per_model_slopes"]

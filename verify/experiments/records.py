@@ -148,11 +148,22 @@ def load_results(path):
         obj = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         reject("results file", str(path), "an existing file")
-    except (OSError, json.JSONDecodeError) as exc:
-        reject("results file", str(path), f"a readable JSON file (not JSON: {exc})")
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        detail = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).splitlines()[0][:200]
+        reject("results file", str(path), f"a readable JSON file ({detail})")
     if not isinstance(obj, dict) or obj.get("schema") != SWEEP_SCHEMA \
             or not isinstance(obj.get("cells"), list):
         reject("results file", str(path), f"a boolverify sweep file (schema {SWEEP_SCHEMA})")
+    for i, cell in enumerate(obj["cells"]):
+        # every cell must rebuild into its record, so a damaged file is refused when read,
+        # not half-way through a resumed sweep
+        try:
+            if not isinstance(cell, dict) or not isinstance(cell.get("key"), dict):
+                raise TypeError("not an object with a 'key'")
+            cell_from_dict(cell)
+        except (TypeError, KeyError, ValueError, AttributeError) as exc:
+            reject("results file", str(path), f"a boolverify sweep file whose cells are complete "
+                   f"(cell {i} is not: {type(exc).__name__}: {str(exc)[:120]})")
     return obj
 
 

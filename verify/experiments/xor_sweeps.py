@@ -6,10 +6,18 @@ drawn per seed from their own generator (so a seed's instance does not depend on
 stacked, and pushed through :mod:`numeric.xor` in chunks that keep the embeddings under
 ``max_elems`` float64 entries.
 
-*Resumable*: with ``out=PATH`` the results file is rewritten atomically after every completed
-cell, and a rerun skips every cell already present with the same settings. *Progress*: an
-optional ``progress(done, total, description)`` callback, in work units proportional to the
-cost (``d * m`` per seed); this module never imports rich.
+*Resumable*: with ``out=PATH`` every completed cell is merged into the results file under a
+lock (:func:`verify.common.atomic_io.merge_json_records`: the file is read again, the cell
+added unless a cell of the same identity is already there, the union written atomically), and
+a rerun skips every cell already present with the same settings; two sweeps into one file
+therefore leave the union of their cells, each once. A cell's *identity* is its key without the
+settings ``c``, ``eps``, ``dtype``; a cell of the same identity but other settings is refused
+before any work. *Progress*: an optional ``progress(done, total, description)`` callback, in
+work units proportional to the cost (``d * m`` per seed); this module never imports rich.
+
+*Where*: in this process by default; ``workers=N`` runs the cells as tasks of an embedded Dask
+cluster, ``scheduler=ADDRESS`` on a running one (:mod:`verify.experiments.distributed`); this
+process stays the only writer of the results file, and the cells are the same either way.
 
 Instance of seed ``s`` in cell ``(d, m)``: a generator seeded by :func:`instance_seed`, then
 ``V = sample_embeddings(d, m)``, ``theta0 = sample_init(m)``; the support ``(a, b)`` is drawn
@@ -25,22 +33,14 @@ from pathlib import Path
 import torch
 
 from numeric import xor
-from numeric.validation import InputError, check_device, check_int, check_ints, check_real
+from numeric.validation import InputError, check_device, check_int, check_ints, check_real, reject
 from numeric.xor_metrics import limit_step_attention, predicted_assignment, step_metrics
-from verify.common.atomic_io import atomic_write_json
+from verify.common.atomic_io import config_mismatch, merge_json_records
+from verify.experiments import distributed
+from numeric.xor_stream import instance_seed
 from verify.experiments.records import (
     SWEEP_SCHEMA, SamplesCell, SweepCell, cell_from_dict, load_results,
 )
-
-
-def instance_seed(*parts) -> int:
-    """A deterministic 63-bit seed from integer parts (splitmix-style mixing)."""
-    h = 0x9E3779B97F4A7C15
-    for p in parts:
-        h ^= (int(p) + 0x9E3779B97F4A7C15 + (h << 6) + (h >> 2)) & 0xFFFFFFFFFFFFFFFF
-        h = (h * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-        h ^= h >> 31
-    return h & 0x7FFFFFFFFFFFFFFF
 
 
 def cell_support(d, tag, key1):
@@ -80,34 +80,93 @@ def _grid(values, name, lo):
     return sorted(vals)
 
 
-class _Store:
-    """Cells keyed by their settings (kept as their JSON dicts, so that a file may hold cells
-    of both kinds); saved atomically after each new cell."""
+#: settings of a cell that must agree with a saved cell of the same identity (the rest of the
+#: key, the kind, the grid point and the seed block, is the identity)
+CONFIG_FIELDS = ("c", "eps", "dtype")
 
-    def __init__(self, out):
+
+def cell_identity(key):
+    """The identity of a cell key (its fields other than :data:`CONFIG_FIELDS`), as text."""
+    if not isinstance(key, dict):
+        return repr(key)
+    return "(" + ", ".join(f"{k}={key[k]}" for k in sorted(key) if k not in CONFIG_FIELDS) + ")"
+
+
+def _config(key):
+    return {k: key[k] for k in CONFIG_FIELDS if isinstance(key, dict) and k in key}
+
+
+class _Store:
+    """The cells of a results file (kept as their JSON dicts, so that a file may hold cells of
+    several kinds); each new cell is merged into the file under its lock."""
+
+    def __init__(self, out, keys=()):
         self.out = Path(out) if out is not None else None
         self.cells = []
         if self.out is not None and self.out.exists():
             self.cells = load_results(self.out)["cells"]
+        self.check(keys)
+
+    def check(self, keys):
+        """Refuse keys whose identity is on file with other settings (before any work)."""
+        on_file = {cell_identity(c.get("key")): c.get("key") for c in self.cells if isinstance(c, dict)}
+        for key in keys:
+            old = on_file.get(cell_identity(key))
+            diff = config_mismatch(_config(old), _config(key)) if old is not None else ""
+            if diff:
+                reject("results file", str(self.out),
+                       f"cells with the settings of this run; its cell {cell_identity(key)} has {diff}")
 
     def find(self, key):
         for c in self.cells:
-            if c.get("key") == key:
+            if isinstance(c, dict) and c.get("key") == key:
                 return cell_from_dict(c)
         return None
 
     def add(self, cell):
-        self.cells = [c for c in self.cells if c.get("key") != cell.key] + [cell.as_dict()]
-        if self.out is not None:
-            atomic_write_json(self.out, {"schema": SWEEP_SCHEMA, "cells": self.cells})
+        """Save ``cell`` (unless a cell of its identity is already saved); returns the saved cell."""
+        rec = cell.as_dict()
+        if self.out is None:
+            if self.find(cell.key) is None:
+                self.cells.append(rec)
+        else:
+            self.cells = merge_json_records(
+                self.out, [rec], lambda c: cell_identity(c.get("key") if isinstance(c, dict) else c),
+                config_fn=lambda c: _config(c.get("key") if isinstance(c, dict) else None),
+                read=lambda p: load_results(p)["cells"],
+                wrap=lambda cells: {"schema": SWEEP_SCHEMA, "cells": cells}, what="cell")
+        return self.find(cell.key) or cell
 
     def cached(self, key, run):
         """The saved cell for ``key``, or ``run()``'s cell, saved before it is returned."""
+        self.check([key])
         cell = self.find(key)
         if cell is None:
-            cell = run()
-            self.add(cell)
+            cell = self.add(run())
         return cell
+
+    def run(self, plan, fn, progress, describe, workers=None, scheduler=None, label="cell"):
+        """The cells of ``plan`` (``(key, args, cost)``, ``fn(*args)`` computes the cell of
+        ``key``), computing those not saved yet (where :func:`distributed.run_tasks` says) and
+        saving each as it completes; returned in the order of ``plan``."""
+        self.check([key for key, _, _ in plan])
+        total = sum(cost for _, _, cost in plan)
+        done, count, todo = 0, 0, []
+        for key, args, cost in plan:
+            cell = self.find(key)
+            if cell is None:
+                todo.append((key, args, cost))
+                continue
+            done, count = done + cost, count + 1
+            if progress is not None:
+                progress(done, total, f"{describe(cell)} (saved; {count}/{len(plan)} cells)")
+        tasks = [(key, args) for key, args, _ in todo]
+        for i, cell in distributed.run_tasks(fn, tasks, workers=workers, scheduler=scheduler, label=label):
+            cell = self.add(cell)
+            done, count = done + todo[i][2], count + 1
+            if progress is not None:
+                progress(done, total, f"{describe(cell)} ({count}/{len(plan)} cells)")
+        return [self.find(key) for key, _, _ in plan]
 
 
 def _chunks(seeds, per_seed_elems, max_elems):
@@ -129,7 +188,8 @@ def _check_eps(eps):
 
 
 def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, progress=None,
-              max_elems=2**25, dtype=torch.float64, seeds_for_d=None, device=None):
+              max_elems=2**25, dtype=torch.float64, seeds_for_d=None, device=None, workers=None,
+              scheduler=None):
     r"""One population step for every ``(d, m)`` cell and ``n_seeds`` seeds (SX-4, SX-8).
 
     For each seed: :math:`\theta^{(1)} = \theta^{(0)} - \eta\nabla_\theta L` with
@@ -142,7 +202,9 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
         c: learning-rate constant; eps: success threshold :math:`\varepsilon`;
         out: results file (JSON), resumable; progress: ``callback(done, total, text)``;
         max_elems: largest number of embedding entries held at once; device: where the steps
-        run (``"cuda"`` when present; instances are drawn on the CPU either way).
+        run (``"cuda"`` when present; instances are drawn on the CPU either way);
+        workers: run the cells on an embedded Dask cluster of that many processes (1..64);
+        scheduler: run them on the Dask cluster of this scheduler (``tcp://HOST:8786``).
     Returns:
         list of :class:`~verify.experiments.records.SweepCell` (``d, m, n_seeds, successes,
         successes_limit, rate, rate_limit, assignment_matches, median_loss, seconds,
@@ -157,20 +219,17 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
     seeds_for_d = dict(seeds_for_d or {})
     for d, s in seeds_for_d.items():
         check_int(s, f"seeds_for_d[{d}]", lo=1)
-    store = _Store(out)
-    plan = [(d, m, seeds_for_d.get(d, n_seeds)) for d in ds for m in ms]
-    total = sum(d * m * S for d, m, S in plan)
-    done = 0
-    cells = []
-    for d, m, S in plan:
-        key = {"kind": "step", "d": d, "m": m, "n_seeds": S, "seed_offset": seed_offset, "c": c,
-               "eps": eps, "dtype": str(dtype)}
-        cell = store.cached(key, lambda: _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device))
-        cells.append(cell)
-        done += d * m * S
-        if progress is not None:
-            progress(done, total, f"d={d} m={m}: {cell.successes}/{S}")
-    return cells
+    workers, scheduler = distributed.check_backend(workers, scheduler)
+    plan = []
+    for d in ds:
+        for m in ms:
+            S = seeds_for_d.get(d, n_seeds)
+            key = {"kind": "step", "d": d, "m": m, "n_seeds": S, "seed_offset": seed_offset, "c": c,
+                   "eps": eps, "dtype": str(dtype)}
+            plan.append((key, (d, m, S, key, c, eps, seed_offset, max_elems, dtype, device), d * m * S))
+    return _Store(out).run(plan, _run_cell, progress,
+                           lambda cell: f"d={cell.d} m={cell.m}: {cell.successes}/{cell.n_seeds}",
+                           workers=workers, scheduler=scheduler, label="step")
 
 
 def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
@@ -204,7 +263,8 @@ def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
 
 
 def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None,
-                progress=None, max_elems=2**25, dtype=torch.float64, device=None):
+                progress=None, max_elems=2**25, dtype=torch.float64, device=None, workers=None,
+                scheduler=None):
     r"""One *empirical*-gradient step for every ``(d, n)`` cell (SX-6).
 
     :math:`\hat L = \frac1n\sum_k (f(x_k) - y_k)^2` on ``n`` fresh samples per seed, gradient by
@@ -213,7 +273,8 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
 
     Args:
         ds: grid of ``d``; ns_for_d: dict ``d -> list of n`` (increasing); m: embedding
-            dimension; n_seeds: seeds per cell; the rest as :func:`run_sweep`.
+            dimension; n_seeds: seeds per cell; the rest (``workers``, ``scheduler`` too) as
+            :func:`run_sweep`.
     Returns:
         list of :class:`~verify.experiments.records.SamplesCell` (``d, n, m, n_seeds,
         successes, rate, population_successes`` (the population step on the same instances),
@@ -228,24 +289,17 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
     if not isinstance(ns_for_d, dict) or set(ns_for_d) != set(ds):
         raise InputError(f"ns_for_d = {ns_for_d!r}: expected a dict with one list of sample "
                          f"sizes per d in ds = {ds}")
+    workers, scheduler = distributed.check_backend(workers, scheduler)
     plan = []
     for d in ds:
         for n in _grid(ns_for_d[d], f"ns_for_d[{d}]", 1):
-            plan.append((d, n))
-    store = _Store(out)
-    total = sum(n * d * n_seeds for d, n in plan)
-    done = 0
-    cells = []
-    for d, n in plan:
-        key = {"kind": "samples", "d": d, "n": n, "m": m, "n_seeds": n_seeds,
-               "seed_offset": seed_offset, "c": c, "eps": eps, "dtype": str(dtype)}
-        cell = store.cached(key, lambda: _run_samples_cell(d, n, m, n_seeds, key, c, eps, seed_offset,
-                                                            max_elems, dtype, device))
-        cells.append(cell)
-        done += n * d * n_seeds
-        if progress is not None:
-            progress(done, total, f"d={d} n={n}: {cell.successes}/{n_seeds}")
-    return cells
+            key = {"kind": "samples", "d": d, "n": n, "m": m, "n_seeds": n_seeds,
+                   "seed_offset": seed_offset, "c": c, "eps": eps, "dtype": str(dtype)}
+            plan.append((key, (d, n, m, n_seeds, key, c, eps, seed_offset, max_elems, dtype, device),
+                         n * d * n_seeds))
+    return _Store(out).run(plan, _run_samples_cell, progress,
+                           lambda cell: f"d={cell.d} n={cell.n}: {cell.successes}/{cell.n_seeds}",
+                           workers=workers, scheduler=scheduler, label="samples")
 
 
 def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
@@ -290,4 +344,4 @@ def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype, de
 
 
 __all__ = ["instance_seed", "cell_support", "make_instances", "run_sweep", "run_samples",
-           "load_results", "SweepCell", "SamplesCell"]
+           "load_results", "SweepCell", "SamplesCell", "CONFIG_FIELDS", "cell_identity"]

@@ -72,22 +72,30 @@ def crossover_direct(a, *, dps: int = DPS) -> int:
     r"""Smallest integer :math:`N^* \ge 1` with :math:`N^a < 2^N` for all :math:`N \ge N^*`,
     by direct evaluation of :math:`a \ln N` against :math:`N \ln 2` (no Lambert W).
 
-    Scans :math:`N = 1, 2, \dots` past :math:`a/\ln 2`, beyond which
-    :math:`N\ln 2 - a\ln N` increases, so the last :math:`N` with :math:`N^a \ge 2^N`
-    is found.
+    :math:`h(N) = N\ln 2 - a\ln N` is convex, so the integers with :math:`N^a \ge 2^N`
+    (:math:`h \le 0`) form one run around the minimum at :math:`a/\ln 2`: if neither integer
+    next to the minimum is in it, none is (:math:`N^* = 1`); otherwise its last element is
+    found by doubling past the minimum, then bisection, in :math:`O(\log N^*)` evaluations.
     """
     with mpmath.workdps(dps):
         af = _mpf(a, "a")
         ln2 = mpmath.log(2)
-        last_bad = 0
-        n = 1
-        turn = af / ln2
-        while True:
-            if af * mpmath.log(n) >= n * ln2:
-                last_bad = n
-            elif n > turn:
-                return last_bad + 1
-            n += 1
+
+        def bad(n):
+            return af * mpmath.log(n) >= n * ln2
+
+        turn = max(1, int(mpmath.floor(af / ln2)))
+        start = next((n for n in (turn, turn + 1) if bad(n)), None)
+        if start is None:
+            return 1
+        lo, step = start, 1                     # bad(lo) holds
+        while bad(lo + step):
+            lo, step = lo + step, 2 * step
+        hi = lo + step                          # bad(hi) fails; h increases past the minimum
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if bad(mid) else (lo, mid)
+        return lo + 1
 
 
 def crossover(a, *, dps: int = DPS) -> dict:

@@ -263,6 +263,32 @@ def _grad_halved(original):
     return population_grad
 
 
+def _one_pass_without_fallback(original):
+    def one_pass_grad(acc):
+        # the cancellation check switched off: the moment combination is trusted everywhere
+        module = importlib.import_module("numeric.xor_population")
+        saved, module._FALLBACK_RATIO = module._FALLBACK_RATIO, float("inf")
+        try:
+            return original(acc)
+        finally:
+            module._FALLBACK_RATIO = saved
+    return one_pass_grad
+
+
+def _one_pass_square_moments_swapped(original):
+    def one_pass_grad(acc):
+        acc.Mom = acc.Mom[[0, 1, 3, 2, 4, 5]]   # sum gamma_i^2 v_i read as the other head's
+        return original(acc)
+    return one_pass_grad
+
+
+def _one_pass_support_rows_swapped(original):
+    def one_pass_grad(acc):
+        acc.va, acc.vb = acc.vb, acc.va         # v_a and v_b exchanged in the support terms
+        return original(acc)
+    return one_pass_grad
+
+
 def _grad_heads_swapped(original):
     def population_grad(*args, **kwargs):
         g, gt = original(*args, **kwargs)
@@ -483,6 +509,12 @@ def _ignores_input(original):
     return _run
 
 
+def _fast_eval_ignores_input(original):
+    def run(self, idx):
+        return original(self, idx.new_zeros(idx.shape))   # every string read as index 0: 0...0
+    return run
+
+
 def _no_positional_embedding(original):
     def __init__(self, config=None):
         original(self, config)
@@ -513,6 +545,56 @@ def _layer_norm(unbiased=False, ignore_eps=False):
             return y, (z if record else None)
         return _ln
     return maker
+
+
+def _median_readout_ties_read_one(original):
+    def readout_table(T, readout="linear"):
+        import torch
+
+        if readout == "median":
+            return (T >= T.reshape(-1).median()).to(torch.int64)
+        return original(T, readout)
+    return readout_table
+
+
+def _pre_ln_residual_normalised(original):
+    def _pre_ln_layers(self, table, flat, N, full, record, labels):
+        import torch
+
+        # the residual stream carries LN(h) instead of h (the post-LN habit inside pre-LN)
+        h = table.index_select(0, flat.reshape(-1)).unflatten(0, flat.shape)
+        zs = []
+        for ell, lay in enumerate(self.layers):
+            a, z = self._ln(lay.ln1, h, ell, 0, labels, record, 0, N + 1)
+            zs.append(z)
+            h1 = a + self._attention(lay, lay.q(a), lay.k(a), lay.v(a))
+            m, z = self._ln(lay.ln2, h1, ell, 1, labels, record, 0, N + 1)
+            zs.append(z)
+            h = m + lay.fc2(torch.relu(lay.fc1(m)))
+        return h, zs, 0
+    return _pre_ln_layers
+
+
+def _random_function_K0_exponent_N(original):
+    def random_function_K0(p, N):
+        return 2.0**N * (p**N + (1 - p) ** N)   # the string's N neighbours, not the string itself
+    return random_function_K0
+
+
+def _median_bound_one_step_inward(original):
+    def median_bounds(values, level=0.99, side="lower"):
+        import math
+
+        import torch
+
+        lo, hi = original(values, level, side)
+        xs = torch.sort(torch.as_tensor(values, dtype=torch.float64).flatten()).values.tolist()
+        if side == "lower" and math.isfinite(lo):
+            return xs[min(xs.index(lo) + 1, len(xs) - 1)], hi   # the (k+1)-th smallest
+        if side == "upper" and math.isfinite(hi):
+            return lo, xs[max(len(xs) - 1 - xs[::-1].index(hi) - 1, 0)]
+        return lo, hi
+    return median_bounds
 
 
 def _margin_all_accepted_nonconstant(original):
@@ -621,6 +703,45 @@ def _n_params_without_ln(original):
     return n_params
 
 
+def _labels_rolled(original):
+    def labels(target, bits):
+        return original(target, bits).roll(1, 0)  # row i gets the label of row i - 1
+    return labels
+
+
+def _control_labels_three_bits(original):
+    def target_labels(target, bits):
+        out = original(target, bits)
+        if target == "parity01":
+            return out ^ bits[:, 2].to(out.dtype)  # parity of bits 0, 1 and 2
+        return out
+    return target_labels
+
+
+def _config_eps_ignored(original):
+    def __init__(self, config=None):
+        import dataclasses
+
+        if config is not None and config.eps != 1e-5:
+            config = dataclasses.replace(config, eps=1e-5)
+        original(self, config)
+    return __init__
+
+
+def _exact_influence_mean(original):
+    def exact_influence_maximum(model, N, *, chunk=8192):
+        import torch
+
+        from numeric.transformer_eval import strings
+
+        with torch.no_grad():
+            idx = torch.arange(2**N)
+            T = model(strings(idx, N).to(model.tok.device)).reshape(-1).cpu().double()
+        sup = max(float((T[idx ^ (1 << n)] - T).abs().mean()) for n in range(N))  # mean, not max
+        return sup, original(model, N, chunk=chunk)[1]
+    return exact_influence_maximum
+
+
 MUTANTS: tuple[Mutant, ...] = (
     # paper A: loss and gradient
     Mutant("loss_drops_t_squared",
@@ -641,6 +762,15 @@ MUTANTS: tuple[Mutant, ...] = (
            "numeric.xor_population.population_grad", _grad_halved, (_SX2, _SX3)),
     Mutant("grad_heads_swapped", "population_grad returns (grad theta~, grad theta): heads swapped",
            "numeric.xor_population.population_grad", _grad_heads_swapped, (_SX2, _SX3)),
+    Mutant("one_pass_without_fallback",
+           "one-pass softmax gradient that never falls back to two passes where its moments cancel",
+           "numeric.xor_population._one_pass_grad", _one_pass_without_fallback, (_SX2,)),
+    Mutant("one_pass_square_moments_swapped",
+           "one-pass softmax gradient with the sums of gamma^2 v and gamma~^2 v exchanged",
+           "numeric.xor_population._one_pass_grad", _one_pass_square_moments_swapped, (_SX2, _SX3)),
+    Mutant("one_pass_support_rows_swapped",
+           "one-pass softmax gradient with the rows v_a and v_b exchanged in the support terms",
+           "numeric.xor_population._one_pass_grad", _one_pass_support_rows_swapped, (_SX2, _SX3)),
     Mutant("softmax_cotangent_not_centred",
            "softmax pull-back gamma * g, without the -(gamma.g) gamma of diag(gamma) - gamma gamma^T",
            "numeric.xor_forms.ClosedFormState.logit_cotangent", _cotangent_not_centred, (_SX2, _SX3)),
@@ -711,6 +841,9 @@ MUTANTS: tuple[Mutant, ...] = (
     # paper B: the transformer
     Mutant("transformer_ignores_input", "the transformer evaluates the all-zero string for every input",
            "numeric.transformer_model.BooleanTransformer._run", _ignores_input, (_SG6, _SG4, _SG5, _SG8)),
+    Mutant("fast_evaluation_ignores_input",
+           "the table-driven enumeration evaluates the all-zero string for every index",
+           "numeric.transformer_eval._FastEval.run", _fast_eval_ignores_input, (_SG6,)),
     Mutant("no_positional_embedding", "positional embedding never initialised or trained (zero)",
            "numeric.transformer_model.BooleanTransformer.__init__", _no_positional_embedding,
            (_SG8,)),
@@ -745,8 +878,29 @@ MUTANTS: tuple[Mutant, ...] = (
            unit_files=("tests/test_xor_engine.py",)),
     Mutant("layer_norm_unbiased_variance", "layer norm with the unbiased variance (divide by D - 1)",
            "numeric.transformer_model.BooleanTransformer._ln", _layer_norm(unbiased=True), (_SG6,)),
+    # paper B: model conventions and the density-matched SG-6 references
+    Mutant("random_function_K0_exponent_N", "E_p[K_0] of a Bernoulli(p) random function with p^N, not p^(N+1)",
+           "verify.experiments.random_transformers.random_function_K0", _random_function_K0_exponent_N, (_SG6,)),
+    Mutant("median_bound_one_step_inward", "the order-statistic median bound one order statistic too tight",
+           "verify.experiments.random_transformers.median_bounds", _median_bound_one_step_inward, (_SG6,)),
+    Mutant("median_readout_ties_read_one", "median readout 1[T >= median]: ties at the median read 1",
+           "numeric.transformer_model.readout_table", _median_readout_ties_read_one,
+           unit_files=("tests/test_transformer_conventions.py",)),
+    Mutant("pre_ln_residual_normalised", "pre-LN layers carry LN(h) on the residual stream instead of h",
+           "numeric.transformer_model.BooleanTransformer._pre_ln_layers", _pre_ln_residual_normalised,
+           unit_files=("tests/test_transformer_conventions.py",)),
     Mutant("n_params_without_layer_norms", "parameter count M without the 4DL layer-norm parameters",
            "verify.reference.bounds.n_params", _n_params_without_ln, unit_files=("tests/test_bounds.py",)),
+    # SG-8 on rules fixed in advance: labels out of step with their strings, a wrong control
+    Mutant("training_labels_rolled", "training labels shifted by one row of the batch (row i gets row i-1's)",
+           "numeric.targets.labels", _labels_rolled, (_SG8,)),
+    Mutant("training_control_parity_three_bits", "the 2-sparse control's labels are the parity of bits 0-2",
+           "verify.experiments.training.target_labels", _control_labels_three_bits, (_SG8,)),
+    # SG-4, SG-5: the eps ablation and the exact supremum
+    Mutant("transformer_config_eps_ignored", "the transformer runs at eps = 1e-5 whatever its config's eps",
+           "numeric.transformer_model.BooleanTransformer.__init__", _config_eps_ignored, (_SG4, _SG5)),
+    Mutant("exact_influence_mean", "the exact supremum of the influence is the largest mean over strings",
+           "verify.experiments.random_transformers.exact_influence_maximum", _exact_influence_mean, (_SG4,)),
 )
 
 

@@ -111,7 +111,8 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
         modules = [m for m in modules if m.split(".")[-1] in wanted]
 
     started = time.time()
-    with tempfile.TemporaryDirectory(prefix="boolverify-check-") as tmp:
+    _remove_stale_folders()
+    with tempfile.TemporaryDirectory(prefix=f"{_TMP_PREFIX}{os.getpid()}-") as tmp:
         procs = []
         try:
             _start_workers(_split(modules, jobs), profile, Path(tmp), procs)
@@ -127,6 +128,44 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
     return _build_report(profile, claims, started, events, logs)
 
 
+_TMP_PREFIX = "boolverify-check-"
+
+
+def _remove_stale_folders() -> None:
+    """Remove the temporary folders of earlier runs whose process is gone (killed with SIGKILL,
+    which no handler can catch); the process id is part of each folder's name."""
+    import shutil
+
+    for folder in Path(tempfile.gettempdir()).glob(f"{_TMP_PREFIX}*-*"):
+        try:
+            pid = int(folder.name[len(_TMP_PREFIX):].split("-")[0])
+        except ValueError:
+            continue
+        if pid != os.getpid() and not _alive(pid):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _die_with_parent() -> None:
+    """In a worker, before exec: ask Linux to kill it when the ``check`` process dies, even by
+    SIGKILL (``PR_SET_PDEATHSIG``), so no worker outlives an interrupted run."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):
+        pass
+
+
 def _start_workers(groups, profile, tmp: Path, procs: list) -> None:
     """One pytest process per group of theorem modules, appended to ``procs`` as
     ``(process, events file, log file)`` as soon as it starts (so that an interrupt can stop it)."""
@@ -140,7 +179,8 @@ def _start_workers(groups, profile, tmp: Path, procs: list) -> None:
                "--capture=sys", "-q", "-m", PROFILES[profile], "--pyargs", *group]
         log = open(tmp / f"log-{k}.txt", "w")
         try:
-            proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                    preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         except BaseException:
             log.close()
             raise

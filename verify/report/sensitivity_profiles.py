@@ -29,7 +29,10 @@ def read_table_file(path, name="--table"):
         raise InputError(f"{name} = {shown}: expected an existing file")
     if path.suffix.lower() == ".npy":
         try:
-            arr = np.load(path, allow_pickle=False)
+            # mapped, not read: a header that promises more data than the file holds is
+            # refused here instead of allocating what it promises
+            arr = np.load(path, allow_pickle=False, mmap_mode="r")
+            arr = np.array(arr)
         except (ValueError, OSError, EOFError) as exc:
             raise InputError(f"{name} = {shown}: expected a readable .npy file ({exc})") from None
     else:

@@ -11,16 +11,19 @@ from pathlib import Path
 
 from numeric.validation import InputError
 from numeric.vocabulary import ATTENTIONS
-from verify.common.atomic_io import atomic_savefig, pyplot
+from verify.common.atomic_io import FIGURE_SUFFIXES, atomic_savefig, pyplot
 
 _NOTE = "as formalised in boolverify"
 
 
 def _save(fig, stem, formats=("png", "pdf")):
+    """A name with a figure suffix (any case: ``a.svg``, ``A.PNG``) is written as exactly that
+    file in that format; a bare stem gets one file per format in ``formats``."""
     stem = Path(stem)
-    if stem.suffix in (".png", ".pdf"):
-        formats, stem = (stem.suffix[1:],), stem.with_suffix("")
-    paths = [atomic_savefig(fig, stem.with_suffix(f".{f}"), dpi=150, bbox_inches="tight") for f in formats]
+    if stem.suffix.lower() in FIGURE_SUFFIXES:
+        paths = [atomic_savefig(fig, stem, dpi=150, bbox_inches="tight")]
+    else:
+        paths = [atomic_savefig(fig, stem.with_suffix(f".{f}"), dpi=150, bbox_inches="tight") for f in formats]
     pyplot().close(fig)
     return paths
 

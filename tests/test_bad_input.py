@@ -1,0 +1,497 @@
+"""Every command against bad input: one table, one harness.
+
+Each row is ``(argv, files)``: the command line (``{in}`` is a folder holding ``files``,
+``{out}`` an empty folder for outputs) must exit 2 with at most two lines on stderr, the first
+starting ``boolverify: error:``, no traceback, nothing left in ``{out}`` or the working
+folder, and it must return (a hang is stopped by an alarm and fails the row). The rows of
+``crossval`` are in tests/test_crossval_bad_input.py; signals are at the end of this file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from verify.experiments.records import SWEEP_SCHEMA
+
+HANG_LIMIT_S = 120      # far above any row's run time; only a hang reaches it
+
+DEEP = "[" * 100_000 + "]" * 100_000
+SWEEP_INTS = json.dumps({"schema": SWEEP_SCHEMA, "cells": [1, 2]})
+SWEEP_PARTIAL = json.dumps({"schema": SWEEP_SCHEMA, "cells": [{"key": {"d": 100, "m": 4}}]})
+SWEEP_OTHER = json.dumps({"schema": "something-else", "cells": []})
+MUTANTS_PARTIAL = json.dumps({"mutants": [], "caught": 0})
+
+CHECK = [
+    (["check", "--profile", "huge"], {}),
+    (["check", "--claim", "SX-99"], {}),
+    (["check", "--claim", "sx-1"], {}),
+    (["check", "--claim", ""], {}),
+    (["check", "--seed", "-1"], {}),
+    (["check", "--seed", "abc"], {}),
+    (["check", "--seed", "1e3"], {}),
+    (["check", "--seed", str(10**30)], {}),
+    (["check", "--jobs", "0"], {}),
+    (["check", "--jobs", "-2"], {}),
+    (["check", "--jobs", "x"], {}),
+    (["check", "--json", "{out}"], {}),
+    (["check", "--json", "/proc/r.json"], {}),
+    (["check", "--json", "{out}/no/such/r.json"], {}),
+    (["check", "--markdown", "{out}"], {}),
+    (["check", "--markdown", "/sys/r.md"], {}),
+    (["check", "--mutants", "{in}/missing.json"], {}),
+    (["check", "--mutants", "{in}/m.json"], {"m.json": "not json"}),
+    (["check", "--mutants", "{in}/m.json"], {"m.json": DEEP}),
+    (["check", "--mutants", "{in}/m.json"], {"m.json": MUTANTS_PARTIAL}),
+    (["check", "--mutants", "{in}/m.json"], {"m.json": b"\xff\xfe\x00garbage"}),
+    (["check", "--mutants", "{in}"], {}),
+    (["check", "extra-argument"], {}),
+    (["check", "--no-such-option"], {}),
+]
+
+DERIVE = [
+    (["derive", "--out", "{out}/d.txt", "--no-checks"], {}),
+    (["derive", "--out", "{out}", "--no-checks"], {}),
+    (["derive", "--out", "/proc/d.tex", "--no-checks"], {}),
+    (["derive", "--out", "{out}/no/such/d.tex", "--no-checks"], {}),
+    (["derive", "--out"], {}),
+    (["derive", "extra"], {}),
+]
+
+MUTANTS = [
+    (["mutants", "--jobs", "0"], {}),
+    (["mutants", "--jobs", "1000"], {}),
+    (["mutants", "--jobs", "nan"], {}),
+    (["mutants", "--only", "no-such-mutant"], {}),
+    (["mutants", "--json", "/proc/m.json", "--list"], {}),
+    (["mutants", "--json", "{out}", "--list"], {}),
+    (["mutants", "--only"], {}),
+]
+
+XOR_STEP = [[*(["xor", "step"]), *args] for args in (
+    ["--m", "4"],
+    ["--d", "100"],
+    ["--d", "abc", "--m", "4"],
+    ["--d", "1", "--m", "4"],
+    ["--d", "0", "--m", "4"],
+    ["--d", "-5", "--m", "4"],
+    ["--d", "1e100", "--m", "4"],
+    ["--d", "100000000000", "--m", "4"],
+    ["--d", "100000", "--m", "100000000"],
+    ["--d", "100", "--m", "0"],
+    ["--d", "100", "--m", "-1"],
+    ["--d", "100", "--m", "4", "--eps", "0"],
+    ["--d", "100", "--m", "4", "--eps", "0.7"],
+    ["--d", "100", "--m", "4", "--eps", "nan"],
+    ["--d", "100", "--m", "4", "--eps", "inf"],
+    ["--d", "100", "--m", "4", "--eps", "-1"],
+    ["--d", "100", "--m", "4", "--c", "0"],
+    ["--d", "100", "--m", "4", "--c", "-1"],
+    ["--d", "100", "--m", "4", "--c", "nan"],
+    ["--d", "100", "--m", "4", "--c", "inf"],
+    ["--d", "100", "--m", "4", "--c", "1e308"],
+    ["--d", "100", "--m", "4", "--support", "-1,2"],
+    ["--d", "100", "--m", "4", "--support", "1"],
+    ["--d", "100", "--m", "4", "--support", "1,1"],
+    ["--d", "100", "--m", "4", "--support", "1,2,3"],
+    ["--d", "100", "--m", "4", "--support", "a,b"],
+    ["--d", "100", "--m", "4", "--support", "0,100"],
+    ["--d", "100", "--m", "4", "--attention", "tanh"],
+    ["--d", "100", "--m", "4", "--seed", "-1"],
+    ["--d", "100", "--m", "4", "--seed", "x"],
+    ["--d", "100", "--m", "4", "--out", "/proc/x.json"],
+    ["--d", "100", "--m", "4", "--json", "{out}/no/such/x.json"],
+    ["--d", "100", "--m", "4", "--json", "{out}"],
+    ["--d", "100", "--m", "4", "--figure", "{out}/a.gif"],
+    ["--d", "100", "--m", "4", "--figure", "{out}/a"],
+    ["--d", "100", "--m", "4", "--figure", "/proc/a.png"],
+)]
+
+XOR_SWEEP = [[*(["xor", "sweep"]), *args] for args in (
+    ["--d", "", "--m", "4"],
+    ["--d", "abc", "--m", "4"],
+    ["--d", "1", "--m", "4"],
+    ["--d", "1e400", "--m", "4"],
+    ["--d", "1e100", "--m", "4"],
+    ["--d", "1e10", "--m", "1"],
+    ["--d", "100", "--m", "0"],
+    ["--d", "100", "--m", "x"],
+    ["--d", "100", "--m", "4", "--seeds", "0"],
+    ["--d", "100", "--m", "4", "--seeds", "-3"],
+    ["--d", "100", "--m", "4", "--seeds-for-d", "bad"],
+    ["--d", "100", "--m", "4", "--seeds-for-d", "100:0"],
+    ["--d", "100", "--m", "4", "--device", "tpu"],
+    ["--d", "100", "--m", "4", "--device", "cuda:99"],
+    ["--d", "100", "--m", "4", "--eps", "1"],
+    ["--d", "100", "--m", "4", "--c", "1e308"],
+    ["--d", "100", "--m", "4", "--out", "/proc/s.json"],
+    ["--d", "100", "--m", "4", "--out", "{out}/no/such/s.json"],
+    ["--d", "100", "--m", "4", "--figure", "{out}/s.gif"],
+    ["--d", "100", "--m", "4", "--workers", "0"],
+    ["--d", "100", "--m", "4", "--workers", "1000"],
+    ["--d", "100", "--m", "4", "--scheduler", "no port"],
+)]
+
+XOR_SAMPLES = [[*(["xor", "samples"]), *args] for args in (
+    ["--d", "100", "--n", "1e100"],
+    ["--d", "100", "--n", "0"],
+    ["--d", "100", "--n", "abc"],
+    ["--d", "1", "--n", "10"],
+    ["--d", "100", "--n", "10", "--m", "100000000000"],
+    ["--d", "100", "--n", "10", "--m", "0"],
+    ["--d", "100", "--n", "10", "--seeds", "0"],
+    ["--d", "100", "--n", "10", "--device", "gpu"],
+    ["--d", "100", "--n", "10", "--out", "/proc/s.json"],
+    ["--d", "100", "--n", "10", "--figure", "{out}/s.tiff"],
+    ["--d", "100000000000", "--n", "10"],
+)]
+
+XOR_COMPARE = [[*(["xor", "compare"]), *args] for args in (
+    ["--d", "100000000000"],
+    ["--d", "1"],
+    ["--m", "0"],
+    ["--m", "65"],
+    ["--d", "10", "--m", "10"],
+    ["--seeds", "0"],
+    ["--steps", "-1"],
+    ["--steps", "1000000000000000"],
+    ["--train-seeds", "0"],
+    ["--seeds", "5", "--train-seeds", "6"],
+    ["--c", "1e308"],
+    ["--out", "/proc/c.json"],
+    ["--figure", "{out}/c.jpg"],
+)]
+
+PROFILE = [[*(["sensitivity", "profile"]), *args] for args in (
+    [],
+    ["--function", "majority", "--table", "{in}/t.txt"],
+    ["--function", "nosuch", "--N", "4"],
+    ["--function", "majority"],
+    ["--function", "majority", "--N", "0"],
+    ["--function", "majority", "--N", "40"],
+    ["--function", "majority", "--N", "26"],
+    ["--function", "dictator", "--N", "4", "--i", "99"],
+    ["--function", "sparse_parity", "--N", "4", "--S", "a,b"],
+    ["--function", "sparse_parity", "--N", "4", "--S", "0,99"],
+    ["--function", "constant", "--N", "4", "--value", "2"],
+    ["--function", "majority", "--N", "4", "--msb-first"],
+    ["--function", "majority", "--N", "4", "--json", "/proc/p.json"],
+    ["--function", "majority", "--N", "4", "--figure", "{out}/p.bmp"],
+    ["--function", "majority", "--N", "4", "--device", "tpu"],
+    ["--table", "{in}/missing.txt"],
+    ["--table", "{in}/garbage.txt"],
+    ["--table", "{in}/three.txt"],
+    ["--table", "{in}/t.txt", "--N", "2"],
+    ["--table", "{in}/binary.txt"],
+    ["--table", "{in}"],
+    *[["--table", "{in}/" + name] for name in ("object.npy", "half.npy", "nan.npy", "matrix.npy",
+                                               "truncated.npy", "bomb.npy", "three.npy", "empty.npy")],
+)]
+
+
+def _npy(array=None, header=None, cut=0):
+    """The bytes of a .npy file: an array, or a bare header promising ``header`` (a shape)."""
+    import io
+
+    import numpy as np
+    from numpy.lib import format as npy_format
+
+    buf = io.BytesIO()
+    if header is not None:
+        npy_format.write_array_header_1_0(buf, {"descr": "|u1", "fortran_order": False, "shape": header})
+        buf.write(bytes(16))
+    else:
+        np.save(buf, array, allow_pickle=True)
+    data = buf.getvalue()
+    return data[:len(data) - cut]
+
+
+def _npy_files():
+    import numpy as np
+
+    return {"object.npy": _npy(np.array([0, 1, 1, 0], dtype=object)),
+            "half.npy": _npy(np.array([0.5, 1, 1, 0])),
+            "nan.npy": _npy(np.array([np.nan, 1, 1, 0])),
+            "matrix.npy": _npy(np.zeros((2, 2), dtype=np.uint8)),
+            "truncated.npy": _npy(np.zeros(64, dtype=np.uint8), cut=5),
+            "bomb.npy": _npy(header=(2**40,)),
+            "three.npy": _npy(np.zeros(3, dtype=np.uint8)),
+            "empty.npy": b""}
+
+
+PROFILE_FILES = {"t.txt": "0110", "garbage.txt": "hello world", "three.txt": "011",
+                 "binary.txt": b"\xff\xfe\x00\x01", **_npy_files()}
+
+RANDOM = [[*(["sensitivity", "random"]), *args] for args in (
+    ["--N", "0"],
+    ["--N", "99"],
+    ["--D", "1"],
+    ["--D", "1000000", "--H", "1"],
+    ["--L", "0"],
+    ["--L", "100000000"],
+    ["--H", "3"],
+    ["--F", "0"],
+    ["--eps", "-1"],
+    ["--eps", "nan"],
+    ["--B", "0"],
+    ["--sigma", "-1"],
+    ["--models", "0"],
+    ["--init", "bad"],
+    ["--device", "tpu"],
+    ["--json", "/proc/r.json"],
+    ["--figure", "{out}/r.gif"],
+)]
+
+BOUNDS = [[*(["sensitivity", "bounds"]), *args] for args in (
+    ["--D", "1"],
+    ["--L", "0"],
+    ["--F", "0"],
+    ["--N-max", "0"],
+    ["--eps", "-1"],
+    ["--xi", "0"],
+    ["--B", "0"],
+    ["--C-lip", "0"],
+    ["--C-lip", "nan"],
+    ["--json", "/proc/b.json"],
+    ["--D", "1e7"],
+)]
+
+TRAIN = [[*(["sensitivity", "train"]), *args] for args in (
+    ["--target", "nosuch"],
+    ["--target", ""],
+    ["--N", "0"],
+    ["--N", "abc"],
+    ["--N", "100000000"],
+    ["--N", "4", "--seeds", "0"],
+    ["--N", "4", "--steps", "0"],
+    ["--N", "4", "--lr", "0"],
+    ["--N", "4", "--lr", "-1"],
+    ["--N", "4", "--lr", "nan"],
+    ["--N", "4", "--steps", "3", "--lr", "1e300"],
+    ["--N", "4", "--weight-decay", "-1"],
+    ["--N", "4", "--batch-size", "0"],
+    ["--N", "4", "--loss", "hinge"],
+    ["--N", "4", "--init", "orthogonal"],
+    ["--N", "4", "--dtype", "float16"],
+    ["--N", "4", "--device", "tpu"],
+    ["--N", "30", "--exact"],
+    ["--N", "4", "--train-strings", "0"],
+    ["--N", "4", "--json", "/proc/t.json"],
+    ["--N", "4", "--figure", "{out}/t.gif"],
+    ["--N", "4", "--D", "0"],
+    ["--N", "4", "--H", "3"],
+)]
+
+SAMPLE = [[*(["sensitivity", "sample"]), *args] for args in (
+    ["--N", "0"],
+    ["--N", "5000"],
+    ["--D", "1"],
+    ["--D", "100000", "--L", "3"],
+    ["--H", "3"],
+    ["--strings", "0"],
+    ["--models", "0"],
+    ["--models", "1000000000", "--strings", "1000000000"],
+    ["--level", "1"],
+    ["--level", "nan"],
+    ["--seed", "-1"],
+    ["--threads", "0"],
+    ["--init", "bad"],
+    ["--json", "/proc/s.json"],
+    ["--json", "{out}"],
+)]
+
+TOP = [
+    [],
+    ["nosuchcommand"],
+    ["xor"],
+    ["xor", "nosuch"],
+    ["sensitivity"],
+    ["sensitivity", "nosuch"],
+    ["--version-typo"],
+]
+
+RESUME = [
+    (["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": SWEEP_INTS}),
+    (["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": SWEEP_PARTIAL}),
+    (["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": SWEEP_OTHER}),
+    (["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": DEEP}),
+    (["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": "{"}),
+    (["xor", "samples", "--d", "100", "--n", "8", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": SWEEP_INTS}),
+]
+
+CASES = (CHECK + DERIVE + MUTANTS
+         + [(a, {}) for a in XOR_STEP + XOR_SWEEP + XOR_SAMPLES + XOR_COMPARE]
+         + [(a, PROFILE_FILES) for a in PROFILE]
+         + [(a, {}) for a in RANDOM + BOUNDS + TRAIN + SAMPLE + TOP] + RESUME)
+
+
+def _write(folder, files):
+    for name, content in files.items():
+        path = folder / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+
+
+def _listing(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+class _Hang(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Hang()
+
+
+@pytest.mark.parametrize("argv, files", CASES, ids=[" ".join(a) or "(none)" for a, _ in CASES])
+def test_bad_input_one_line_exit_2(argv, files, tmp_path, monkeypatch, capsys):
+    from verify.cli import main
+
+    inp, out, cwd = tmp_path / "in", tmp_path / "out", tmp_path / "cwd"
+    for folder in (inp, out, cwd):
+        folder.mkdir()
+    _write(inp, files)
+    before = _listing(inp)
+    monkeypatch.chdir(cwd)
+    args = [a.replace("{in}", str(inp)).replace("{out}", str(out)) for a in argv]
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(HANG_LIMIT_S)
+    try:
+        code = main(args)
+    except _Hang:
+        pytest.fail(f"no answer within {HANG_LIMIT_S} s")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    _, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2, err
+    assert 1 <= len(lines) <= 2 and lines[0].startswith("boolverify: error: "), err
+    assert "Traceback" not in err
+    assert _listing(out) == [] and _listing(cwd) == [], "output left behind"
+    assert _listing(inp) == before, "an input file was changed or a file added beside it"
+
+
+def test_the_table_is_large_and_covers_every_command():
+    from verify.cli import _GROUPS
+
+    assert len(CASES) >= 150
+    commands = {a[0] for a, _ in CASES if a}
+    assert set(_GROUPS) - {"crossval"} <= commands    # crossval: its own table
+
+
+# --------------------------------------------------------------------------- signals
+
+
+def _start(args, tmp, **kw):
+    env = dict(os.environ, TMPDIR=str(tmp), PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-m", "verify.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, **kw)
+
+
+def _wait_for(predicate, proc, limit=120):
+    deadline = time.monotonic() + limit
+    while not predicate():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+
+
+def _workers_of(pid):
+    """Process ids whose parent is ``pid`` (from /proc)."""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                kids.append(int(entry))
+    return kids
+
+
+def _wait_for_workers(proc, tmp):
+    """The worker processes of a running ``check``, once each has been started (an events file
+    is created just before its worker)."""
+    def started():
+        files = list(tmp.glob("boolverify-check-*/events-*.jsonl"))
+        return files and len(_workers_of(proc.pid)) >= len(files)
+
+    _wait_for(started, proc)
+    return _workers_of(proc.pid)
+
+
+def _gone(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_check_terminated_stops_workers_and_cleans_up(tmp_path):
+    """SIGTERM: exit 143, no report, the workers stopped and the temporary folder removed."""
+    out, tmp = tmp_path / "out", tmp_path / "tmp"
+    out.mkdir()
+    tmp.mkdir()
+    proc = _start(["check", "--claim", "SX-4", "--claim", "SG-6", "--json", str(out / "r.json")], tmp)
+    workers = _wait_for_workers(proc, tmp)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "terminated" in err and "Traceback" not in err
+    assert os.listdir(out) == [] and list(tmp.glob("boolverify-check-*")) == []
+    deadline = time.monotonic() + 10
+    while not all(_gone(w) for w in workers):
+        assert time.monotonic() < deadline, "a worker outlived the terminated run"
+        time.sleep(0.1)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_check_killed_leaves_no_worker_and_the_next_run_removes_its_folder(tmp_path, monkeypatch):
+    """SIGKILL cannot be handled: the workers die with their parent, and the next run removes
+    the folder the killed one left."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = _start(["check", "--claim", "SX-4", "--claim", "SG-6"], tmp)
+    workers = _wait_for_workers(proc, tmp)
+    proc.kill()
+    proc.communicate(timeout=60)
+    deadline = time.monotonic() + 10
+    while not all(_gone(w) for w in workers):
+        assert time.monotonic() < deadline, "a worker outlived the killed run"
+        time.sleep(0.1)
+    assert list(tmp.glob("boolverify-check-*"))
+    import tempfile
+
+    from verify.report import runner
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    runner._remove_stale_folders()
+    assert list(tmp.glob("boolverify-check-*")) == []
+
+
+def test_sweep_terminated_leaves_a_whole_file_or_none(tmp_path):
+    """SIGTERM during a sweep: exit 143; the results file, if any, is complete JSON."""
+    out = tmp_path / "s.json"
+    proc = _start(["xor", "sweep", "--d", "1000,3000,10000", "--m", "8,16,32", "--seeds", "40",
+                   "--out", str(out)], tmp_path)
+    _wait_for(lambda: out.exists(), proc, limit=180)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err
+    data = json.loads(out.read_text())
+    assert data["schema"] == SWEEP_SCHEMA and data["cells"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".s.json")] == []

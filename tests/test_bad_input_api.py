@@ -1,0 +1,138 @@
+"""Every public entry point against bad arguments: one table, one exception.
+
+Each row calls one function of the public API with one bad argument; it must raise
+:class:`numeric.validation.InputError` (never a TypeError, OverflowError, RuntimeError of
+torch, or a hang) with a message that starts by naming the argument, ``"NAME = "``. The
+command-line table is tests/test_bad_input.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+import numeric
+from numeric.validation import InputError
+
+
+def _V(d=6, m=3):
+    g = torch.Generator().manual_seed(0)
+    return numeric.sample_embeddings(d, m, generator=g)
+
+
+def _th(m=3):
+    return numeric.sample_init(m, generator=torch.Generator().manual_seed(1))
+
+
+def _xor(fn, **override):
+    V = _V()
+    th, tt = _th()
+    args = dict(V=V, theta=th, theta_tilde=tt, support=(0, 1))
+    args.update(override)
+    return lambda: fn(args["V"], args["theta"], args["theta_tilde"], args["support"])
+
+
+def _tiny_model():
+    return numeric.random_model(numeric.TransformerConfig(D=4, L=1, H=1, N_max=8), "uniform", 0)
+
+
+def _bounds():
+    from verify.reference import bounds
+
+    return bounds
+
+
+def _inference():
+    from verify.experiments import inference
+
+    return inference
+
+
+CASES = [
+    # the two-head XOR engine
+    ("d", lambda: numeric.sample_embeddings(1, 3)),
+    ("d", lambda: numeric.sample_embeddings(2.5, 3)),
+    ("d", lambda: numeric.sample_embeddings("10", 3)),
+    ("m", lambda: numeric.sample_embeddings(10, 0)),
+    ("m", lambda: numeric.sample_embeddings(10, True)),
+    ("batch_shape", lambda: numeric.sample_embeddings(10, 3, batch_shape=5)),
+    ("batch_shape[0]", lambda: numeric.sample_embeddings(10, 3, batch_shape=(-1,))),
+    ("dtype", lambda: numeric.sample_embeddings(10, 3, dtype=torch.int64)),
+    ("device", lambda: numeric.sample_embeddings(10, 3, device="meta")),
+    ("device", lambda: numeric.sample_embeddings(10, 3, device="tpu")),
+    ("device", lambda: numeric.sample_init(3, device="meta")),
+    ("m", lambda: numeric.sample_init(0)),
+    ("d", lambda: numeric.default_lr(10**400, 3)),
+    ("d", lambda: numeric.default_lr(1, 3)),
+    ("m", lambda: numeric.default_lr(10, 0)),
+    ("c", lambda: numeric.default_lr(10, 3, c=0)),
+    ("c", lambda: numeric.default_lr(10, 3, c=math.nan)),
+    ("c", lambda: numeric.default_lr(10, 3, c=1e308)),
+    ("support", _xor(numeric.population_loss, support=(0, 0))),
+    ("support", _xor(numeric.population_loss, support=(0, 6))),
+    ("support", _xor(numeric.population_loss, support=(-1, 2))),
+    ("support", _xor(numeric.population_loss, support=(0.0, 1))),
+    ("support", _xor(numeric.population_loss, support="01")),
+    ("V", _xor(numeric.population_loss, V=torch.ones(1, 3, dtype=torch.float64))),
+    ("V", _xor(numeric.population_loss, V=[[1.0, 0.0, 0.0]] * 6)),
+    ("V", _xor(numeric.population_grad, V=torch.full((6, 3), math.nan, dtype=torch.float64))),
+    ("theta", _xor(numeric.population_grad, theta=torch.ones(4, dtype=torch.float64))),
+    ("theta", _xor(numeric.population_grad, theta=torch.ones(3, dtype=torch.float32))),
+    ("theta_tilde", _xor(numeric.population_grad, theta_tilde=torch.tensor([math.inf, 0.0, 0.0],
+                                                                            dtype=torch.float64))),
+    ("attention", lambda: numeric.population_loss(_V(), *_th(), (0, 1), attention="tanh")),
+    ("lr", lambda: numeric.one_step(_V(), *_th(), (0, 1), lr=-1.0)),
+    ("lr", lambda: numeric.one_step(_V(), *_th(), (0, 1), lr=math.inf)),
+    ("n", lambda: numeric.sample_data(0, 6, (0, 1))),
+    ("support", lambda: numeric.sample_data(4, 6, (0, 9))),
+    ("X", lambda: numeric.empirical_loss(_V(), *_th(), torch.zeros(4, 6, dtype=torch.float64),
+                                         torch.zeros(4, dtype=torch.float64))),
+    ("eps", lambda: numeric.step_metrics(_V(), *_th(), (0, 1), eps=0.7)),
+    ("V", lambda: numeric.check_embeddings(2 * _V())),
+    # Boolean functions and profiles
+    ("name", lambda: numeric.truth_table("nosuch", 4)),
+    ("N", lambda: numeric.truth_table("majority", 0)),
+    ("N", lambda: numeric.truth_table("majority", 40)),
+    ("N", lambda: numeric.all_strings(-1)),
+    ("table", lambda: numeric.profile(torch.tensor([0, 1, 1]))),
+    ("table", lambda: numeric.profile(torch.tensor([0, 2, 1, 0]))),
+    ("table", lambda: numeric.profile("0110")),
+    ("table", lambda: numeric.average_sensitivity(torch.tensor([0.5, 1.0]))),
+    ("table", lambda: numeric.walsh_hadamard(torch.zeros(0))),
+    # the paper-B transformer
+    ("D", lambda: numeric.TransformerConfig(D=1)),
+    ("L", lambda: numeric.TransformerConfig(L=0)),
+    ("H", lambda: numeric.TransformerConfig(D=6, H=4)),
+    ("eps", lambda: numeric.TransformerConfig(eps=-1.0)),
+    ("eps", lambda: numeric.TransformerConfig(eps=math.nan)),
+    ("N_max", lambda: numeric.TransformerConfig(N_max=0)),
+    ("scheme", lambda: numeric.random_model(numeric.TransformerConfig(D=4, L=1, H=1), "nosuch", 0)),
+    ("N", lambda: numeric.boolean_table(_tiny_model(), 9)),
+    ("N", lambda: numeric.model_profile(_tiny_model(), 0)),
+    ("xi", lambda: numeric.margin_recognition(torch.ones(4, dtype=torch.float64), -1.0)),
+    # bounds and inference
+    ("D", lambda: _bounds().theorem_exponent(1, 2)),
+    ("L", lambda: _bounds().theorem_exponent(64, 0)),
+    ("eps", lambda: _bounds().blowup_bound(-1.0, 4)),
+    ("xi", lambda: _bounds().bounds_report(64, 2, xi=0)),
+    ("trials", lambda: _inference().clopper_pearson(3, 0)),
+    ("successes", lambda: _inference().clopper_pearson(5, 4)),
+    ("successes", lambda: _inference().clopper_pearson(-1, 4)),
+    ("level", lambda: _inference().clopper_pearson(1, 4, level=1.5)),
+    ("side", lambda: _inference().clopper_pearson(1, 4, side="both")),
+    ("values", lambda: _inference().mean_interval([1.0])),
+    ("fit_a", lambda: _inference().compare_laws(None, None)),
+]
+
+
+@pytest.mark.parametrize("name, call", CASES, ids=[f"{i}:{c[0]}" for i, c in enumerate(CASES)])
+def test_bad_argument_raises_input_error_naming_it(name, call):
+    with pytest.raises(InputError) as info:
+        call()
+    assert str(info.value).startswith(f"{name} = "), str(info.value)
+
+
+def test_the_table_covers_each_layer():
+    assert len(CASES) >= 60

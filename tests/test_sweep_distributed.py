@@ -1,0 +1,176 @@
+"""Sweeps on dask.distributed: the same cells as in-process, each saved once by the client, also
+when a worker is killed mid-sweep or two sweeps share an output; option checks before any work."""
+
+import io
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from numeric.validation import InputError
+from verify.cli import main
+from verify.experiments import distributed
+from verify.experiments.xor_sweeps import load_results, run_samples, run_sweep
+
+pytest.importorskip("distributed")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cells(path):
+    """The saved cells by key, without the timing field."""
+    return {json.dumps(c["key"], sort_keys=True): {k: v for k, v in c.items() if k != "seconds"}
+            for c in load_results(path)["cells"]}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR) as c:
+        yield c
+
+
+def test_cli_workers_gives_the_in_process_cells(tmp_path, capsys):
+    argv = ["xor", "sweep", "--d", "1000,10000", "--m", "8,32", "--seeds", "20"]
+    assert main(argv + ["--out", str(tmp_path / "A.json"), "--workers", "2"]) == 0
+    assert main(argv + ["--out", str(tmp_path / "B.json")]) == 0
+    a, b = _cells(tmp_path / "A.json"), _cells(tmp_path / "B.json")
+    assert len(a) == 4 and a == b
+    err = capsys.readouterr().err  # not a terminal: one plain progress line per cell
+    assert err.count("(4/4 cells)") == 2 and "sweep: d=" in err
+
+
+def test_killed_worker_still_gives_every_cell_once(cluster, tmp_path):
+    from distributed import Client
+
+    out = tmp_path / "k.json"
+    killed = []
+    with Client(cluster) as client:
+        def kill_a_busy_worker(done, total, text):
+            if killed:
+                return
+            busy = [w for w, keys in client.processing().items() if keys]
+            if busy:
+                pid = client.run(os.getpid, workers=busy[:1])[busy[0]]
+                os.kill(pid, signal.SIGKILL)  # the nanny starts a new worker; its tasks run again
+                killed.append(busy[0])
+
+        ds, ms = [10000], [8, 16, 24, 32]
+        run_sweep(ds, ms, 6, out=out, progress=kill_a_busy_worker, scheduler=cluster.scheduler_address)
+        assert killed and killed[0] not in client.scheduler_info()["workers"]
+    got = load_results(out)["cells"]
+    assert sorted(c["m"] for c in got) == ms  # every cell, once
+    ref = tmp_path / "ref.json"
+    run_sweep(ds, ms, 6, out=ref)
+    assert _cells(out) == _cells(ref)
+
+
+def test_samples_on_a_cluster_match_in_process(cluster, tmp_path):
+    a = run_samples([16, 24], {16: [64, 256], 24: [64, 256]}, 8, 6, out=tmp_path / "a.json",
+                    scheduler=cluster.scheduler_address)
+    b = run_samples([16, 24], {16: [64, 256], 24: [64, 256]}, 8, 6, out=tmp_path / "b.json")
+    assert [c.successes for c in a] == [c.successes for c in b]
+    assert _cells(tmp_path / "a.json") == _cells(tmp_path / "b.json")
+
+
+def test_concurrent_sweeps_on_a_cluster_and_a_rerun(cluster, tmp_path):
+    out = tmp_path / "s.json"
+    grids = [([300], [4, 8, 12]), ([300, 400], [8])]  # share the cell (300, 8)
+    errors = []
+
+    def sweep(ds, ms):
+        try:
+            run_sweep(ds, ms, 5, out=out, scheduler=cluster.scheduler_address)
+        except Exception as exc:  # reported below, in the test's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=sweep, args=g) for g in grids]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors
+    assert sorted((c["d"], c["m"]) for c in load_results(out)["cells"]) == [(300, 4), (300, 8), (300, 12), (400, 8)]
+    # a rerun with a larger grid computes only the new cells
+    texts = []
+    run_sweep([300, 400], [4, 8, 12], 5, out=out, scheduler=cluster.scheduler_address,
+              progress=lambda d, t, s: texts.append(s))
+    assert sum("saved" in s for s in texts) == 4 and len(texts) == 6
+    assert len(load_results(out)["cells"]) == 6
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+BAD_BACKEND_OPTIONS = [
+    (["--workers", "0"], "--workers"),
+    (["--workers", "65"], "--workers"),
+    (["--scheduler", "nohost"], "--scheduler"),
+    (["--scheduler", "http://h:8786"], "--scheduler"),
+    (["--scheduler", "tcp://h:99999"], "--scheduler"),
+    (["--scheduler", "h:"], "--scheduler"),
+    (["--scheduler", f"127.0.0.1:{_free_port()}"], "--scheduler"),  # nobody listens there
+]
+
+
+@pytest.mark.parametrize("command", ["sweep", "samples"])
+@pytest.mark.parametrize("extra,name", BAD_BACKEND_OPTIONS, ids=[" ".join(e) for e, _ in BAD_BACKEND_OPTIONS])
+def test_bad_backend_options_exit_2_with_one_line(command, extra, name, capsys):
+    grid = ["--m", "2"] if command == "sweep" else ["--n", "4"]
+    assert main(["xor", command, "--d", "10", *grid, "--seeds", "2", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"boolverify: error: {name} = "), err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_workers_and_scheduler_are_exclusive(capsys):
+    assert main(["xor", "sweep", "--d", "10", "--m", "2", "--workers", "2", "--scheduler", "h:8786"]) == 2
+    assert "not allowed with" in capsys.readouterr().err
+    with pytest.raises(InputError, match="^scheduler = 'tcp://h:8786': expected no scheduler together"):
+        run_sweep([10], [2], 2, workers=2, scheduler="h:8786")
+    with pytest.raises(InputError, match=r"^workers = 0: expected an integer in \[1, 64\]"):
+        run_samples([10], {10: [4]}, 2, 2, workers=0)
+
+
+def test_scheduler_addresses_are_normalised():
+    assert distributed.check_scheduler("10.0.0.5:8786") == "tcp://10.0.0.5:8786"
+    assert distributed.check_scheduler("tcp://node-1.cluster:8786") == "tcp://node-1.cluster:8786"
+    assert distributed.check_scheduler("[::1]:8786") == "tcp://[::1]:8786"
+    assert distributed.task_key("step", {"d": 1}) == distributed.task_key("step", {"d": 1})
+
+
+def test_progress_lines_off_a_terminal_and_a_bar_on_one():
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    plain = io.StringIO()
+    with distributed.progress_display("sweep", stream=plain) as cb:
+        cb(1, 4, "d=10 m=2: 1/2 (1/4 cells)")
+        cb(4, 4, "d=10 m=4: 2/2 (4/4 cells)")
+    lines = plain.getvalue().splitlines()
+    assert lines[0].startswith("sweep: d=10 m=2: 1/2 (1/4 cells) [25% of the work")
+    assert len(lines) == 2 and "100%" in lines[1]
+    tty = Tty()
+    with distributed.progress_display("sweep", stream=tty) as cb:
+        cb(2, 4, "d=10 m=2: 1/2 (2/4 cells)")
+    assert "(2/4 cells)" in tty.getvalue() and "of the work" not in tty.getvalue()  # a bar, not lines
+
+
+def test_default_run_does_not_import_dask():
+    code = ("import sys; from verify.experiments.xor_sweeps import run_sweep; run_sweep([20], [2], 2); "
+            "assert 'distributed' not in sys.modules and 'dask' not in sys.modules")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

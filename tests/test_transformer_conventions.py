@@ -1,0 +1,275 @@
+"""The convention options of the Boolean transformer (numeric.transformer_model) and its two
+presets, against a plain-Python forward pass written here from the descriptions (no model code
+is reused): pre-/post-LN, final LN, biased/unbiased variance, eps inside the square root or
+added to the standard deviation, token-embedding scale, zero biases, identity LN, the three
+readouts, MLP width, float32; and the argument checks."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+import torch
+
+from numeric.transformer import (
+    BooleanTransformer, TransformerConfig, initialize_, random_model,
+)
+from numeric.transformer_model import CONVENTIONS, PRESET_SPECS, preset_config, preset_init, readout_table
+from numeric.validation import InputError
+from numeric.vocabulary import PRESETS as PRESET_NAMES
+
+N = 4
+STRINGS = [[(x >> n) & 1 for n in range(N)] for x in range(1 << N)]
+
+
+def _lists(model, seed, scale=0.8):
+    """Fixed small parameters (Gaussian, LN gains around 1) as nested lists, loaded into
+    ``model``; returned for the reference."""
+    rng = random.Random(seed)
+    P = {}
+    for name, t in model.state_dict().items():
+        if t.dim() == 2:
+            P[name] = [[rng.gauss(0, scale) for _ in range(t.shape[1])] for _ in range(t.shape[0])]
+        else:
+            P[name] = [rng.gauss(0, scale) + (1.0 if name.endswith("gain") else 0.0) for _ in range(t.shape[0])]
+    model.load_state_dict({k: torch.tensor(v, dtype=model.tok.dtype) for k, v in P.items()})
+    # what the model holds (float32 rounds the draws)
+    return {k: v.double().tolist() for k, v in model.state_dict().items()}
+
+
+def _reference_T(P, bits, c):
+    """T(x) by plain loops over positions, heads and components, from the conventions ``c``
+    (a dict with the config's fields)."""
+    D, H, L, eps = c["D"], c["H"], c["L"], c["eps"]
+    seq = list(bits) + [2]
+    scale = math.sqrt(D) if c["embedding_scale"] == "sqrt_D" else 1.0
+    h = [[scale * P["tok"][t][i] + P["pos"][p][i] for i in range(D)] for p, t in enumerate(seq)]
+
+    def affine(name, v):
+        W, b = P[name + ".weight"], P[name + ".bias"]
+        return [sum(W[r][k] * v[k] for k in range(len(v))) + b[r] for r in range(len(b))]
+
+    def layer_norm(name, v):
+        m = sum(v) / D
+        ss = sum((vi - m) ** 2 for vi in v)
+        var = ss / (D - 1) if c["ln_variance"] == "unbiased" else ss / D
+        denom = math.sqrt(var + eps) if c["ln_eps"] == "inside_sqrt" else math.sqrt(var) + eps
+        return [P[name + ".gain"][i] * (v[i] - m) / denom + P[name + ".bias"][i] for i in range(D)]
+
+    def attention(pre, xs):
+        q = [affine(pre + "q", v) for v in xs]
+        k = [affine(pre + "k", v) for v in xs]
+        val = [affine(pre + "v", v) for v in xs]
+        dh = D // H
+        out = []
+        for a in range(len(xs)):
+            heads = []
+            for head in range(H):
+                cols = range(head * dh, (head + 1) * dh)
+                logits = [sum(q[a][i] * k[b][i] for i in cols) / math.sqrt(dh) for b in range(len(xs))]
+                top = max(logits)
+                w = [math.exp(z - top) for z in logits]
+                tot = sum(w)
+                heads += [sum(w[b] / tot * val[b][i] for b in range(len(xs))) for i in cols]
+            out.append(affine(pre + "o", heads))
+        return out
+
+    def mlp(pre, v):
+        return affine(pre + "fc2", [max(0.0, z) for z in affine(pre + "fc1", v)])
+
+    for layer in range(L):
+        pre = f"layers.{layer}."
+        if c["norm"] == "post":
+            att = attention(pre, h)
+            h1 = [layer_norm(pre + "ln1", [h[a][i] + att[a][i] for i in range(D)]) for a in range(len(h))]
+            h = [layer_norm(pre + "ln2", [x + y for x, y in zip(v, mlp(pre, v))]) for v in h1]
+        else:
+            att = attention(pre, [layer_norm(pre + "ln1", v) for v in h])
+            h1 = [[h[a][i] + att[a][i] for i in range(D)] for a in range(len(h))]
+            h = [[x + y for x, y in zip(v, mlp(pre, layer_norm(pre + "ln2", v)))] for v in h1]
+    if c["final_ln"]:
+        h = [layer_norm("ln_f", v) for v in h]
+    return sum(P["out.weight"][0][i] * h[-1][i] for i in range(D)) + P["out.bias"][0]
+
+
+def _reference_bits(Ts, readout):
+    if readout == "linear":
+        return [int(t > 0) for t in Ts]
+    if readout == "sigmoid":
+        return [int(1 / (1 + math.exp(-t)) >= 0.5) for t in Ts]
+    m = sorted(Ts)[(len(Ts) - 1) // 2]  # the lower median
+    return [int(t > m) for t in Ts]
+
+
+BASE = dict(D=4, L=2, H=2, F=6, N_max=N, eps=1e-3)
+SINGLE = [("norm", "pre"), ("final_ln", True), ("ln_variance", "unbiased"), ("ln_eps", "added_to_std"),
+          ("embedding_scale", "sqrt_D"), ("readout", "sigmoid"), ("readout", "median"), ("F", 9),
+          ("dtype", "float32")]
+CASES = ([("boolverify", {})] + [(f"{k}={v}", {k: v}) for k, v in SINGLE]
+         + [("bhattamishra", "preset")] + [("pre+final+unbiased, eps=0", dict(norm="pre", final_ln=True,
+                                            ln_variance="unbiased", eps=0.0))])
+
+
+def _config(kw):
+    if kw == "preset":
+        return preset_config("bhattamishra", D=4, L=2, H=2, N_max=N)
+    return TransformerConfig(**{**BASE, **kw})
+
+
+@pytest.mark.parametrize("label, kw", CASES, ids=[c[0] for c in CASES])
+def test_each_convention_matches_plain_loop(label, kw):
+    cfg = _config(kw)
+    model = BooleanTransformer(cfg)
+    P = _lists(model, 20240611)
+    c = {f: getattr(cfg, f) for f in ("D", "L", "H", "eps", *CONVENTIONS)}
+    with torch.no_grad():
+        T = model(torch.tensor(STRINGS)).double()
+        T_full, _ = model(torch.tensor(STRINGS), return_blowup=True)
+    T_ref = [_reference_T(P, b, c) for b in STRINGS]
+    tol = 1e-10 if cfg.dtype == "float64" else 1e-4
+    scale = max(1.0, max(abs(t) for t in T_ref))
+    assert float((T - torch.tensor(T_ref, dtype=torch.float64)).abs().max()) <= tol * scale, label
+    assert float((T_full.double() - torch.tensor(T_ref, dtype=torch.float64)).abs().max()) <= tol * scale, label
+    assert T.dtype == torch.float64 and model(torch.tensor(STRINGS[:1])).dtype == cfg.torch_dtype
+    assert max(T_ref) - min(T_ref) > 1e-3  # the strings are told apart: a real check
+    bits = model.readout(torch.tensor(T_ref, dtype=torch.float64))
+    assert bits.tolist() == _reference_bits(T_ref, cfg.readout)
+
+
+def test_blowup_counts_the_final_layer_norm():
+    cfg = TransformerConfig(**{**BASE, "norm": "pre", "final_ln": True})
+    model = random_model(cfg, "gaussian", 3)
+    d = model.blowup(torch.tensor(STRINGS))
+    assert cfg.n_ln == 2 * cfg.L + 1 and d["z"].shape == (1 << N, cfg.n_ln, N + 1)
+    assert cfg.n_params == TransformerConfig(**BASE).n_params + 2 * cfg.D
+
+
+def test_default_conventions_are_the_boolverify_preset_and_unchanged():
+    """The defaults reproduce the model as it was before the options existed: the same
+    parameter names in the same order (so init schemes draw the same numbers)."""
+    default = TransformerConfig(D=8, L=2, H=2, N_max=6)
+    explicit = preset_config("boolverify", D=8, L=2, N_max=6)
+    assert default == explicit and default.preset == "boolverify" and default.F == 32
+    names = [n for n, _ in BooleanTransformer(default).named_parameters()]
+    assert names[:2] == ["tok", "pos"] and names[-2:] == ["out.weight", "out.bias"]
+    assert not any(n.startswith("ln_f") for n in names)
+    for scheme in ("uniform", "xavier_normal"):
+        a, b = random_model(default, scheme, 5), random_model(explicit, scheme, 5)
+        x = torch.tensor([[0, 1, 1, 0, 1, 0]])
+        assert torch.equal(a(x), b(x))
+
+
+def test_bhattamishra_preset_and_its_init():
+    cfg = preset_config("bhattamishra", D=8, L=3, N_max=6)
+    assert cfg.preset == "bhattamishra" and cfg.F == 16 and cfg.H == 1 and cfg.eps == 1e-6
+    assert cfg.dtype == "float32" and cfg.readout == "sigmoid" and cfg.norm == "pre" and cfg.final_ln
+    init = preset_init("bhattamishra")
+    assert init == {"scheme": "uniform", "B": 10.0}
+    model = random_model(cfg, init["scheme"], 0, B=init["B"])
+    seen_weight = 0.0
+    for name, p in model.named_parameters():
+        p = p.detach()
+        assert p.dtype == torch.float32
+        if ".ln" in name or name.startswith("ln_f"):
+            assert torch.all(p == (1.0 if name.endswith("gain") else 0.0)), name
+        elif name.endswith("bias"):
+            assert torch.all(p == 0), name  # readout bias included
+        else:
+            assert float(p.abs().max()) <= 10.0
+            seen_weight = max(seen_weight, float(p.abs().max()))
+    assert seen_weight > 5.0  # the box is U(-10, 10), not U(-1, 1)
+    # overrides
+    assert preset_config("bhattamishra", D=8, L=1, readout="median").readout == "median"
+    assert preset_config("bhattamishra", D=8, L=1).preset == "bhattamishra"
+    assert preset_config("bhattamishra", D=8, L=1, dtype="float64").preset is None
+
+
+@pytest.mark.parametrize("scheme", ["uniform", "gaussian", "xavier_uniform"])
+def test_zero_biases_and_identity_ln_under_each_scheme(scheme):
+    cfg = TransformerConfig(**{**BASE, "biases": "zero", "ln_affine": "identity"})
+    model = random_model(cfg, scheme, 11)
+    for name, p in model.named_parameters():
+        p = p.detach()
+        if ".ln" in name:
+            assert torch.all(p == (1.0 if name.endswith("gain") else 0.0))
+        elif name.endswith("bias"):
+            assert torch.all(p == 0)
+        else:
+            assert float(p.abs().max()) > 0
+    # only biases: LN parameters are still drawn by uniform/gaussian
+    cfg = TransformerConfig(**{**BASE, "biases": "zero"})
+    model = random_model(cfg, "uniform", 11)
+    with torch.no_grad():
+        assert float(model.layers[0].ln1.bias.abs().max()) > 0 and float(model.out.bias.abs().max()) == 0
+
+
+def test_readout_table_edge_cases():
+    T = torch.tensor([0.0, -1e-10, 2.0, -3.0], dtype=torch.float64)
+    assert readout_table(T, "linear").tolist() == [0, 0, 1, 0]
+    assert readout_table(T, "sigmoid").tolist() == [1, 0, 1, 0]  # sigma(0) = 1/2 is read as 1
+    assert readout_table(T.float(), "sigmoid").tolist() == [1, 1, 1, 0]  # float32: sigma(-1e-10) = 1/2
+    assert readout_table(T, "median").tolist() == [1, 0, 1, 0]  # lower median -1e-10
+    assert readout_table(torch.ones(8), "median").tolist() == [0] * 8  # ties read 0: constant
+    # a float32 model reads its (float64-stored) outputs in float32, as the public experiment does
+    f32 = BooleanTransformer(preset_config("bhattamishra", D=4, L=1, N_max=2))
+    assert f32.readout(torch.tensor([-1e-10, -1e-3], dtype=torch.float64)).tolist() == [1, 0]
+
+
+def test_zero_variance_in_final_layer_norm_is_named():
+    cfg = TransformerConfig(D=4, L=1, H=1, F=4, N_max=3, eps=0.0, norm="pre", final_ln=True)
+    model = random_model(cfg, "gaussian", 0)
+    lay = model.layers[0]
+    with torch.no_grad():
+        # attention adds 0, so the MLP input at eos is tok[eos] + pos[3] (not flat); the MLP
+        # then adds exactly minus that: the final layer norm sees the zero vector at eos
+        for p in (lay.o.weight, lay.o.bias, lay.fc2.weight):
+            p.zero_()
+        lay.fc2.bias.copy_(-(model.tok[2] + model.pos[3]))
+    with pytest.raises(InputError, match="final layer norm, position 3"):
+        model(torch.tensor([[0, 1, 0]]))
+
+
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        (dict(norm="middle"), "norm"),
+        (dict(final_ln=1), "final_ln"),
+        (dict(final_ln="yes"), "final_ln"),
+        (dict(ln_variance="sample"), "ln_variance"),
+        (dict(ln_eps="outside"), "ln_eps"),
+        (dict(embedding_scale=8.0), "embedding_scale"),
+        (dict(biases="random"), "biases"),
+        (dict(ln_affine=None), "ln_affine"),
+        (dict(readout="argmax"), "readout"),
+        (dict(dtype="float16"), "dtype"),
+        (dict(F=0), "F"),
+    ],
+)
+def test_bad_convention_values_raise_input_error(kw, name):
+    with pytest.raises(InputError, match=name):
+        TransformerConfig(D=4, H=2, **kw)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: preset_config("vaswani", D=8), "preset"),
+        (lambda: preset_config("bhattamishra", D=8, L=1, colour="red"), "convention"),
+        (lambda: preset_config("bhattamishra", D=1), "D"),
+        (lambda: preset_init("bert"), "preset"),
+        (lambda: readout_table(torch.zeros(3), "softmax"), "readout"),
+        (lambda: readout_table([0.1, 0.2], "linear"), "T"),
+    ],
+)
+def test_bad_preset_and_readout_arguments(call, name):
+    with pytest.raises(InputError, match=name):
+        call()
+
+
+def test_preset_names_in_vocabulary():
+    assert tuple(PRESET_SPECS) == PRESET_NAMES == ("boolverify", "bhattamishra")
+    for p in PRESET_SPECS.values():
+        assert set(p["conventions"]) == set(CONVENTIONS)
+        TransformerConfig(D=4, H=1, **p["conventions"])
+    initialize_(BooleanTransformer(preset_config("bhattamishra", D=4, L=1, N_max=2)), "uniform", B=10.0)

@@ -1,0 +1,128 @@
+"""Checks shared by the commands, run before any long work: output files, the memory a run
+implies, and the console that prints results.
+
+Every command validates its options first (one :class:`~numeric.validation.InputError`, one
+line, exit 2), so a bad output path or an impossible size is refused in milliseconds instead
+of after minutes of computing.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from numeric.validation import InputError, reject
+
+GIB = 1 << 30
+
+
+def check_output(path, name: str) -> Path:
+    """Refuse an output file that cannot be written, before the run that produces it.
+
+    The folder must exist (a typo in it is refused rather than created) and accept a new file
+    (tested by creating and removing a temporary one: permissions, read-only mounts and
+    pseudo-filesystems such as ``/proc`` all fail here); the name must not be a folder.
+    """
+    if path is None:
+        return None
+    text = str(path)
+    if not text.strip():
+        reject(name, text, "a file name")
+    p = Path(text)
+    if p.is_dir() or text.endswith(os.sep):
+        reject(name, text, "a file name, not a folder")
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        reject(name, text, f"a file in an existing folder ({str(folder)!r} does not exist)")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        reject(name, text, f"a file name that can be written ({exc.strerror or exc} in {str(folder)!r})")
+    if p.exists() and not os.access(p, os.W_OK):
+        reject(name, text, "a file that can be replaced (it exists and is read-only)")
+    return p
+
+
+def read_json(path, name: str, expected: str):
+    """The JSON value in ``path``; an unreadable, malformed or hostile file (e.g. nested
+    100 000 deep) is refused as ``name`` with ``expected`` in the message."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        detail = "nested too deeply" if isinstance(exc, RecursionError) else (
+            getattr(exc, "strerror", None) or str(exc).splitlines()[0][:200])
+        raise InputError(f"{name} = {str(path)!r}: expected {expected} ({detail})") from None
+
+
+def available_memory() -> int:
+    """Bytes of memory a new allocation can use now (``MemAvailable``; total RAM elsewhere)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 * GIB
+
+
+def format_bytes(n: float) -> str:
+    if not math.isfinite(n):
+        return f"{n}"
+    for unit, size in (("EiB", 1 << 60), ("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", GIB), ("MiB", 1 << 20)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}" if n < 1e4 * size else f"{n:.3g} bytes"
+    return f"{n:.0f} bytes"
+
+
+def require_memory(nbytes: float, what: str, options: str) -> None:
+    """Refuse a run whose largest allocation (``nbytes``, estimated from ``options``, written
+    ``"--d = 10, --m = 4"``) cannot fit in the memory available now; the message gives the
+    estimate and what is available."""
+    have = available_memory()
+    if not nbytes <= have:
+        raise InputError(f"{options}: expected sizes that fit in memory ({what} needs about "
+                         f"{format_bytes(nbytes)}, more than the {format_bytes(have)} available)")
+
+
+def require_time(seconds: float, what: str, options: str, limit: float = 30 * 86400) -> None:
+    """Refuse a run estimated (from a lower bound on its operations) to take longer than
+    ``limit`` (30 days): it would look like a hang."""
+    if not seconds <= limit:
+        raise InputError(f"{options}: expected sizes that finish in under {limit / 86400:.0f} days "
+                         f"({what} needs at least {seconds:.3g} s, about {seconds / 86400:.3g} days, here)")
+
+
+# A lower bound on the run time: this many float64 multiply-adds per second on one core.
+# Generous on purpose (a real run is slower), so only runs that cannot finish are refused.
+FLOPS_PER_SECOND = 2e10
+
+
+def console():
+    """A rich console; when output goes to a file or a pipe, lines are not wrapped (a table
+    too wide for 80 columns keeps its numbers whole)."""
+    from rich.console import Console
+
+    out = Console()
+    if not out.is_terminal:
+        out = Console(width=max(160, out.width), soft_wrap=False)
+    return out
+
+
+def is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+__all__ = ["check_output", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
+           "console", "FLOPS_PER_SECOND"]

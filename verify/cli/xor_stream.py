@@ -1,0 +1,112 @@
+"""`boolverify xor step --stream …`: one population step with embeddings generated block by
+block (:mod:`numeric.xor_stream`), so that ``d`` is limited by time, not memory.
+
+The instance follows :func:`numeric.xor_stream.streamed_instance`: the same seed mixing as
+``make_instances``/``cell_support``, but ``V`` is drawn per block and the support by two
+``randint`` draws, so a streamed instance is not the materialised instance of the same seed.
+Passes over ``V`` (each regenerates it): one for the loss and the gradient (two more only where
+the one-pass moments would cancel, or for linear/erf), one for the metrics after the step.
+"""
+
+from __future__ import annotations
+
+import time
+
+from numeric.validation import check_int, reject
+from verify.cli.options import available_memory
+from verify.cli.xor_options import check_common, check_lr_constant, parse_support, progress_bar
+
+_MEMORY_FRACTION = 0.5      # blocks in flight may use at most this share of the free memory
+
+
+def _check_args(args):
+    check_common(args)
+    d = check_int(args.d, "--d", lo=2, hi=2 ** 62)
+    m = check_int(args.m, "--m", lo=1, hi=2 ** 20)
+    check_int(args.seed, "--seed", lo=0, hi=2 ** 63 - 1)
+    if getattr(args, "figure", None):
+        reject("--figure", args.figure, "no figure with --stream (the attention vectors have "
+               "d entries and are never held in memory)")
+    sup = parse_support(args.support, d)
+    check_lr_constant(args.c, d, m)
+    return d, m, sup
+
+
+def _check_block_memory(E):
+    """Blocks in flight (drawn ahead by the workers, plus the one in use and its slices)."""
+    need = (2 * E.workers + 2) * E.block_bytes()
+    avail = available_memory()
+    if need > _MEMORY_FRACTION * avail:
+        reject("--m", E.m, f"blocks that fit in memory: {E.workers} workers x {E.block} rows "
+               f"x m = {E.m} need {need / 2**20:.0f} MiB, more than half of the "
+               f"{avail / 2**20:.0f} MiB available")
+    return need
+
+
+def streamed_step(args):
+    """Handler of ``xor step --stream``: validate, then loss, step and metrics in passes."""
+    d, m, sup = _check_args(args)
+    import torch
+    from rich.table import Table
+
+    from numeric import xor
+    from numeric.xor_stream import (stream_loss_and_grad, stream_predicted_assignment,
+                                    stream_step_metrics, streamed_instance)
+
+    E, support, th0, tt0 = streamed_instance(d, m, args.seed, tag=1)
+    if sup is not None:
+        support = sup
+    need = _check_block_memory(E)
+    a, b = support
+    att = args.attention
+    lr = xor.default_lr(d, m, args.c)
+    t0 = time.perf_counter()
+    with progress_bar() as prog:
+        task = prog.add_task("pass 1: loss and gradient", total=d)
+        state = {"pass": 1, "last": 0}
+
+        def cb(done, total):
+            if done < state["last"]:            # a new pass over V
+                state["pass"] += 1
+                prog.update(task, description=f"pass {state['pass']}: gradient (second pass)")
+            state["last"] = done
+            prog.update(task, completed=done, total=total)
+
+        L0, g, gt = stream_loss_and_grad(E, th0, tt0, support, att, progress=cb)
+        th1, tt1 = th0 - lr * g, tt0 - lr * gt
+        passes = state["pass"]
+        state.update(last=0)
+        prog.update(task, completed=0, description=f"pass {passes + 1}: metrics after the step")
+        state["pass"] = passes + 1
+        met = stream_step_metrics(E, th1, tt1, support, eps=args.eps, attention=att,
+                                  progress=lambda done, total: prog.update(
+                                      task, completed=done, total=total))
+    pred = int(stream_predicted_assignment(E, th0, support))
+    elapsed = time.perf_counter() - t0
+    rows = {"d": d, "m": m, "seed": args.seed, "support": f"({a}, {b})", "attention": att,
+            "lr": lr, "loss before": float(L0)}
+    for k, v in met.items():
+        rows[k] = v.item() if hasattr(v, "item") else v
+    rows["predicted assignment sign((v_a-v_b).theta0)"] = pred
+    rows["streamed"] = True
+    rows["passes over V"] = passes + 1
+    rows["block rows"] = E.block
+    rows["block memory (MiB)"] = round(need / 2 ** 20, 1)
+    rows["threads"] = torch.get_num_threads()
+    rows["seconds"] = round(elapsed, 2)
+    table = Table(title="one population step, streamed embeddings (as formalised in boolverify)")
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    for k, v in rows.items():
+        table.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
+    from rich.console import Console
+
+    Console().print(table)
+    if args.out:
+        from verify.common.atomic_io import atomic_write_json
+
+        atomic_write_json(args.out, rows)
+    return 0
+
+
+__all__ = ["streamed_step"]

@@ -1,0 +1,181 @@
+"""Where the cells of a sweep run: in this process (the default), on an embedded
+``dask.distributed.LocalCluster`` (``workers=N``), or on a running Dask cluster
+(``scheduler="tcp://HOST:8786"``).
+
+Each cell is one task; the results come back to the calling process in the order they
+complete (:func:`distributed.as_completed`), and that process alone writes the results file
+(through :func:`verify.common.atomic_io.merge_json_records`), so workers need no access to it.
+A task whose worker dies is run again on another worker by the scheduler; a task that raises
+is retried ``retries`` times. A cell is computed from per-seed generators only, so the same
+cell gives the same result on whichever worker runs it.
+
+dask is imported only when a cluster is asked for; the in-process path has no dask dependency
+at run time. This module also holds the progress display of the sweep commands (a rich bar on
+a terminal, plain log lines otherwise).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import socket
+import sys
+import time
+from contextlib import contextmanager
+
+from numeric.validation import check_int, reject
+
+#: most worker processes of an embedded cluster (more belongs on a real cluster)
+MAX_WORKERS = 64
+
+#: seconds to wait for a running scheduler to answer
+CONNECT_TIMEOUT = 10
+
+_ADDRESS = re.compile(r"^(?:tcp://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):([0-9]{1,5})$")
+_ADDRESS_TEXT = "host:port or tcp://host:port, e.g. tcp://10.0.0.5:8786"
+
+
+def check_workers(value, name="workers"):
+    """The number of worker processes of an embedded cluster: an integer in 1..64, or ``None``."""
+    if value is None:
+        return None
+    return check_int(value, name, lo=1, hi=MAX_WORKERS)
+
+
+def check_scheduler(value, name="scheduler", *, probe=False):
+    """A scheduler address ``host:port`` or ``tcp://host:port`` (or ``None``), returned as
+    ``tcp://host:port``. With ``probe``, a TCP connection is opened and closed, so that a wrong
+    address fails at once rather than after the engine has loaded."""
+    if value is None:
+        return None
+    m = _ADDRESS.match(value) if isinstance(value, str) else None
+    if m is None or not 1 <= int(m.group(2)) <= 65535:
+        reject(name, value, _ADDRESS_TEXT)
+    host, port = m.group(1), int(m.group(2))
+    if probe:
+        try:
+            socket.create_connection((host.strip("[]"), port), timeout=CONNECT_TIMEOUT).close()
+        except OSError as exc:
+            reject(name, value, f"the address of a running Dask scheduler (cannot connect: "
+                                f"{exc.strerror or exc})")
+    return f"tcp://{host}:{port}"
+
+
+def check_backend(workers=None, scheduler=None, names=("workers", "scheduler")):
+    """Both settings checked; at most one of them may be given. Returns ``(workers, scheduler)``."""
+    workers = check_workers(workers, names[0])
+    scheduler = check_scheduler(scheduler, names[1])
+    if workers is not None and scheduler is not None:
+        reject(names[1], scheduler, f"no scheduler together with {names[0]} (which starts a local cluster)")
+    return workers, scheduler
+
+
+def task_key(label, key) -> str:
+    """The Dask key of a cell: its label and a hash of its settings. Two sweeps that submit the
+    same cell to one scheduler share the task instead of computing it twice."""
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return f"boolverify-{label}-{digest}"
+
+
+@contextmanager
+def _client(workers, scheduler):
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError) as exc:
+            reject("scheduler", scheduler, f"the address of a running Dask scheduler ({exc})")
+        with client:
+            yield client
+        return
+    # one thread per worker process: torch parallelises inside a cell, dask across cells;
+    # no dashboard, so that concurrent sweeps do not compete for its port
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+def run_tasks(fn, tasks, *, workers=None, scheduler=None, retries=2, label="cell"):
+    """Run ``fn(*args)`` for each ``(key, args)`` of ``tasks``; yield ``(index, result)`` as they
+    complete (``index`` into ``tasks``).
+
+    In this process, one after the other, unless ``workers`` (an embedded cluster of that many
+    processes) or ``scheduler`` (an address) is given. An exception of a task is raised here
+    once its retries are spent; the tasks not yet finished are then cancelled.
+    """
+    workers, scheduler = check_backend(workers, scheduler)
+    tasks = list(tasks)
+    if not tasks:
+        return
+    if workers is None and scheduler is None:
+        for i, (_, args) in enumerate(tasks):
+            yield i, fn(*args)
+        return
+    from distributed import as_completed
+
+    with _client(workers, scheduler) as client:
+        futures = {}
+        for i, (key, args) in enumerate(tasks):
+            fut = client.submit(fn, *args, key=task_key(label, key), retries=retries)
+            futures[fut] = i
+        try:
+            for fut in as_completed(futures):
+                yield futures[fut], fut.result()
+        finally:
+            client.cancel(list(futures))
+
+
+#: calls within this many seconds of the start report saved cells, not work of this run
+_STARTUP_S = 0.5
+
+
+@contextmanager
+def progress_display(label, stream=None):
+    """A ``callback(done, total, text)`` for the sweeps: a rich progress bar (with the time
+    remaining) when ``stream`` (default ``sys.stderr``) is a terminal, otherwise one plain line
+    per call, so that logs of batch jobs stay readable. The time remaining is estimated from
+    the work of this run only: the cells a rerun finds saved arrive at once and say nothing
+    about the speed."""
+    stream = sys.stderr if stream is None else stream
+    t0 = time.monotonic()
+    if stream.isatty():
+        from rich.console import Console
+        from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
+                                   TimeRemainingColumn)
+
+        with Progress(TextColumn("{task.description}"), BarColumn(),
+                      TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+                      TimeRemainingColumn(), console=Console(file=stream), transient=True) as prog:
+            task = prog.add_task(label, total=1)
+
+            def bar(done, total, text):
+                if time.monotonic() - t0 < _STARTUP_S:
+                    prog.reset(task, completed=done, total=total, description=f"{label}: {text}")
+                else:
+                    prog.update(task, completed=done, total=total, description=f"{label}: {text}")
+
+            yield bar
+        return
+    base = [0]
+
+    def log(done, total, text):
+        elapsed = time.monotonic() - t0
+        if elapsed < _STARTUP_S:
+            base[0] = done
+        frac = done / total if total else 1.0
+        eta = ""
+        if done > base[0] and done < total:
+            eta = f", about {elapsed * (total - done) / (done - base[0]):.0f} s left"
+        print(f"{label}: {text} [{100 * frac:.0f}% of the work, {elapsed:.0f} s{eta}]",
+              file=stream, flush=True)
+
+    yield log
+
+
+__all__ = ["MAX_WORKERS", "check_workers", "check_scheduler", "check_backend", "task_key",
+           "run_tasks", "progress_display"]
