@@ -48,6 +48,16 @@ def check_output(path, name: str) -> Path:
     return p
 
 
+def check_figure_output(path, name: str = "--figure"):
+    """A figure file: a suffix that names its format, and :func:`check_output`'s checks."""
+    if not path:
+        return None
+    from verify.common.atomic_io import check_figure_path
+
+    check_figure_path(path, name=name)
+    return check_output(path, name)
+
+
 def read_json(path, name: str, expected: str):
     """The JSON value in ``path``; an unreadable, malformed or hostile file (e.g. nested
     100 000 deep) is refused as ``name`` with ``expected`` in the message."""
@@ -96,6 +106,14 @@ def require_memory(nbytes: float, what: str, options: str) -> None:
                          f"{format_bytes(nbytes)}, more than the {format_bytes(have)} available)")
 
 
+def check_transformer_sizes(D, L, H, F, N, options):
+    """A model's parameters and the activations of one string through it must fit in memory."""
+    F = 4 * D if F is None else F
+    params = L * (4 * D * D + 2 * D * F + 6 * D) + (N + 2) * D + 3 * D
+    activations = (N + 1) * (F + 6 * D + H * (N + 1))
+    require_memory(8.0 * (2 * params + activations), "the model and one string through it", options)
+
+
 def require_time(seconds: float, what: str, options: str, limit: float = 30 * 86400) -> None:
     """Refuse a run estimated (from a lower bound on its operations) to take longer than
     ``limit`` (30 days): it would look like a hang."""
@@ -124,5 +142,5 @@ def is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-__all__ = ["check_output", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
+__all__ = ["check_output", "check_figure_output", "check_transformer_sizes", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
            "console", "FLOPS_PER_SECOND"]

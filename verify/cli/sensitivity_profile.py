@@ -25,7 +25,6 @@ from __future__ import annotations
 from numeric.validation import InputError, check_choice, check_device, check_int, check_ints
 from numeric.vocabulary import FUNCTION_PARAMS, FUNCTIONS
 from verify.cli import writing
-from verify.common.atomic_io import check_figure_path
 
 
 def register(sub):
@@ -75,13 +74,11 @@ def _validate(args) -> dict:
     """Option checks before any work; returns the function's parameters."""
     from numeric.boolean import check_N
 
-    from verify.cli.options import check_output
+    from verify.cli.options import check_figure_output, check_output
 
     check_device(args.device, "--device")
     check_output(args.json, "--json")
-    if args.figure:
-        check_figure_path(args.figure, name="--figure")
-        check_output(args.figure, "--figure")
+    check_figure_output(args.figure)
     if args.function is None:
         if args.N is not None or _params(args):
             raise InputError("--N, --i, --S, --value and --seed go with --function, not --table")
@@ -113,8 +110,6 @@ def _handler(args):
     from verify.report.sensitivity_profiles import function_result, load_table, profile_result
 
     params = _validate(args)
-    if args.figure:
-        check_figure_path(args.figure, name="--figure")
     from verify.cli.options import console
 
     with console().status("computing the profile over all 2^N strings"):

@@ -20,8 +20,7 @@ import math
 from numeric.validation import InputError, check_device, check_int, check_real
 from numeric.vocabulary import INIT_SCHEMES, MODEL_DTYPES, PRESETS, READOUTS
 from verify.cli import writing
-from verify.cli.options import check_output, console as make_console
-from verify.common.atomic_io import check_figure_path
+from verify.cli.options import check_figure_output, check_output, check_transformer_sizes, console as make_console
 
 
 def register(sub):
@@ -106,26 +105,14 @@ def _validate_random(args) -> None:
     check_int(args.models, "--models", lo=1)
     check_int(args.seed, "--seed")
     check_device(args.device, "--device")
-    if args.figure:
-        check_figure_path(args.figure, name="--figure")  # before the run, not after it
-    check_output(args.figure, "--figure")
+    check_figure_output(args.figure)  # before the run, not after it
     check_output(args.json, "--json")
-    _check_model_sizes(args.D, args.L, args.H, args.F, args.N, f"--D = {args.D}, --L = {args.L}, --F = {args.F}")
+    check_transformer_sizes(args.D, args.L, args.H, args.F, args.N, f"--D = {args.D}, --L = {args.L}, --F = {args.F}")
     from verify.cli.options import FLOPS_PER_SECOND, require_time
 
     per_string = args.L * (args.N + 1) * (4 * args.D**2 + 2 * args.D * args.F + 2 * (args.N + 1) * args.D)
     require_time(2.0**args.N * args.models * per_string / FLOPS_PER_SECOND, "evaluating every string",
                  f"--models = {args.models}, --N = {args.N}, --D = {args.D}, --L = {args.L}")
-
-
-def _check_model_sizes(D, L, H, F, N, options):
-    """A model's parameters and the activations of one string through it must fit in memory."""
-    from verify.cli.options import require_memory
-
-    F = 4 * D if F is None else F
-    params = L * (4 * D * D + 2 * D * F + 6 * D) + (N + 2) * D + 3 * D
-    activations = (N + 1) * (F + 6 * D + H * (N + 1))
-    require_memory(8.0 * (2 * params + activations), "the model and one string through it", options)
 
 
 def _random(args) -> int:

@@ -63,12 +63,11 @@ def _validate(args) -> None:
     check_device(args.device, "--device")
     if args.threads is not None:
         check_int(args.threads, "--threads", lo=1, hi=1024)
-    from verify.cli.options import FLOPS_PER_SECOND, check_output, require_time
-    from verify.cli.sensitivity_random import _check_model_sizes
+    from verify.cli.options import FLOPS_PER_SECOND, check_output, check_transformer_sizes, require_time
 
     check_output(args.json, "--json")
     F = 4 * args.D if args.F is None else args.F
-    _check_model_sizes(args.D, args.L, args.H, F, args.N, f"--D = {args.D}, --L = {args.L}, --N = {args.N}")
+    check_transformer_sizes(args.D, args.L, args.H, F, args.N, f"--D = {args.D}, --L = {args.L}, --N = {args.N}")
     per_string = (args.N + 1) * args.L * (args.N + 1) * (4 * args.D**2 + 2 * args.D * F)
     require_time(per_string * args.strings * args.models / FLOPS_PER_SECOND, "the sampled strings and "
                  "their neighbours", f"--strings = {args.strings}, --models = {args.models}, --N = {args.N}")

@@ -17,7 +17,6 @@ from __future__ import annotations
 from numeric.validation import InputError, check_choice, check_device, check_int, check_real, reject
 from numeric.vocabulary import INIT_SCHEMES, LOSSES, TRAINING_TARGETS
 from verify.cli.options import console as make_console
-from verify.common.atomic_io import check_figure_path
 
 
 def register(sub):
@@ -72,13 +71,12 @@ def _parse_list(text, name, conv):
 
 def _validate(args):
     """Every option, before any model is built or trained."""
-    from verify.cli.options import check_output
+    from verify.cli.options import check_figure_output, check_output
     from verify.experiments.training import EXACT_LIMIT
 
     check_output(args.json, "--json")
     for path in args.figure or []:
-        check_figure_path(path, name="--figure")
-        check_output(path, "--figure")
+        check_figure_output(path)
     targets = [check_choice(t, "--target", TRAINING_TARGETS)
                for t in _parse_list(args.target, "--target", str)]
     Ns = [check_int(N, "--N", lo=1) for N in _parse_list(args.N, "--N", int)]

@@ -16,7 +16,7 @@ from numeric.vocabulary import ATTENTIONS
 from verify.cli import needs_subcommand
 from verify.cli.xor_options import (add_common_options, check_common, check_lr_constant, check_xor_memory,
                                     parse_int_list, parse_seeds_for_d, parse_support, progress_bar,
-                                    progress_callback)
+                                    progress_callback, report_step)
 from verify.cli.xor_stream import streamed_step
 
 
@@ -81,16 +81,15 @@ def _step(args):
     check_int(args.d, "--d", lo=2)
     check_int(args.m, "--m", lo=1)
     check_int(args.seed, "--seed", lo=0, hi=2**63 - 1)
-    parse_support(args.support, args.d)
+    support = parse_support(args.support, args.d)
     check_lr_constant(args.c, args.d, args.m)
     check_xor_memory(args.d, args.m, 1, f"--d = {args.d}, --m = {args.m}", copies=4)
     from verify.cli.options import console
-    from rich.table import Table
 
     from numeric import attention_weights, step_metrics, xor
     from verify.experiments.xor_sweeps import cell_support, make_instances
 
-    support = parse_support(args.support, args.d) or cell_support(args.d, 1, args.m)
+    support = support or cell_support(args.d, 1, args.m)
     a, b = support
     with console().status(f"drawing V ({args.d} x {args.m}) and taking the population step"):
         V, th0, tt0 = make_instances(args.d, args.m, [args.seed])
@@ -108,16 +107,7 @@ def _step(args):
         v = v.item() if hasattr(v, "item") else v
         rows[k] = v
     rows["predicted assignment sign((v_a-v_b).theta0)"] = pred
-    table = Table(title="one population step (as formalised in boolverify)")
-    table.add_column("quantity")
-    table.add_column("value", justify="right")
-    for k, v in rows.items():
-        table.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
-    console().print(table)
-    if args.out:
-        from verify.common.atomic_io import atomic_write_json
-
-        atomic_write_json(args.out, {k: (float(v) if isinstance(v, float) else v) for k, v in rows.items()})
+    report_step(rows, "one population step (as formalised in boolverify)", args.out)
     if args.figure:
         from verify.report.xor_figures import attention_before_after
 

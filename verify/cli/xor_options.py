@@ -5,7 +5,6 @@ the progress bar."""
 from __future__ import annotations
 
 from numeric.validation import check_int, check_real, check_support, reject
-from verify.common.atomic_io import check_figure_path
 
 
 def parse_int_list(text, name, lo):
@@ -68,14 +67,12 @@ def add_common_options(p):
 
 
 def check_common(args):
-    from verify.cli.options import check_output
+    from verify.cli.options import check_figure_output, check_output
 
     # the success criterion is defined for eps < 1/2 (numeric.xor_metrics)
     check_real(args.eps, "--eps", lo=0, hi=0.5, lo_open=True, hi_open=True)
     check_real(args.c, "--c", lo=0, lo_open=True)
-    if args.figure:
-        check_figure_path(args.figure, name="--figure")
-        check_output(args.figure, "--figure")
+    check_figure_output(args.figure)
     check_output(args.out, "--json")
 
 
@@ -94,3 +91,22 @@ def check_xor_memory(d, m, seeds, options, copies=3):
 
     require_memory(copies * 8.0 * d * m * seeds, f"{seeds} instance(s) of d x m embeddings", options)
     require_time(4.0 * d * m * seeds / FLOPS_PER_SECOND, "the population steps", options)
+
+
+def report_step(rows: dict, title: str, out=None) -> None:
+    """Print one step's quantities as a two-column table and, with ``out``, write them as JSON
+    (atomically); shared by ``xor step`` and ``xor step --stream``."""
+    from rich.table import Table
+
+    from verify.cli.options import console
+
+    table = Table(title=title)
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    for k, v in rows.items():
+        table.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
+    console().print(table)
+    if out:
+        from verify.common.atomic_io import atomic_write_json
+
+        atomic_write_json(out, rows)

@@ -14,7 +14,7 @@ import time
 
 from numeric.validation import check_int, reject
 from verify.cli.options import available_memory
-from verify.cli.xor_options import check_common, check_lr_constant, parse_support, progress_bar
+from verify.cli.xor_options import check_common, check_lr_constant, parse_support, progress_bar, report_step
 
 _MEMORY_FRACTION = 0.5      # blocks in flight may use at most this share of the free memory
 
@@ -47,7 +47,6 @@ def streamed_step(args):
     """Handler of ``xor step --stream``: validate, then loss, step and metrics in passes."""
     d, m, sup = _check_args(args)
     import torch
-    from rich.table import Table
 
     from numeric import xor
     from numeric.xor_stream import (stream_loss_and_grad, stream_predicted_assignment,
@@ -94,18 +93,7 @@ def streamed_step(args):
     rows["block memory (MiB)"] = round(need / 2 ** 20, 1)
     rows["threads"] = torch.get_num_threads()
     rows["seconds"] = round(elapsed, 2)
-    table = Table(title="one population step, streamed embeddings (as formalised in boolverify)")
-    table.add_column("quantity")
-    table.add_column("value", justify="right")
-    for k, v in rows.items():
-        table.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
-    from rich.console import Console
-
-    Console().print(table)
-    if args.out:
-        from verify.common.atomic_io import atomic_write_json
-
-        atomic_write_json(args.out, rows)
+    report_step(rows, "one population step, streamed embeddings (as formalised in boolverify)", args.out)
     return 0
 
 

@@ -300,6 +300,17 @@ def influence_sweep(config, Ns, models: int, *, samples: int = 2, positions: int
     return vals
 
 
+def _uniform_box_models(config, models, seed, B, device):
+    """``(j, model)`` for ``j < models``: one model re-initialised in place from the uniform box
+    with seed ``seed + j`` (each parameter vector is then used at every N)."""
+    model = BooleanTransformer(config)
+    if device is not None:
+        model = model.to(device)
+    for j in range(models):
+        initialize_(model, "uniform", generator=torch.Generator().manual_seed(seed + j), B=B)
+        yield j, model
+
+
 def influence_maxima(config, Ns, models: int, *, strings: int, positions: int, seed: int = 0,
                      B: float = 1.0, device=None) -> torch.Tensor:
     r"""The largest :math:`|T(x) - T(x \oplus e_n)|` over ``strings`` random strings times
@@ -318,11 +329,7 @@ def influence_maxima(config, Ns, models: int, *, strings: int, positions: int, s
     models = check_int(models, "models", lo=1)
     positions = check_int(positions, "positions", lo=1, hi=min(Ns))
     vals = torch.zeros(models, len(Ns), dtype=torch.float64)
-    model = BooleanTransformer(config)
-    if device is not None:
-        model = model.to(device)
-    for j in range(models):
-        initialize_(model, "uniform", generator=torch.Generator().manual_seed(seed + j), B=B)
+    for j, model in _uniform_box_models(config, models, seed, B, device):
         for i, N in enumerate(Ns):
             gen = torch.Generator().manual_seed(seed + 7919 * j + N)
             vals[j, i] = float(sampled_influences(model, N, strings, positions, gen).max())
@@ -363,11 +370,7 @@ def exact_influence_maxima(config, Ns, models: int, *, seed: int = 0, B: float =
     models = check_int(models, "models", lo=1)
     sup = torch.zeros(models, len(Ns), dtype=torch.float64)
     boolean = torch.zeros_like(sup)
-    model = BooleanTransformer(config)
-    if device is not None:
-        model = model.to(device)
-    for j in range(models):
-        initialize_(model, "uniform", generator=torch.Generator().manual_seed(seed + j), B=B)
+    for j, model in _uniform_box_models(config, models, seed, B, device):
         for i, N in enumerate(Ns):
             sup[j, i], boolean[j, i] = exact_influence_maximum(model, N)
     return {"sup": sup, "boolean": boolean}
@@ -420,11 +423,7 @@ def margin_table(config, Ns, models: int, xi: float, *, seed: int = 0, B: float 
     Ns = check_ints(Ns, "Ns", lo=1, hi=config.N_max)
     models = check_int(models, "models", lo=1)
     out = torch.zeros(models, len(Ns), dtype=torch.bool)
-    model = BooleanTransformer(config)
-    if device is not None:
-        model = model.to(device)
-    for j in range(models):
-        initialize_(model, "uniform", generator=torch.Generator().manual_seed(seed + j), B=B)
+    for j, model in _uniform_box_models(config, models, seed, B, device):
         for i, N in enumerate(Ns):
             out[j, i] = margin_recognition(evaluate_all(model, N), xi)["nonconstant"]
     return out
