@@ -25,7 +25,8 @@ over the generated blocks (a pass regenerates ``V``; generation dominates the ti
 - :func:`stream_one_step`; :func:`stream_step_metrics`: the entries of
   :func:`numeric.xor_metrics.step_metrics` with ``exact_sup=False`` (loss after the step, the
   success criterion, ``eps1, eps2``, the assignment, attention on the support, ``sup_bound``),
-  one pass; :func:`stream_predicted_assignment`: the two support rows only.
+  one pass, which with ``limit_from`` also gives the attention of the :math:`\eta\to\infty` step
+  on the support (:func:`numeric.xor_metrics.limit_step_attention`); :func:`stream_predicted_assignment`: the two support rows only.
 
 ``numeric.xor.population_loss``, ``population_grad`` and ``one_step`` also accept a
 :class:`StreamedEmbeddings` and dispatch here.
@@ -33,6 +34,7 @@ over the generated blocks (a pass regenerates ``V``; generation dominates the ti
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
@@ -246,13 +248,66 @@ def stream_predicted_assignment(E, theta, support):
     return torch.sign(((va - vb) * theta).sum())
 
 
+class _LimitArgmax:
+    r"""The :math:`\eta\to\infty` attention of :func:`numeric.xor_metrics.limit_step_attention`
+    on the support, accumulated block by block: per head the maximum of :math:`s = -V\nabla L`,
+    how many rows attain it (exact ties split the weight evenly) and :math:`s_a, s_b`."""
+
+    def __init__(self, grads, d, a, b, attention):
+        self.S = -torch.stack(grads)                      # (2, m)
+        self.d, self.a, self.b, self.att = d, a, b, attention
+        self.top = [-math.inf, -math.inf]
+        self.count = [0, 0]
+        self.sa = self.sb = None
+
+    def add(self, s, Vb):
+        r = Vb.shape[0]
+        Z = torch.mm(self.S, Vb.T)                        # (2, r)
+        if s <= self.a < s + r:
+            self.sa = Z[:, self.a - s].clone()
+        if s <= self.b < s + r:
+            self.sb = Z[:, self.b - s].clone()
+        if self.att != "softmax":
+            return
+        bmax = Z.amax(1)
+        for h, v in enumerate(bmax.tolist()):
+            if v > self.top[h]:
+                self.top[h], self.count[h] = v, int((Z[h] == v).sum())
+            elif v == self.top[h]:
+                self.count[h] += int((Z[h] == v).sum())
+
+    def attention(self):
+        """``(2, 2)``: rows the heads, columns the weight on ``a`` and on ``b``."""
+        out = torch.empty(2, 2, dtype=self.S.dtype, device=self.S.device)
+        for h in (0, 1):
+            for j, v in enumerate((self.sa[h], self.sb[h])):
+                if self.att == "softmax":
+                    out[h, j] = (1.0 / self.count[h]) if float(v) == self.top[h] else 0.0
+                else:
+                    out[h, j] = torch.sign(v) / self.d
+        return out
+
+
+def _tapped(blocks, *consumers):
+    for s, Vb in blocks:
+        for c in consumers:
+            c.add(s, Vb)
+        yield s, Vb
+
+
 def stream_step_metrics(E, theta, theta_tilde, support, eps=0.01, attention="softmax",
-                        exact_sup=False, progress=None):
+                        exact_sup=False, progress=None, limit_from=None):
     r"""What :func:`numeric.xor_metrics.step_metrics` reports with ``exact_sup=False``, one
     pass over ``V``: ``attn_a_head1, attn_b_head1, attn_a_head2, attn_b_head2, eps1, eps2,
     success, assignment, loss, sup_bound`` (same definitions and the same accurate forms:
     :math:`\epsilon = \sum_{j\ne p}\gamma_j` for softmax, shares of :math:`\|\gamma\|_1` for
     linear and erf). ``exact_sup`` must be False (no enumeration of :math:`2^d` inputs here).
+
+    ``limit_from``: the gradient ``(grad_theta, grad_theta_tilde)`` of the step; then the same
+    pass also gives the attention of the :math:`\eta\to\infty` step on the support
+    (:func:`numeric.xor_metrics.limit_step_attention` at ``a`` and ``b``):
+    ``limit_attn_a_head1, limit_attn_b_head1, limit_attn_a_head2, limit_attn_b_head2`` (softmax
+    or erf; linear has no such limit).
     """
     eps = check_real(eps, "eps", lo=0, hi=0.5, lo_open=True, hi_open=True)
     check_bool(exact_sup, "exact_sup")
@@ -260,7 +315,20 @@ def stream_step_metrics(E, theta, theta_tilde, support, eps=0.01, attention="sof
         reject("exact_sup", exact_sup, "False: streamed embeddings have no exact sup "
                "(use step_metrics on a materialised V with d <= 20)")
     a, b, Th = check_streamed(E, theta, theta_tilde, support, attention)
-    acc = _pass(E, Th, a, b, attention, False, progress)
+    limit = None
+    if limit_from is not None:
+        if attention == "linear":
+            reject("attention", attention, "'softmax' or 'erf' with limit_from: 'linear' has no "
+                   "eta -> infinity limit")
+        if not isinstance(limit_from, (tuple, list)) or len(limit_from) != 2:
+            reject("limit_from", f"<{type(limit_from).__name__}>",
+                   "a pair (grad_theta, grad_theta_tilde)")
+        check_streamed(E, limit_from[0], limit_from[1], support, attention)
+        limit = _LimitArgmax(tuple(limit_from), E.d, a, b, attention)
+        blocks = _tapped(E.blocks(), limit)
+    else:
+        blocks = E.blocks()
+    acc = _sums_pass(blocks, Th, E.d, a, b, attention, False, progress=_progress(progress, E.d))
     st = acc.state
     if attention == "softmax":
         ca, cb = st.ca, st.cb
@@ -285,7 +353,7 @@ def stream_step_metrics(E, theta, theta_tilde, support, eps=0.01, attention="sof
         r1 = (l1[0] - gp.abs()).clamp_min(0)
         r2 = (l1[1] - gq.abs()).clamp_min(0)
         sup_bound = (1 - gp * gq).abs() + gp.abs() * r2 + gq.abs() * r1 + r1 * r2
-    return {
+    out = {
         "attn_a_head1": ga[0], "attn_b_head1": gb[0],
         "attn_a_head2": ga[1], "attn_b_head2": gb[1],
         "eps1": eps1, "eps2": eps2,
@@ -294,6 +362,12 @@ def stream_step_metrics(E, theta, theta_tilde, support, eps=0.01, attention="sof
         "loss": st.loss(),
         "sup_bound": sup_bound,
     }
+    if limit is not None:
+        lim = limit.attention()
+        for h in (0, 1):
+            out[f"limit_attn_a_head{h + 1}"] = lim[h, 0]
+            out[f"limit_attn_b_head{h + 1}"] = lim[h, 1]
+    return out
 
 
 def streamed_instance(d, m, seed, *, tag=1, block=None, dtype=torch.float64, device="cpu",

@@ -135,6 +135,24 @@ def _limit():
     return torch.cat(xor.limit_step_attention(V, th, tt, s))
 
 
+def _stream_limit():
+    from numeric.xor_stream import stream_step_metrics, streamed_instance
+
+    E, sup, th, tt = streamed_instance(300, 4, 0, block=64)
+    va = E.rows([sup[0]])[0]
+    # s = -V grad = V v_a: largest at a (unit rows), so the limit puts head 1 on a
+    met = stream_step_metrics(E, th, tt, sup, limit_from=(-va, va))
+    return torch.stack([met[k] for k in sorted(met) if k.startswith("limit")])
+
+
+def _random_blocks():
+    from numeric.transformer import preset_config
+    from verify.experiments.random_transformers import MODELS_PER_TASK, sample_models
+
+    cfg = preset_config("bhattamishra", D=8, L=2, N_max=64)
+    return sample_models(cfg, "uniform", 6, MODELS_PER_TASK + 3, seed=40, B=10.0, workers=1)["profiles"]
+
+
 def _assignment():
     from numeric import xor
 
@@ -336,6 +354,8 @@ PROBES = {
     "finite_sample_labels_wrong_sign": _finite_samples("labels"),
     "sample_labels_wrong_sign": _sample_labels,
     "limit_step_argmin": _limit,
+    "stream_limit_ascends": _stream_limit,
+    "model_blocks_restart_seed": _random_blocks,
     "predicted_assignment_flipped": _assignment,
     "cls_lr_matrix_without_c_norm": _cls("lr"),
     "cls_attends_to_itself": _cls("forward"),

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import torch
 
 from numeric.validation import InputError
 from verify.cli import main
@@ -133,6 +134,39 @@ def test_bad_backend_options_exit_2_with_one_line(command, extra, name, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"boolverify: error: {name} = "), err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("extra,name", BAD_BACKEND_OPTIONS, ids=[" ".join(e) for e, _ in BAD_BACKEND_OPTIONS])
+def test_bad_backend_options_of_sensitivity_random(extra, name, capsys):
+    assert main(["sensitivity", "random", "--N", "4", "--D", "4", "--L", "1", "--models", "2", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"boolverify: error: {name} = "), err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_random_models_on_a_cluster_match_in_process(cluster):
+    from numeric.transformer import preset_config
+    from verify.experiments.random_transformers import MODELS_PER_TASK, sample_models
+
+    cfg = preset_config("bhattamishra", D=8, L=2, N_max=64)
+    n = 2 * MODELS_PER_TASK + 3                      # a short last block
+    here = sample_models(cfg, "uniform", 6, n, seed=40, B=10.0)
+    done = []
+    there = sample_models(cfg, "uniform", 6, n, seed=40, B=10.0, scheduler=cluster.scheduler_address,
+                          progress=done.append)
+    assert torch.equal(here["profiles"], there["profiles"]) and torch.equal(here["ones"], there["ones"])
+    assert here["functions"] == there["functions"] and sorted(done) == list(range(n))
+    # the models differ (a block run with the wrong seeds would not match)
+    assert len({tuple(k) for k in here["profiles"].tolist()}) > 2
+
+
+def test_cli_random_workers_gives_the_in_process_json(tmp_path, capsys):
+    argv = ["sensitivity", "random", "--preset", "bhattamishra", "--N", "5", "--D", "8", "--L", "1",
+            "--models", "14"]
+    assert main(argv + ["--json", str(tmp_path / "A.json"), "--workers", "2"]) == 0
+    assert main(argv + ["--json", str(tmp_path / "B.json")]) == 0
+    a, b = (json.loads((tmp_path / f).read_text()) for f in ("A.json", "B.json"))
+    assert a == b and len(a["profiles"]) == 14
 
 
 def test_workers_and_scheduler_are_exclusive(capsys):

@@ -51,6 +51,11 @@ def register(sub):
     p.add_argument("--models", type=int, default=100, help="number of random models (default 100)")
     p.add_argument("--seed", type=int, default=0, help="first seed (model i uses seed + i)")
     p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, metavar="N",
+                       help="evaluate the models on N local worker processes (Dask; 1..64)")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="evaluate them on a running Dask cluster, e.g. tcp://10.0.0.5:8786")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON (atomically)")
     p.add_argument("--figure", metavar="FILE", help="draw the mean profile beside a random function")
     p.set_defaults(func=_random)
@@ -113,6 +118,11 @@ def _validate_random(args) -> None:
     per_string = args.L * (args.N + 1) * (4 * args.D**2 + 2 * args.D * args.F + 2 * (args.N + 1) * args.D)
     require_time(2.0**args.N * args.models * per_string / FLOPS_PER_SECOND, "evaluating every string",
                  f"--models = {args.models}, --N = {args.N}, --D = {args.D}, --L = {args.L}")
+    from verify.experiments import distributed
+
+    distributed.check_workers(args.workers, "--workers")
+    # the address is probed now, so that a wrong one fails before any model is evaluated
+    args.scheduler = distributed.check_scheduler(args.scheduler, "--scheduler", probe=True)
 
 
 def _random(args) -> int:
@@ -131,7 +141,8 @@ def _random(args) -> int:
     with Progress(console=console, transient=True) as prog:
         task = prog.add_task(f"{args.models} models, N = {args.N}", total=args.models)
         got = sample_models(cfg, args.init, args.N, args.models, seed=args.seed, device=args.device,
-                            B=args.B, sigma=args.sigma, progress=lambda i: prog.advance(task))
+                            B=args.B, sigma=args.sigma, progress=lambda i: prog.advance(task),
+                            workers=args.workers, scheduler=args.scheduler)
     K, N = got["profiles"], args.N
     s = summarize_profiles(K, N)
     m = summarize_models(K, got["ones"], N, seed=args.seed, functions=got["functions"])

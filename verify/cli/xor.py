@@ -42,6 +42,9 @@ def register(sub):
     w.add_argument("--seeds", type=int, default=100)
     w.add_argument("--seeds-for-d", help="fewer seeds at large d, e.g. 1000000:20")
     w.add_argument("--device", default="cpu", help="cpu or cuda (instances are drawn on the CPU either way)")
+    w.add_argument("--stream", action="store_true",
+                   help="generate each V block by block, never in memory (any d; other instances, "
+                        "so other cells, than without --stream)")
     where = w.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, metavar="N",
                        help="run the cells on N local worker processes (Dask; 1..64)")
@@ -128,8 +131,10 @@ def _sweep(args):
         for m in ms:
             check_lr_constant(args.c, d, m)
     # seeds are batched in chunks of at most 2^25 embedding entries, but one seed is whole
+    # (streamed: a few blocks of one seed)
     d, m = max(ds), max(ms)
-    check_xor_memory(d, m, 1, f"--d = {args.d}, --m = {args.m}")
+    if not args.stream:
+        check_xor_memory(d, m, 1, f"--d = {args.d}, --m = {args.m}")
     from verify.cli.options import FLOPS_PER_SECOND, require_time
 
     seeds = max([args.seeds, *sfd.values()])
@@ -149,7 +154,7 @@ def _sweep(args):
     with distributed.progress_display("sweep") as progress:
         cells = run_sweep(ds, ms, args.seeds, c=args.c, eps=args.eps, out=args.out,
                           progress=progress, seeds_for_d=sfd, device=args.device,
-                          workers=args.workers, scheduler=scheduler)
+                          workers=args.workers, scheduler=scheduler, stream=args.stream)
     t = Table(title="one-step success per (d, m) (as formalised in boolverify)")
     for col in ("d", "m", "seeds", "success", "95% Wilson CI", "eta->inf", "assignment ok", "median L", "s"):
         t.add_column(col, justify="right")

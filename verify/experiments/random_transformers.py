@@ -179,10 +179,20 @@ def density_matched_ratios(K, ones, N: int) -> dict:
             "as_ratio": stats["avg_sensitivity"] / random_function_avg_sensitivity(p, N)}
 
 
+#: models per task when the models are spread over a Dask cluster
+MODELS_PER_TASK = 10
+
+
 def sample_models(config, scheme: str, N: int, models: int, *, seed: int = 0, chunk: int | None = None,
-                  device=None, progress=None, **init_kw) -> dict:
+                  device=None, progress=None, workers=None, scheduler=None, **init_kw) -> dict:
     r"""Exact tables of ``models`` random transformers (seeds ``seed, seed + 1, ...``), read by
     the config's readout, on ``device``.
+
+    ``workers`` (an embedded Dask cluster of that many processes) or ``scheduler`` (the address
+    of a running one) spread the models over processes in blocks of :data:`MODELS_PER_TASK`
+    (:func:`verify.experiments.distributed.run_tasks`); model ``i`` depends on ``seed + i``
+    only, so the result is the same as in this process. ``progress(i)`` is called once per
+    model done (in the order they come back).
 
     Returns:
         dict with ``profiles`` (int64 ``(models, N+1)``), ``ones`` (int64 ``(models,)``) and
@@ -190,7 +200,33 @@ def sample_models(config, scheme: str, N: int, models: int, *, seed: int = 0, ch
         of one with :math:`K_0 = 0`, the latter else ``"not recognised (nearest ...)"``
         (:func:`nearest_parity`); ``None`` for the other models).
     """
+    from verify.experiments import distributed
+
     models = check_int(models, "models", lo=1)
+    workers, scheduler = distributed.check_backend(workers, scheduler)
+    if workers is None and scheduler is None:
+        return _sample_block(config, scheme, N, seed, models, chunk, device, init_kw, progress)
+    starts = list(range(0, models, MODELS_PER_TASK))
+    tasks = []
+    for start in starts:
+        count = min(MODELS_PER_TASK, models - start)
+        key = {"config": repr(config), "scheme": scheme, "N": N, "seed": seed + start, "count": count,
+               "device": str(device), "init": sorted((k, repr(v)) for k, v in init_kw.items())}
+        tasks.append((key, (config, scheme, N, seed + start, count, chunk, device, init_kw, None)))
+    parts = [None] * len(tasks)
+    for i, part in distributed.run_tasks(_sample_block, tasks, workers=workers, scheduler=scheduler,
+                                         label="models"):
+        parts[i] = part
+        if progress is not None:
+            for j in range(part["ones"].shape[0]):
+                progress(starts[i] + j)
+    return {"profiles": torch.cat([p["profiles"] for p in parts]),
+            "ones": torch.cat([p["ones"] for p in parts]),
+            "functions": [f for p in parts for f in p["functions"]]}
+
+
+def _sample_block(config, scheme, N, seed, models, chunk, device, init_kw, progress):
+    """Models ``seed .. seed + models - 1`` (:func:`sample_models` in one process)."""
     model = BooleanTransformer(config)
     if device is not None:
         model = model.to(device)

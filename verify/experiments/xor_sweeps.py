@@ -33,11 +33,12 @@ from pathlib import Path
 import torch
 
 from numeric import xor
-from numeric.validation import InputError, check_device, check_int, check_ints, check_real, reject
+from numeric.validation import InputError, check_bool, check_device, check_int, check_ints, check_real, reject
 from numeric.xor_metrics import limit_step_attention, predicted_assignment, step_metrics
+from numeric.xor_stream import (instance_seed, stream_loss_and_grad, stream_predicted_assignment,
+                                stream_step_metrics, streamed_instance)
 from verify.common.atomic_io import config_mismatch, merge_json_records
 from verify.experiments import distributed
-from numeric.xor_stream import instance_seed
 from verify.experiments.records import (
     SWEEP_SCHEMA, SamplesCell, SweepCell, cell_from_dict, load_results,
 )
@@ -189,7 +190,7 @@ def _check_eps(eps):
 
 def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, progress=None,
               max_elems=2**25, dtype=torch.float64, seeds_for_d=None, device=None, workers=None,
-              scheduler=None):
+              scheduler=None, stream=False):
     r"""One population step for every ``(d, m)`` cell and ``n_seeds`` seeds (SX-4, SX-8).
 
     For each seed: :math:`\theta^{(1)} = \theta^{(0)} - \eta\nabla_\theta L` with
@@ -204,7 +205,12 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
         max_elems: largest number of embedding entries held at once; device: where the steps
         run (``"cuda"`` when present; instances are drawn on the CPU either way);
         workers: run the cells on an embedded Dask cluster of that many processes (1..64);
-        scheduler: run them on the Dask cluster of this scheduler (``tcp://HOST:8786``).
+        scheduler: run them on the Dask cluster of this scheduler (``tcp://HOST:8786``);
+        stream: embeddings generated block by block (:func:`numeric.xor_stream.streamed_instance`,
+            memory ``O(block * m)``, two passes over ``V`` per seed), one seed at a time: for ``d``
+            whose ``V`` does not fit in memory. Streamed instances are other draws of the same
+            distribution than the materialised ones, so their cells are other cells (the key
+            has ``"stream": True``).
     Returns:
         list of :class:`~verify.experiments.records.SweepCell` (``d, m, n_seeds, successes,
         successes_limit, rate, rate_limit, assignment_matches, median_loss, seconds,
@@ -219,6 +225,7 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
     seeds_for_d = dict(seeds_for_d or {})
     for d, s in seeds_for_d.items():
         check_int(s, f"seeds_for_d[{d}]", lo=1)
+    check_bool(stream, "stream")
     workers, scheduler = distributed.check_backend(workers, scheduler)
     plan = []
     for d in ds:
@@ -226,8 +233,10 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
             S = seeds_for_d.get(d, n_seeds)
             key = {"kind": "step", "d": d, "m": m, "n_seeds": S, "seed_offset": seed_offset, "c": c,
                    "eps": eps, "dtype": str(dtype)}
+            if stream:
+                key["stream"] = True
             plan.append((key, (d, m, S, key, c, eps, seed_offset, max_elems, dtype, device), d * m * S))
-    return _Store(out).run(plan, _run_cell, progress,
+    return _Store(out).run(plan, _run_stream_cell if stream else _run_cell, progress,
                            lambda cell: f"d={cell.d} m={cell.m}: {cell.successes}/{cell.n_seeds}",
                            workers=workers, scheduler=scheduler, label="step")
 
@@ -253,13 +262,44 @@ def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
         losses += met["loss"].tolist()
         bits += ["1" if o else "0" for o in ok.tolist()]
         del V, th0, tt0, th1, tt1, g1, gt1
-    losses.sort()
+    return _sweep_cell(key, d, m, S, support, lr, succ, succ_lim, match, losses, bits, t0)
+
+
+def _sweep_cell(key, d, m, S, support, lr, succ, succ_lim, match, losses, bits, t0):
+    losses = sorted(losses)
     return SweepCell(
         key=key, d=d, m=m, n_seeds=S, support=tuple(support), lr=lr,
         successes=succ, successes_limit=succ_lim, rate=succ / S, rate_limit=succ_lim / S,
         assignment_matches=match, median_loss=losses[len(losses) // 2],
         seconds=time.perf_counter() - t0, success_bits="".join(bits),
     )
+
+
+def _run_stream_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
+    """A cell of :func:`run_sweep` with streamed instances: per seed one pass for the step,
+    one for the metrics and the eta -> infinity limit together (``max_elems`` unused: one
+    seed is in flight, a few blocks of it in memory)."""
+    t0 = time.perf_counter()
+    lr = xor.default_lr(d, m, c)
+    succ, succ_lim, match, losses, bits = 0, 0, 0, [], []
+    support = None
+    for seed in range(seed_offset, seed_offset + S):
+        E, support, th0, tt0 = streamed_instance(d, m, seed, tag=1, dtype=dtype,
+                                                 device=device or "cpu")
+        _, g, gt = stream_loss_and_grad(E, th0, tt0, support)
+        met = stream_step_metrics(E, th0 - lr * g, tt0 - lr * gt, support, eps=eps,
+                                  limit_from=(g, gt))
+        one = 1.0 - eps
+        ok = bool(met["success"])
+        ok_lim = ((float(met["limit_attn_a_head1"]) >= one and float(met["limit_attn_b_head2"]) >= one)
+                  or (float(met["limit_attn_b_head1"]) >= one and float(met["limit_attn_a_head2"]) >= one))
+        pred = int(stream_predicted_assignment(E, th0, support))
+        succ += ok
+        succ_lim += ok_lim
+        match += ok and int(met["assignment"]) == pred
+        losses.append(float(met["loss"]))
+        bits.append("1" if ok else "0")
+    return _sweep_cell(key, d, m, S, support, lr, succ, succ_lim, match, losses, bits, t0)
 
 
 def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None,

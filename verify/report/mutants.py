@@ -703,6 +703,30 @@ def _n_params_without_ln(original):
     return n_params
 
 
+def _stream_limit_ascends(original):
+    def __init__(self, grads, d, a, b, attention):
+        original(self, grads, d, a, b, attention)
+        self.S = -self.S          # s = +V grad: the limit of a step up the gradient
+    return __init__
+
+
+def _model_blocks_restart_seed(original):
+    def sample_models(config, scheme, N, models, *, seed=0, workers=None, scheduler=None,
+                      progress=None, **kw):
+        if workers is None and scheduler is None:
+            return original(config, scheme, N, models, seed=seed, progress=progress, **kw)
+        import torch
+
+        per = importlib.import_module("verify.experiments.random_transformers").MODELS_PER_TASK
+        parts = [original(config, scheme, N, min(per, models - s), seed=seed, workers=workers,
+                          scheduler=scheduler, **kw)          # every block from the first seed
+                 for s in range(0, models, per)]
+        return {"profiles": torch.cat([p["profiles"] for p in parts]),
+                "ones": torch.cat([p["ones"] for p in parts]),
+                "functions": [f for p in parts for f in p["functions"]]}
+    return sample_models
+
+
 def _labels_rolled(original):
     def labels(target, bits):
         return original(target, bits).roll(1, 0)  # row i gets the label of row i - 1
@@ -889,6 +913,14 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("pre_ln_residual_normalised", "pre-LN layers carry LN(h) on the residual stream instead of h",
            "numeric.transformer_model.BooleanTransformer._pre_ln_layers", _pre_ln_residual_normalised,
            unit_files=("tests/test_transformer_conventions.py",)),
+    Mutant("stream_limit_ascends",
+           "streamed sweeps: the eta -> infinity attention from s = +V grad (a step up the gradient)",
+           "numeric.xor_stream._LimitArgmax.__init__", _stream_limit_ascends,
+           unit_files=("tests/test_sweep_stream.py",)),
+    Mutant("model_blocks_restart_seed",
+           "random models on a cluster: every block of models starts again at --seed",
+           "verify.experiments.random_transformers.sample_models", _model_blocks_restart_seed,
+           unit_files=("tests/test_sweep_distributed.py::test_random_models_on_a_cluster_match_in_process",)),
     Mutant("n_params_without_layer_norms", "parameter count M without the 4DL layer-norm parameters",
            "verify.reference.bounds.n_params", _n_params_without_ln, unit_files=("tests/test_bounds.py",)),
     # SG-8 on rules fixed in advance: labels out of step with their strings, a wrong control
