@@ -482,6 +482,23 @@ def test_check_killed_leaves_no_worker_and_the_next_run_removes_its_folder(tmp_p
     assert list(tmp.glob("boolverify-check-*")) == []
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG")
+def test_worker_whose_parent_died_before_it_was_set_up_exits():
+    """The race the death signal cannot cover: a parent killed between the fork and the prctl.
+    The worker then finds another parent and exits before running anything."""
+    import functools
+
+    from verify.report.runner import _die_with_parent
+
+    def run(parent):
+        p = subprocess.run([sys.executable, "-c", "print('ran')"], capture_output=True, text=True,
+                           preexec_fn=functools.partial(_die_with_parent, parent), timeout=60)
+        return p.returncode, p.stdout.strip()
+
+    assert run(os.getpid()) == (0, "ran")
+    assert run(os.getpid() + 1) == (1, "")
+
+
 def test_sweep_terminated_leaves_a_whole_file_or_none(tmp_path):
     """SIGTERM during a sweep: exit 143; the results file, if any, is complete JSON."""
     out = tmp_path / "s.json"

@@ -8,6 +8,7 @@ thread each); events stream back through JSON-lines files so progress can be sho
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 import json
 import os
@@ -155,15 +156,19 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _die_with_parent() -> None:
-    """In a worker, before exec: ask Linux to kill it when the ``check`` process dies, even by
-    SIGKILL (``PR_SET_PDEATHSIG``), so no worker outlives an interrupted run."""
+def _die_with_parent(parent: int) -> None:
+    """In a worker, before exec: ask Linux to kill it when the ``check`` process ``parent``
+    dies, even by SIGKILL (``PR_SET_PDEATHSIG``), so no worker outlives an interrupted run. A
+    parent killed between the fork and this call sends no signal, so the worker then checks that
+    its parent is still ``parent`` and exits if not."""
     try:
         import ctypes
 
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
     except (OSError, AttributeError):
-        pass
+        return
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _start_workers(groups, profile, tmp: Path, procs: list) -> None:
@@ -180,7 +185,8 @@ def _start_workers(groups, profile, tmp: Path, procs: list) -> None:
         log = open(tmp / f"log-{k}.txt", "w")
         try:
             proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                    preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+                                    preexec_fn=(functools.partial(_die_with_parent, os.getpid())
+                                                if sys.platform == "linux" else None))
         except BaseException:
             log.close()
             raise
