@@ -181,8 +181,8 @@ def _weight_pullback(V, W):
 # cut into slices, a streamed one (numeric.xor_stream) generates them on demand.
 
 # rows of V per block in the one-pass gradient: 16 MiB (re-read from the last-level cache; on the
-# development machine 1.3-1.4x faster than blocks of 1 MiB that fit in L2, which pay more
-# per-block calls and thinner GEMMs: bench/xor.py)
+# development machine about 1.25x faster than blocks of 1 MiB that fit in L2, which pay more
+# per-block calls and thinner GEMMs: bench/xor.py, docs/performance.md)
 _ONE_PASS_BLOCK_BYTES = 1 << 24
 _GPU_BLOCK_BYTES = 1 << 28
 _FALLBACK_RATIO = 16.0

@@ -26,7 +26,8 @@ over the generated blocks (a pass regenerates ``V``; generation dominates the ti
   :func:`numeric.xor_metrics.step_metrics` with ``exact_sup=False`` (loss after the step, the
   success criterion, ``eps1, eps2``, the assignment, attention on the support, ``sup_bound``),
   one pass, which with ``limit_from`` also gives the attention of the :math:`\eta\to\infty` step
-  on the support (:func:`numeric.xor_metrics.limit_step_attention`); :func:`stream_predicted_assignment`: the two support rows only.
+  on the support (:func:`numeric.xor_metrics.limit_step_attention`);
+  :func:`stream_predicted_assignment`: the two support rows only.
 
 ``numeric.xor.population_loss``, ``population_grad`` and ``one_step`` also accept a
 :class:`StreamedEmbeddings` and dispatch here.

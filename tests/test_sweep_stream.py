@@ -23,7 +23,8 @@ def _materialised_seed(d, m, seed, c, eps):
     met = step_metrics(V, th1, tt1, sup, eps=eps, exact_sup=False)
     g1, gt1 = limit_step_attention(V, th0, tt0, sup)
     ok = bool(met["success"])
-    return (ok, bool(_limit_success(g1, gt1, sup, eps)),
+    a, b = sup
+    return (ok, bool(_limit_success(g1[a], g1[b], gt1[a], gt1[b], eps)),
             ok and int(met["assignment"]) == int(predicted_assignment(V, th0, sup)),
             float(met["loss"]), sup)
 

@@ -114,6 +114,43 @@ def check_transformer_sizes(D, L, H, F, N, options):
     require_memory(8.0 * (2 * params + activations), "the model and one string through it", options)
 
 
+def check_model_options(args) -> None:
+    """The model options of the paper-B commands that draw random transformers: ``--D``,
+    ``--L``, ``--H`` (a divisor of ``--D``), ``--F``, ``--eps``, ``--B``, ``--sigma``, ``--models``."""
+    from numeric.validation import check_int, check_real
+
+    check_int(args.D, "--D", lo=2)
+    check_int(args.L, "--L", lo=1)
+    check_int(args.H, "--H", lo=1)
+    if args.D % args.H:
+        raise InputError(f"--H = {args.H}: expected a divisor of --D = {args.D} "
+                         "(the head width D/H must be an integer)")
+    if args.F is not None:
+        check_int(args.F, "--F", lo=1)
+    check_real(args.eps, "--eps", lo=0)
+    check_real(args.B, "--B", lo=0, lo_open=True)
+    check_real(args.sigma, "--sigma", lo=0, lo_open=True)
+    check_int(args.models, "--models", lo=1)
+
+
+def add_backend_options(parser, what: str) -> None:
+    """``--workers N`` or ``--scheduler ADDRESS`` (exclusive): where ``what`` runs (Dask)."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, metavar="N",
+                       help=f"{what} on N local worker processes (Dask; 1..64)")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help=f"{what} on a running Dask cluster, e.g. tcp://10.0.0.5:8786")
+
+
+def check_backend_options(args):
+    """Check ``--workers`` and ``--scheduler`` (the address is probed now, so that a wrong one
+    fails before any work); returns the scheduler address as ``tcp://host:port`` or ``None``."""
+    from verify.experiments import distributed
+
+    distributed.check_workers(args.workers, "--workers")
+    return distributed.check_scheduler(args.scheduler, "--scheduler", probe=True)
+
+
 def require_time(seconds: float, what: str, options: str, limit: float = 30 * 86400) -> None:
     """Refuse a run estimated (from a lower bound on its operations) to take longer than
     ``limit`` (30 days): it would look like a hang."""

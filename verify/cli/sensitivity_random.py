@@ -20,7 +20,9 @@ import math
 from numeric.validation import InputError, check_device, check_int, check_real
 from numeric.vocabulary import INIT_SCHEMES, MODEL_DTYPES, PRESETS, READOUTS
 from verify.cli import writing
-from verify.cli.options import check_figure_output, check_output, check_transformer_sizes, console as make_console
+from verify.cli.options import (add_backend_options, check_backend_options, check_figure_output,
+                                check_model_options, check_output, check_transformer_sizes,
+                                console as make_console)
 
 
 def register(sub):
@@ -51,11 +53,7 @@ def register(sub):
     p.add_argument("--models", type=int, default=100, help="number of random models (default 100)")
     p.add_argument("--seed", type=int, default=0, help="first seed (model i uses seed + i)")
     p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, metavar="N",
-                       help="evaluate the models on N local worker processes (Dask; 1..64)")
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="evaluate them on a running Dask cluster, e.g. tcp://10.0.0.5:8786")
+    add_backend_options(p, "evaluate the models")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON (atomically)")
     p.add_argument("--figure", metavar="FILE", help="draw the mean profile beside a random function")
     p.set_defaults(func=_random)
@@ -97,17 +95,7 @@ def _validate_random(args) -> None:
         check_int(args.N, "--N", lo=1, hi=ENUM_LIMIT)
     except InputError as exc:
         raise InputError(f"{exc} (the enumeration limit: all 2^N strings are evaluated)") from None
-    check_int(args.D, "--D", lo=2)
-    check_int(args.L, "--L", lo=1)
-    check_int(args.H, "--H", lo=1)
-    if args.D % args.H:
-        raise InputError(f"--H = {args.H}: expected a divisor of --D = {args.D} "
-                         "(the head width D/H must be an integer)")
-    check_int(args.F, "--F", lo=1)
-    check_real(args.eps, "--eps", lo=0)
-    check_real(args.B, "--B", lo=0, lo_open=True)
-    check_real(args.sigma, "--sigma", lo=0, lo_open=True)
-    check_int(args.models, "--models", lo=1)
+    check_model_options(args)
     check_int(args.seed, "--seed")
     check_device(args.device, "--device")
     check_figure_output(args.figure)  # before the run, not after it
@@ -118,11 +106,7 @@ def _validate_random(args) -> None:
     per_string = args.L * (args.N + 1) * (4 * args.D**2 + 2 * args.D * args.F + 2 * (args.N + 1) * args.D)
     require_time(2.0**args.N * args.models * per_string / FLOPS_PER_SECOND, "evaluating every string",
                  f"--models = {args.models}, --N = {args.N}, --D = {args.D}, --L = {args.L}")
-    from verify.experiments import distributed
-
-    distributed.check_workers(args.workers, "--workers")
-    # the address is probed now, so that a wrong one fails before any model is evaluated
-    args.scheduler = distributed.check_scheduler(args.scheduler, "--scheduler", probe=True)
+    args.scheduler = check_backend_options(args)
 
 
 def _random(args) -> int:

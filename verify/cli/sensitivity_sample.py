@@ -11,9 +11,10 @@ as in ``boolverify sensitivity random``, whose exact ``k0_fraction`` it estimate
 from __future__ import annotations
 
 
-from numeric.validation import InputError, check_device, check_int, check_real
+from numeric.validation import check_device, check_int, check_real
 from numeric.vocabulary import INIT_SCHEMES
 from verify.cli import writing
+from verify.cli.options import check_model_options
 
 #: Longest string length accepted (the positional table is built with N_max = max(64, N)).
 MAX_N = 4096
@@ -45,18 +46,7 @@ def register(sub):
 def _validate(args) -> None:
     """Option checks before any work."""
     check_int(args.N, "--N", lo=1, hi=MAX_N)
-    check_int(args.D, "--D", lo=2)
-    check_int(args.L, "--L", lo=1)
-    check_int(args.H, "--H", lo=1)
-    if args.D % args.H:
-        raise InputError(f"--H = {args.H}: expected a divisor of --D = {args.D} "
-                         "(the head width D/H must be an integer)")
-    if args.F is not None:
-        check_int(args.F, "--F", lo=1)
-    check_real(args.eps, "--eps", lo=0)
-    check_real(args.B, "--B", lo=0, lo_open=True)
-    check_real(args.sigma, "--sigma", lo=0, lo_open=True)
-    check_int(args.models, "--models", lo=1)
+    check_model_options(args)
     check_int(args.strings, "--strings", lo=1)
     check_int(args.seed, "--seed", lo=0)
     check_real(args.level, "--level", lo=0, hi=1, lo_open=True, hi_open=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from numeric.validation import check_device, check_int
 from numeric.vocabulary import ATTENTIONS
 from verify.cli import needs_subcommand
+from verify.cli.options import add_backend_options, check_backend_options
 from verify.cli.xor_options import (add_common_options, check_common, check_lr_constant, check_xor_memory,
                                     parse_int_list, parse_seeds_for_d, parse_support, progress_bar,
                                     progress_callback, report_step)
@@ -45,11 +46,7 @@ def register(sub):
     w.add_argument("--stream", action="store_true",
                    help="generate each V block by block, never in memory (any d; other instances, "
                         "so other cells, than without --stream)")
-    where = w.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, metavar="N",
-                       help="run the cells on N local worker processes (Dask; 1..64)")
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="run the cells on a running Dask cluster, e.g. tcp://10.0.0.5:8786")
+    add_backend_options(w, "run the cells")
     add_common_options(w)
     w.set_defaults(func=_sweep)
 
@@ -59,11 +56,7 @@ def register(sub):
     n.add_argument("--m", type=int, default=64)
     n.add_argument("--seeds", type=int, default=40)
     n.add_argument("--device", default="cpu", help="cpu or cuda (instances are drawn on the CPU either way)")
-    where = n.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, metavar="N",
-                       help="run the cells on N local worker processes (Dask; 1..64)")
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="run the cells on a running Dask cluster, e.g. tcp://10.0.0.5:8786")
+    add_backend_options(n, "run the cells")
     add_common_options(n)
     n.set_defaults(func=_samples)
 
@@ -140,11 +133,9 @@ def _sweep(args):
     seeds = max([args.seeds, *sfd.values()])
     require_time(4.0 * sum(ds) * sum(ms) * seeds / FLOPS_PER_SECOND, "the population steps",
                  f"--seeds = {seeds}, --d = {args.d}, --m = {args.m}")
+    scheduler = check_backend_options(args)
     from verify.experiments import distributed
 
-    distributed.check_workers(args.workers, "--workers")
-    # the address is probed now, so that a wrong one fails before the engine loads
-    scheduler = distributed.check_scheduler(args.scheduler, "--scheduler", probe=True)
     from verify.cli.options import console
     from rich.table import Table
 
@@ -220,11 +211,9 @@ def _samples(args):
 
     require_time(4.0 * sum(ds) * (sum(ns) + args.m) * args.seeds / FLOPS_PER_SECOND,
                  "the sampled gradients", f"--n = {args.n}, --d = {args.d}, --seeds = {args.seeds}")
+    scheduler = check_backend_options(args)
     from verify.experiments import distributed
 
-    distributed.check_workers(args.workers, "--workers")
-    # the address is probed now, so that a wrong one fails before the engine loads
-    scheduler = distributed.check_scheduler(args.scheduler, "--scheduler", probe=True)
     from verify.cli.options import console
     from rich.table import Table
 

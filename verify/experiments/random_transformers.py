@@ -220,6 +220,11 @@ def sample_models(config, scheme: str, N: int, models: int, *, seed: int = 0, ch
         if progress is not None:
             for j in range(part["ones"].shape[0]):
                 progress(starts[i] + j)
+    return join_model_blocks(parts)
+
+
+def join_model_blocks(parts) -> dict:
+    """The results of consecutive blocks of models (:func:`sample_models`) as one."""
     return {"profiles": torch.cat([p["profiles"] for p in parts]),
             "ones": torch.cat([p["ones"] for p in parts]),
             "functions": [f for p in parts for f in p["functions"]]}
@@ -530,6 +535,7 @@ def margin_sweep(config, Ns, models: int, xis, *, seed: int = 0, B: float = 1.0,
 
 __all__ = ["RANDOM_FUNCTION_P_K0", "summarize_profiles", "readout_profile", "identify_function", "nearest_parity",
            "random_function_K0", "random_function_avg_sensitivity", "median_bounds",
-           "sample_nonconstant_profiles", "density_matched_ratios", "sample_models", "summarize_models",
+           "sample_nonconstant_profiles", "density_matched_ratios", "sample_models", "join_model_blocks",
+           "summarize_models",
            "profile_statistics", "sampled_influences",
            "influence_sweep", "influence_maxima", "exact_influence_maximum", "exact_influence_maxima", "margin_table", "margin_sweep", "optimised_margin", "loglog_slope", "per_model_slopes"]

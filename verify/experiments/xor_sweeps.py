@@ -176,10 +176,11 @@ def _chunks(seeds, per_seed_elems, max_elems):
         yield seeds[i : i + size]
 
 
-def _limit_success(g1, gt1, support, eps):
-    a, b = support
+def _limit_success(g1a, g1b, g2a, g2b, eps):
+    """Success of the eta -> infinity step from the attention of head 1 and head 2 on ``a`` and
+    ``b`` (tensors of any shape, elementwise)."""
     one = 1.0 - eps
-    return ((g1[..., a] >= one) & (gt1[..., b] >= one)) | ((g1[..., b] >= one) & (gt1[..., a] >= one))
+    return ((g1a >= one) & (g2b >= one)) | ((g1b >= one) & (g2a >= one))
 
 
 def _check_eps(eps):
@@ -244,6 +245,7 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
 def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
     t0 = time.perf_counter()
     support = cell_support(d, 1, m)
+    a, b = support
     lr = xor.default_lr(d, m, c)
     succ, succ_lim, match, losses, bits = 0, 0, 0, [], []
     seeds = list(range(seed_offset, seed_offset + S))
@@ -253,7 +255,7 @@ def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
         met = step_metrics(V, th1, tt1, support, eps=eps, exact_sup=False)
         g1, gt1 = limit_step_attention(V, th0, tt0, support)
         ok = met["success"].bool()
-        ok_lim = _limit_success(g1, gt1, support, eps)
+        ok_lim = _limit_success(g1[..., a], g1[..., b], gt1[..., a], gt1[..., b], eps)
         pred = predicted_assignment(V, th0, support)
         realised = met["assignment"].to(pred.dtype)
         succ += int(ok.sum())
@@ -289,10 +291,9 @@ def _run_stream_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device
         _, g, gt = stream_loss_and_grad(E, th0, tt0, support)
         met = stream_step_metrics(E, th0 - lr * g, tt0 - lr * gt, support, eps=eps,
                                   limit_from=(g, gt))
-        one = 1.0 - eps
         ok = bool(met["success"])
-        ok_lim = ((float(met["limit_attn_a_head1"]) >= one and float(met["limit_attn_b_head2"]) >= one)
-                  or (float(met["limit_attn_b_head1"]) >= one and float(met["limit_attn_a_head2"]) >= one))
+        ok_lim = bool(_limit_success(*(met[f"limit_attn_{p}_head{h}"] for h in (1, 2) for p in "ab"),
+                                     eps))
         pred = int(stream_predicted_assignment(E, th0, support))
         succ += ok
         succ_lim += ok_lim

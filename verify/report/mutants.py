@@ -715,15 +715,11 @@ def _model_blocks_restart_seed(original):
                       progress=None, **kw):
         if workers is None and scheduler is None:
             return original(config, scheme, N, models, seed=seed, progress=progress, **kw)
-        import torch
-
-        per = importlib.import_module("verify.experiments.random_transformers").MODELS_PER_TASK
-        parts = [original(config, scheme, N, min(per, models - s), seed=seed, workers=workers,
-                          scheduler=scheduler, **kw)          # every block from the first seed
-                 for s in range(0, models, per)]
-        return {"profiles": torch.cat([p["profiles"] for p in parts]),
-                "ones": torch.cat([p["ones"] for p in parts]),
-                "functions": [f for p in parts for f in p["functions"]]}
+        rt = importlib.import_module("verify.experiments.random_transformers")
+        per = rt.MODELS_PER_TASK
+        return rt.join_model_blocks([original(config, scheme, N, min(per, models - s), seed=seed,
+                                              workers=workers, scheduler=scheduler, **kw)
+                                     for s in range(0, models, per)])   # every block from the first seed
     return sample_models
 
 
