@@ -24,7 +24,7 @@ def flint():
 def _agrees(value, ref, digits=48) -> bool:
     """An enclosure ``value`` and a 50-digit reference agree to ``digits`` digits (the ball is
     tighter than the reference's own rounding, so it need not contain it)."""
-    x = certified._fraction(ref, "ref")
+    x = certified.exact_fraction(ref, "ref")
     return value.exact_lo - abs(x) / 10**digits <= x <= value.exact_hi + abs(x) / 10**digits
 
 

@@ -30,7 +30,7 @@ def test_gradient_equals_the_engine_and_the_population_gradient():
     V = xor.sample_embeddings(d, m, batch_shape=(S,), generator=g)
     th = xor.sample_init(m, batch_shape=(S,), generator=g)[0]
     tt = -th + 0.3 * torch.randn(S, m, generator=g, dtype=torch.float64)  # not antisymmetric
-    X = torch.stack([fs.draw_signs(g, 300, d, fs._byte_signs(torch.float64))[:, :d] for _ in range(S)])
+    X = torch.stack([fs.draw_signs(g, 300, d, fs.byte_signs(torch.float64))[:, :d] for _ in range(S)])
     y = -X[..., 2] * X[..., 5]
     ours, engine = _gradient(V, th, tt, X, y), xor.empirical_grad(V, th, tt, X, y)
     torch.testing.assert_close(ours[:, 0], engine[0], rtol=1e-12, atol=1e-15)
@@ -45,7 +45,7 @@ def test_gradient_equals_the_engine_and_the_population_gradient():
 
 
 def test_drawn_signs_are_balanced_and_the_buffer_changes_nothing():
-    signs = fs._byte_signs(torch.float64)
+    signs = fs.byte_signs(torch.float64)
     a = fs.draw_signs(torch.Generator().manual_seed(1), 2000, 40, signs)
     buf = torch.empty(2000, fs.padded_width(40), dtype=torch.float64)
     b = fs.draw_signs(torch.Generator().manual_seed(1), 2000, 40, signs, out=buf)

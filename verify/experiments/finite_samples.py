@@ -68,7 +68,7 @@ def sample_grid(d, j_lo, j_hi):
                    for j in range(j_lo, j_hi + 1)})
 
 
-def _byte_signs(dtype):
+def byte_signs(dtype):
     """``(256, 8)``: row ``v`` holds the signs ``1 - 2 bit_k(v)``, ``k = 0..7``."""
     bits = (torch.arange(256)[:, None] >> torch.arange(8)) & 1
     return (1 - 2 * bits).to(dtype)
@@ -84,7 +84,7 @@ def draw_signs(generator, rows, d, signs, out=None):
     first ``d`` columns are the inputs, the rest are unused signs of the last word (callers
     give them zero weight instead of copying the block). 32-bit words from ``generator`` are
     split into bytes arithmetically (the same on any byte order) and each byte is looked up
-    in ``signs`` (:func:`_byte_signs`); ``out``: a ``(rows, padded_width(d))`` buffer."""
+    in ``signs`` (:func:`byte_signs`); ``out``: a ``(rows, padded_width(d))`` buffer."""
     width = padded_width(d)
     w = torch.randint(0, 2**_WORD_BITS, (rows, width // _WORD_BITS), generator=generator,
                       dtype=torch.int64)
@@ -101,7 +101,7 @@ class _SampleStream:
 
     def __init__(self, gens, d, n, support, dtype):
         self.gens, self.d, self.n, self.support = gens, d, n, support
-        self.signs = _byte_signs(dtype)
+        self.signs = byte_signs(dtype)
         self.buffer = torch.empty(len(gens), min(n, DATA_BLOCK), padded_width(d), dtype=dtype)
 
     def blocks(self):

@@ -115,7 +115,7 @@ class CertifiedValue:
     def encloses(self, x) -> bool:
         """Whether the exact value of ``x`` (int, float, ``Fraction`` or mpf) lies in
         ``[exact_lo, exact_hi]`` (for a ``"50-digit"`` value: equals the mpf)."""
-        v = _fraction(x, "x")
+        v = exact_fraction(x, "x")
         return self.exact_lo <= v <= self.exact_hi
 
 
@@ -166,7 +166,7 @@ def _require_flint():
 # ------------------------------------------------------------------ exact numbers and balls
 
 
-def _fraction(value, name, **interval) -> Fraction:
+def exact_fraction(value, name, **interval) -> Fraction:
     """``value`` (int, float, ``Fraction``, mpf, numpy scalar; finite, in the interval that
     ``interval`` gives :func:`check_real`) as the exact rational it denotes."""
     if isinstance(value, mpmath.mpf):
@@ -234,7 +234,7 @@ def _from_fraction(x: Fraction) -> CertifiedValue:
 
 
 def _from_mpf(x) -> CertifiedValue:
-    exact = _fraction(x, "value")
+    exact = exact_fraction(x, "value")
     v = _nearest(exact)
     return CertifiedValue(value=v, lo=v, hi=v, precision=FIFTY_DIGIT, bits=None,
                           text=mpmath.nstr(x, 50), exact_lo=exact, exact_hi=exact)
@@ -266,7 +266,7 @@ def certify_below(quantity, threshold, *, name: str, threshold_name: str | None 
     flint = _require_flint()
     if not precisions:
         reject("precisions", precisions, "a non-empty list of working precisions in bits")
-    exact_threshold = None if callable(threshold) else _fraction(threshold, "threshold")
+    exact_threshold = None if callable(threshold) else exact_fraction(threshold, "threshold")
     if threshold_name is not None:
         shown = threshold_name
     else:
@@ -355,7 +355,7 @@ def crossover(a, *, precisions=PRECISIONS) -> CertifiedInteger:
         CertificationRefused: a comparison that neither the balls nor integers of at most
             :data:`EXACT_BITS` bits decide.
     """
-    af = _fraction(a, "a")
+    af = exact_fraction(a, "a")
     flint = flint_module()
     if flint is None:
         return _fallback_crossover(af)
@@ -409,7 +409,7 @@ def crossover_root(a, *, bits: int = VALUE_BITS, precisions=PRECISIONS) -> Certi
     r"""Ball of the upper root :math:`N_{-1} = -(a/\ln 2)\,W_{-1}(-\ln 2/a)` of
     :math:`a\ln N = N\ln 2`, or ``None`` when there is none (:math:`a \le e\ln 2`, decided as
     in :func:`crossover`)."""
-    af = _fraction(a, "a")
+    af = exact_fraction(a, "a")
     check_int(bits, "bits", lo=2)
     flint = flint_module()
     if flint is None:
@@ -429,7 +429,7 @@ def crossover_root(a, *, bits: int = VALUE_BITS, precisions=PRECISIONS) -> Certi
 def blowup_bound(eps, L_prime: int, *, bits: int = VALUE_BITS) -> CertifiedValue:
     r"""Ball of :math:`(1 + 1/\sqrt\varepsilon)^{L'}`, the SG-3 bound on :math:`\beta^L`
     (:math:`\varepsilon > 0`; at :math:`\varepsilon = 0` there is no bound)."""
-    e = _fraction(eps, "eps", lo=0, lo_open=True)
+    e = exact_fraction(eps, "eps", lo=0, lo_open=True)
     check_int(L_prime, "L_prime", lo=1)
     check_int(bits, "bits", lo=2)
     flint = flint_module()
@@ -442,8 +442,8 @@ def blowup_bound(eps, L_prime: int, *, bits: int = VALUE_BITS) -> CertifiedValue
 
 def _packing_inputs(M, C_lip, diam, xi):
     positive = dict(lo=0, lo_open=True)
-    return (check_int(M, "M", lo=1), _fraction(C_lip, "C_lip", **positive), _fraction(diam, "diam", **positive),
-            _fraction(xi, "xi", **positive))
+    return (check_int(M, "M", lo=1), exact_fraction(C_lip, "C_lip", **positive), exact_fraction(diam, "diam", **positive),
+            exact_fraction(xi, "xi", **positive))
 
 
 def _packing_ball(flint, M, c, d, x):
