@@ -169,7 +169,7 @@ def test_report_rendering():
 
 
 def test_inconclusive_is_reported_and_does_not_fail():
-    from verify.common.decisions import inside, upper_bound_below
+    from verify.stats.decisions import inside, upper_bound_below
     from verify.report.runner import ClaimResult, to_markdown
 
     straddles = inside("slope", -1.0, (-1.4, -0.9), 0.99, -1.3, -0.7)
@@ -191,7 +191,7 @@ def test_inconclusive_is_reported_and_does_not_fail():
 
 
 def test_evidence_decide_raises_only_on_fail():
-    from verify.common.decisions import exact
+    from verify.stats.decisions import exact
     from verify.report.pytest_plugin import Evidence
 
     ev = Evidence()

@@ -38,13 +38,13 @@ import sympy as sp
 import torch
 
 from numeric.sensitivity import profile
-from verify.common.decisions import Decision, exact
 from verify.common.seeds import seed
 from verify.experiments.plans import SG2_FAST, SG2_SLOW
 from verify.experiments.random_function_sampling import chen_stein_bound, monte_carlo_K0
 from verify.reference.random_functions import (
     enumerate_random_functions, expected_K0, poisson_limit, variance_K0, variance_K0_claim,
 )
+from verify.stats.decisions import Decision, exact
 
 #: total probability that correct code fails one Monte Carlo test (split over its decisions)
 FALSE_FAIL = 1e-3
