@@ -1,6 +1,6 @@
-"""verify.experiments.fits, verify.stats.thresholds.law_summary, verify.stats.intervals'
-Wilson interval and verify.reference.linear_bound: Wilson intervals, threshold laws of sweeps
-by likelihood, the linear and erf attention bounds."""
+"""Wilson intervals (verify.stats.intervals), threshold laws of sweeps by likelihood
+(verify.stats.thresholds.law_summary and its adapter of sweep records, verify.experiments.fits),
+the linear and erf attention bounds (verify.reference.linear_bound)."""
 
 import math
 import re

@@ -163,7 +163,7 @@ def _sweep(args):
 
 def _print_laws(con, summarise, size, figure, cells):
     """Thresholds with intervals and, over two or more d, the fitted law (likelihood over all
-    cells; :func:`verify.experiments.fits.law_summary`)."""
+    cells; :func:`verify.stats.thresholds.law_summary`)."""
     from verify.stats.likelihood import FitFailure
 
     try:
