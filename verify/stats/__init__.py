@@ -17,7 +17,7 @@ The public names of those modules are re-exported here.
 
 from verify.stats.bootstrap import BootstrapResult, parametric_bootstrap
 from verify.stats.decisions import (
-    OUTCOMES, Decision, exact, inside, lower_bound_above, upper_bound_below,
+    OUTCOMES, Decision, contains, exact, inside, lower_bound_above, meets, upper_bound_below,
 )
 from verify.stats.intervals import (
     SIDES, clopper_pearson, mean_interval, median_bounds, wilson_interval,
@@ -38,5 +38,6 @@ __all__ = [
     "BootstrapResult", "parametric_bootstrap",
     "proportion_error_rates", "sample_size_for_proportion", "simulate_error_rate",
     "exponent_rule_error_rates",
-    "OUTCOMES", "Decision", "upper_bound_below", "lower_bound_above", "inside", "exact",
+    "OUTCOMES", "Decision", "upper_bound_below", "lower_bound_above", "inside", "contains",
+    "meets", "exact",
 ]
