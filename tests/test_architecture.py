@@ -21,13 +21,14 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = (
     (0, ("numeric",)),
     (1, ("verify.common",)),
-    (2, ("verify.symbolic",)),
-    (3, ("verify.reference",)),
-    (4, ("verify.experiments", "verify.crossval")),
-    (5, ("theorems",)),
-    (6, ("verify.report",)),
-    (7, ("verify.cli", "verify", "bench")),
-    (8, ("tests",)),
+    (2, ("verify.stats",)),
+    (3, ("verify.symbolic",)),
+    (4, ("verify.reference",)),
+    (5, ("verify.experiments", "verify.crossval")),
+    (6, ("theorems",)),
+    (7, ("verify.report",)),
+    (8, ("verify.cli", "verify", "bench")),
+    (9, ("tests",)),
 )
 _RANK = {pkg: rank for rank, pkgs in LAYERS for pkg in pkgs}
 _TOP = ("numeric", "verify", "theorems", "bench", "tests")
@@ -172,4 +173,10 @@ def test_engine_loads_no_symbolic_side(module):
 def test_cli_and_validation_load_no_torch():
     code = ("import sys, verify.cli, numeric.validation, verify; "
             "assert 'torch' not in sys.modules and 'sympy' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_stats_load_no_torch():
+    code = ("import sys, verify.stats; bad = [m for m in ('torch', 'sympy', 'mpmath') "
+            "if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -44,10 +44,10 @@ def _bounds():
     return bounds
 
 
-def _inference():
-    from verify.experiments import inference
+def _stats():
+    from verify import stats
 
-    return inference
+    return stats
 
 
 CASES = [
@@ -117,13 +117,13 @@ CASES = [
     ("L", lambda: _bounds().theorem_exponent(64, 0)),
     ("eps", lambda: _bounds().blowup_bound(-1.0, 4)),
     ("xi", lambda: _bounds().bounds_report(64, 2, xi=0)),
-    ("trials", lambda: _inference().clopper_pearson(3, 0)),
-    ("successes", lambda: _inference().clopper_pearson(5, 4)),
-    ("successes", lambda: _inference().clopper_pearson(-1, 4)),
-    ("level", lambda: _inference().clopper_pearson(1, 4, level=1.5)),
-    ("side", lambda: _inference().clopper_pearson(1, 4, side="both")),
-    ("values", lambda: _inference().mean_interval([1.0])),
-    ("fit_a", lambda: _inference().compare_laws(None, None)),
+    ("trials", lambda: _stats().clopper_pearson(3, 0)),
+    ("successes", lambda: _stats().clopper_pearson(5, 4)),
+    ("successes", lambda: _stats().clopper_pearson(-1, 4)),
+    ("level", lambda: _stats().clopper_pearson(1, 4, level=1.5)),
+    ("side", lambda: _stats().clopper_pearson(1, 4, side="both")),
+    ("values", lambda: _stats().mean_interval([1.0])),
+    ("fit_a", lambda: _stats().compare_laws(None, None)),
 ]
 
 

@@ -1,10 +1,10 @@
-"""Power calculations of decision rules (verify.experiments.decision_power) on synthetic truths."""
+"""Power calculations of decision rules (verify.stats.power) on synthetic truths."""
 
 import numpy as np
 import pytest
 
-from verify.experiments.decision_power import exponent_rule_error_rates
-from verify.experiments.inference import fit_threshold_curves
+from verify.stats.power import exponent_rule_error_rates
+from verify.stats.thresholds import fit_threshold_curves
 
 GROUPS = (100, 1000, 10000, 100000)
 MS = (4, 6, 8, 12, 16, 24, 32, 48, 64)

@@ -1,5 +1,6 @@
-"""verify.experiments.fits and verify.reference.linear_bound: Wilson intervals, threshold laws of
-sweeps by likelihood, the linear and erf attention bounds."""
+"""Wilson intervals (verify.stats.intervals), threshold laws of sweeps by likelihood
+(verify.stats.thresholds.law_summary and its adapter of sweep records, verify.experiments.fits),
+the linear and erf attention bounds (verify.reference.linear_bound)."""
 
 import math
 import re
@@ -10,9 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from numeric.validation import InputError
+from verify.experiments.fits import sweep_laws
 from verify.experiments.records import SweepCell
-from verify.experiments.fits import law_summary, sweep_laws, wilson_interval
 from verify.reference.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, quadratic_form_loss
+from verify.stats.intervals import wilson_interval
+from verify.stats.thresholds import law_summary
 
 
 def test_wilson_known_values():

@@ -169,8 +169,8 @@ def test_report_rendering():
 
 
 def test_inconclusive_is_reported_and_does_not_fail():
-    from verify.common.decisions import inside, upper_bound_below
     from verify.report.runner import ClaimResult, to_markdown
+    from verify.stats.decisions import inside, upper_bound_below
 
     straddles = inside("slope", -1.0, (-1.4, -0.9), 0.99, -1.3, -0.7)
     assert straddles.outcome == "inconclusive"
@@ -190,9 +190,20 @@ def test_inconclusive_is_reported_and_does_not_fail():
     assert "(1 inconclusive)" in md
 
 
+def test_contains_and_meets_are_two_way_rules():
+    from verify.stats.decisions import contains, meets
+
+    assert contains("p", 0.5, (0.4, 0.6), 0.99, 0.6, "the exact value").outcome == "pass"
+    missed = contains("p", 0.5, (0.4, 0.6), 0.99, 0.61, "the exact value")
+    assert missed.outcome == "fail" and missed.rule == "pass iff the interval contains the exact value = 0.61"
+    assert meets("p", 0.5, (0.4, 0.6), 0.99, 0.6, 0.7, "the band").outcome == "pass"
+    apart = meets("p", 0.5, (0.4, 0.6), 0.99, 0.61, 0.7, "the band")
+    assert apart.outcome == "fail" and apart.rule.endswith("[0.61, 0.7], fail iff disjoint")
+
+
 def test_evidence_decide_raises_only_on_fail():
-    from verify.common.decisions import exact
     from verify.report.pytest_plugin import Evidence
+    from verify.stats.decisions import exact
 
     ev = Evidence()
     ev.decide(exact("N*", 65, "pass iff N* = 65", True))

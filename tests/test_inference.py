@@ -1,5 +1,5 @@
-"""verify.experiments.inference on synthetic data with known answers: exact intervals, the
-binomial fit and its profile intervals, the bootstrap, threshold curves and sample sizes.
+"""verify.stats on synthetic data with known answers: exact intervals, the binomial fit and its
+profile intervals, the bootstrap, threshold curves and sample sizes.
 
 Coverage tests draw many data sets from a fixed seed, so they are deterministic; each asserts
 that the observed coverage lies in the band that a correct 95 % interval stays inside with
@@ -13,12 +13,13 @@ import pytest
 from scipy import special, stats
 
 from numeric.validation import InputError
-from verify.experiments import statistics
-from verify.experiments.inference import (
-    LAWS, BinomialFit, clopper_pearson, compare_laws, fit_binomial, fit_threshold_curves,
-    parametric_bootstrap, proportion_error_rates, sample_size_for_proportion,
-    simulate_error_rate, wilson_interval,
+from verify.stats.bootstrap import parametric_bootstrap
+from verify.stats.intervals import clopper_pearson, wilson_interval
+from verify.stats.likelihood import BinomialFit, fit_binomial
+from verify.stats.power import (
+    proportion_error_rates, sample_size_for_proportion, simulate_error_rate,
 )
+from verify.stats.thresholds import LAWS, compare_laws, fit_threshold_curves
 
 CHI2_95 = stats.chi2.ppf(0.95, 1)
 
@@ -32,8 +33,24 @@ def coverage_band(n_sim, nominal=0.95, tail=1e-3):
 
 # ----------------------------------------------------------------------------- exact intervals
 
-def test_wilson_is_the_statistics_modules():
-    assert wilson_interval is statistics.wilson_interval
+def test_each_name_is_defined_in_one_module_and_re_exported_by_the_package():
+    import importlib
+
+    import verify.stats
+
+    homes = {}
+    for topic in ("checks", "intervals", "likelihood", "thresholds", "bootstrap", "power",
+                  "decisions"):
+        module = importlib.import_module(f"verify.stats.{topic}")
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if callable(obj):  # defined here, not imported from a sibling
+                assert obj.__module__ == module.__name__, (module.__name__, name)
+            assert name not in homes, (name, homes.get(name), topic)
+            homes[name] = obj
+    assert wilson_interval is verify.stats.wilson_interval
+    for name in verify.stats.__all__:
+        assert getattr(verify.stats, name) is homes[name], name
 
 
 @pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
@@ -494,7 +511,7 @@ def test_fit_is_a_binomial_fit():
 def test_quasi_level_scales_the_chi_square_cut():
     from scipy import stats
 
-    from verify.experiments.inference import quasi_level
+    from verify.stats.likelihood import quasi_level
 
     assert quasi_level(0.95, 1.0) == pytest.approx(0.95, abs=1e-12)
     # dispersion 4 doubles the half-width of a normal interval: z = 2 * 1.96
@@ -506,7 +523,7 @@ def test_quasi_level_scales_the_chi_square_cut():
 
 
 def test_mean_interval_is_the_student_t_interval():
-    from verify.experiments.inference import mean_interval
+    from verify.stats.intervals import mean_interval
 
     x = [0.1, -0.4, 0.3, 0.9, -0.2]
     mean, (lo, hi), sd = mean_interval(x, 0.95)
@@ -516,3 +533,27 @@ def test_mean_interval_is_the_student_t_interval():
     assert mean_interval(x, 0.99, "upper")[1][0] == -math.inf
     with pytest.raises(InputError, match="^values = "):
         mean_interval([1.0], 0.95)
+
+
+def test_median_bounds_are_the_order_statistics_of_the_binomial_rule():
+    import torch
+
+    from verify.stats.intervals import median_bounds
+
+    # at level 0.99: the 21st smallest of 60 and the 38th smallest of 100 (and their mirrors)
+    assert median_bounds(list(range(60)), 0.99, "lower") == (20.0, math.inf)
+    assert median_bounds(list(range(60)), 0.99, "upper") == (-math.inf, 39.0)
+    assert median_bounds(list(range(100)), 0.99, "lower") == (37.0, math.inf)
+    for n in (5, 17, 60):
+        k = int(sum(stats.binom.cdf(j, n, 0.5) <= 0.05 for j in range(n)))
+        values = np.random.default_rng(n).normal(size=n)
+        lo = median_bounds(values, 0.95, "lower")[0]
+        assert lo == (np.sort(values)[k - 1] if k else -math.inf)
+        # a float64 tensor (what the SG-6 test passes) gives the same bounds as its values
+        assert median_bounds(torch.as_tensor(values), 0.95, "upper") == median_bounds(values, 0.95, "upper")
+    # too few values for the level: uninformative
+    assert median_bounds([1.0, 2.0], 0.99, "lower") == (-math.inf, math.inf)
+    with pytest.raises(InputError, match="^values = "):
+        median_bounds([], 0.99)
+    with pytest.raises(InputError, match="^side = "):
+        median_bounds([1.0], 0.99, "two-sided")

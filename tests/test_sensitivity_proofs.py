@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from numeric.validation import InputError
 from verify.experiments.random_function_sampling import monte_carlo_K0
-from verify.experiments.statistics import wilson_interval
 from verify.reference.random_functions import (
     N_SYMBOL, enumerate_random_functions, expected_K0, poisson_limit, variance_K0, variance_K0_claim,
 )
+from verify.stats.intervals import wilson_interval
 from verify.symbolic.profile_proofs import (
     Case, formula_profile, majority_claim, prove_by_weights, prove_majority, prove_parity,
     weight_sensitivity,

@@ -19,10 +19,10 @@ from numeric.sensitivity import average_sensitivity, profile
 from numeric.targets import (
     baseline_accuracy, labels, target_mean_sensitivity, target_profile_fraction,
 )
-from verify.experiments.statistics import wilson_interval
-from verify.experiments.training import EXACT_LIMIT, train
-from verify.cli import main
 from numeric.validation import InputError
+from verify.cli import main
+from verify.experiments.training import EXACT_LIMIT, train
+from verify.stats.intervals import wilson_interval
 
 
 class _Linear(torch.nn.Module):

@@ -12,8 +12,8 @@ import pytest
 
 from numeric.boolean import truth_table
 from numeric.sensitivity import profile
+from verify.stats.decisions import exact
 from verify.symbolic.profile_proofs import FORMS, formula_profile, prove_all
-from verify.common.decisions import exact
 
 
 

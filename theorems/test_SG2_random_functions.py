@@ -38,13 +38,13 @@ import sympy as sp
 import torch
 
 from numeric.sensitivity import profile
-from verify.common.decisions import Decision, exact
 from verify.common.seeds import seed
 from verify.experiments.plans import SG2_FAST, SG2_SLOW
 from verify.experiments.random_function_sampling import chen_stein_bound, monte_carlo_K0
 from verify.reference.random_functions import (
     enumerate_random_functions, expected_K0, poisson_limit, variance_K0, variance_K0_claim,
 )
+from verify.stats.decisions import contains, exact, meets
 
 #: total probability that correct code fails one Monte Carlo test (split over its decisions)
 FALSE_FAIL = 1e-3
@@ -103,20 +103,6 @@ def test_chen_stein_bound_tends_to_zero(evidence):
     evidence["delta_N"] = {str(N): str(deltas[N]) for N in (4, 8, 12, 16, 20, 30, 40)}
 
 
-def _contains(estimand, estimate, interval, level, value, what):
-    ok = interval[0] <= value <= interval[1]
-    return Decision(estimand, estimate, tuple(interval), level,
-                    f"pass iff the interval contains {what} = {value:.6g}", "pass" if ok else "fail")
-
-
-def _meets(estimand, estimate, interval, level, lo, hi, what):
-    a, b = interval
-    ok = not (b < lo or a > hi)
-    return Decision(estimand, estimate, tuple(interval), level,
-                    f"pass iff the interval meets {what} [{lo:.6g}, {hi:.6g}], fail iff disjoint",
-                    "pass" if ok else "fail")
-
-
 def _monte_carlo(plan, evidence):
     Ns, samples = list(plan["Ns"]), plan["samples"]
     limit = float(poisson_limit(50))
@@ -131,13 +117,13 @@ def _monte_carlo(plan, evidence):
         cp = r["clopper_pearson"]
         if N in exact_Ns:  # the Monte Carlo machinery against the exact enumeration
             p = float(enumerate_random_functions(N)["p_K0_ge_1"])
-            evidence.decide(_contains(f"P(K_0>=1) at N={N}", r["p_hat"], cp, level, p, "the exact value"))
+            evidence.decide(contains(f"P(K_0>=1) at N={N}", r["p_hat"], cp, level, p, "the exact value"))
         se = (float(variance_K0_claim(N)) / r["samples"]) ** 0.5
-        evidence.decide(_contains(f"E[K_0] at N={N}", r["mean_K0"], (r["mean_K0"] - z * se, r["mean_K0"] + z * se),
+        evidence.decide(contains(f"E[K_0] at N={N}", r["mean_K0"], (r["mean_K0"] - z * se, r["mean_K0"] + z * se),
                                   level, 1.0, "E[K_0]"))
         if N in band_Ns:
             d = float(chen_stein_bound(N))
-            evidence.decide(_meets(f"P(K_0>=1) at N={N}", r["p_hat"], cp, level, limit - d, limit + d,
+            evidence.decide(meets(f"P(K_0>=1) at N={N}", r["p_hat"], cp, level, limit - d, limit + d,
                                    "the Chen-Stein band around 1-1/e"))
         rows[str(N)] = {"p_hat": r["p_hat"], "clopper_pearson": cp, "samples": r["samples"],
                         "mean_K0": r["mean_K0"], "seed": r["seed"]}

@@ -21,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from numeric.transformer import SCHEMES, BooleanTransformer, TransformerConfig, initialize_
-from verify.common.decisions import exact
+from verify.common.tolerances import tolerance
 from verify.reference import certified
 from verify.reference.bounds import blowup_bound
-from verify.common.tolerances import tolerance
+from verify.stats.decisions import exact
 
 
 

@@ -69,13 +69,13 @@ from __future__ import annotations
 import pytest
 
 from numeric.transformer import TransformerConfig
-from verify.common.decisions import exact, inside, upper_bound_below
 from verify.common.seeds import seed
 from verify.experiments.plans import SG4_EXACT, SG4_EXACT_SLOW, SG4_FAST, SG4_SLOW
-from verify.experiments.inference import mean_interval
 from verify.experiments.random_transformers import (
     exact_influence_maxima, influence_maxima, per_model_slopes,
 )
+from verify.stats.decisions import exact, inside, upper_bound_below
+from verify.stats.intervals import mean_interval
 
 SLOPE_MAX = -0.5
 CONSISTENT = (-1.3, -0.7)

@@ -63,15 +63,14 @@ import math
 import pytest
 
 from numeric.transformer import TransformerConfig, evaluate_all, random_model
-from verify.common.decisions import inside, lower_bound_above, upper_bound_below
 from verify.common.seeds import seed
+from verify.common.tolerances import assert_close
 from verify.experiments.plans import SG5_FAST, SG5_SLOW
-from verify.experiments.inference import clopper_pearson
 from verify.experiments.random_transformers import margin_table
-from verify.common.decisions import exact
 from verify.reference import certified
 from verify.reference.bounds import DEFAULT_C_LIPS, n_params, packing_crossover
-from verify.common.tolerances import assert_close
+from verify.stats.decisions import exact, inside, lower_bound_above, upper_bound_below
+from verify.stats.intervals import clopper_pearson
 
 
 

@@ -29,7 +29,7 @@ of :math:`K_0/2^N` would be no test at all.
 
 *Estimands and rules* (fixed in advance; one-sided 99 % bounds; Clopper-Pearson for
 proportions, exact also under this draw-until-n rule; for medians the distribution-free
-order-statistic bound, :func:`~verify.experiments.random_transformers.median_bounds`: the
+order-statistic bound, :func:`~verify.stats.intervals.median_bounds`: the
 21st smallest of 60, the 38th smallest of 100):
 
 1. pass iff the target number of non-constant models turns up within the draw cap (exact);
@@ -101,16 +101,16 @@ import torch
 from scipy import stats
 
 from numeric.transformer import SCHEMES, BooleanTransformer, TransformerConfig, initialize_, preset_config
-from verify.common.decisions import exact, lower_bound_above, upper_bound_below
 from verify.common.seeds import seed
-from verify.experiments.inference import clopper_pearson
 from verify.experiments.plans import SG6_BHATTAMISHRA, SG6_FAST, SG6_SLOW
 from verify.experiments.random_transformers import (
-    density_matched_ratios, median_bounds, profile_statistics, random_function_avg_sensitivity,
+    density_matched_ratios, profile_statistics, random_function_avg_sensitivity,
     random_function_K0, readout_profile, sample_nonconstant_profiles,
 )
 from verify.reference import certified
 from verify.reference.bounds import crossover, theorem_exponent
+from verify.stats.decisions import exact, lower_bound_above, upper_bound_below
+from verify.stats.intervals import clopper_pearson, median_bounds
 
 P_RANDOM = 1 - math.exp(-1)
 LEVEL = 0.99

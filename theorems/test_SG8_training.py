@@ -83,11 +83,11 @@ import torch
 from numeric.targets import target_mean_sensitivity
 from numeric.transformer_eval import strings
 from numeric.vocabulary import TRAINING_TARGETS
-from verify.common.decisions import exact, inside
 from verify.common.seeds import seed, seed_offset
-from verify.experiments.inference import clopper_pearson
 from verify.experiments.plans import SG8_FAST, SG8_FAST_DTYPE, SG8_FULL, SG8_PARITY_BUDGETS
 from verify.experiments.training import target_truth_table, train
+from verify.stats.decisions import exact, inside
+from verify.stats.intervals import clopper_pearson
 
 pytestmark = pytest.mark.claim("SG-8")
 

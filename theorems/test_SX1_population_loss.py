@@ -11,11 +11,11 @@ import mpmath
 import pytest
 import sympy as sp
 
+from verify.reference.checks import check_reference_loss
+from verify.reference.population import population_loss
+from verify.stats.decisions import exact
 from verify.symbolic.derivation import derive, invariant
 from verify.symbolic.enumeration import check_closed_form, check_closed_form_numeric
-from verify.reference.population import population_loss
-from verify.reference.checks import check_reference_loss
-from verify.common.decisions import exact
 
 
 def _wrong_forms():
@@ -125,8 +125,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 from numeric import xor as nx  # noqa: E402
 from numeric.attention import attention_weights  # noqa: E402
-from numeric.xor_forms import closed_form_loss  # noqa: E402
 from numeric.vocabulary import ATTENTIONS  # noqa: E402
+from numeric.xor_forms import closed_form_loss  # noqa: E402
 from verify.common.tolerances import assert_close  # noqa: E402
 
 _UNDERFLOW = 1e-280  # below float64's normal range no relative accuracy is possible

@@ -13,11 +13,11 @@ import mpmath
 import pytest
 import sympy as sp
 
+from verify.reference.checks import check_reference_grad
+from verify.reference.population import population_grad
 from verify.symbolic.chain_rule import ATTENTIONS, check_chain_rule, derive_jacobian
 from verify.symbolic.derivation import delta, derive, index_symbol, invariant
 from verify.symbolic.enumeration import check_gradient
-from verify.reference.population import population_grad
-from verify.reference.checks import check_reference_grad
 
 
 @pytest.mark.claim("SX-2")
@@ -108,7 +108,7 @@ import torch  # noqa: E402
 
 from numeric import xor as nx  # noqa: E402
 from verify.common.tolerances import assert_close  # noqa: E402
-from verify.common.decisions import exact
+from verify.stats.decisions import exact
 
 
 def _ref_digits(V, th, tt):

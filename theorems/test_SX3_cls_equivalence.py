@@ -7,9 +7,9 @@ import torch
 
 from numeric import attention_weights, xor
 from numeric.cls_transformer import CLSTransformer, all_inputs, cls_population_loss, cls_step
-from verify.symbolic.cls_identity import prove_cls_identity
 from verify.common.tolerances import assert_close
-from verify.common.decisions import exact
+from verify.stats.decisions import exact
+from verify.symbolic.cls_identity import prove_cls_identity
 
 pytestmark = pytest.mark.claim("SX-3")
 

@@ -3,7 +3,7 @@ the success probability :math:`p(d, m)` rises from 0 to a plateau as :math:`m` g
 :math:`m` far below :math:`d` that grows slower than any power :math:`d^{0.3}` (as formalised
 in boolverify: :math:`\eta = 10\,d^2\sqrt m\ln d`, :math:`\varepsilon = 0.01`).
 
-Model and estimator (:func:`verify.experiments.inference.fit_threshold_curves`): binomial
+Model and estimator (:func:`verify.stats.thresholds.fit_threshold_curves`): binomial
 likelihood over all :math:`(d, m)` cells,
 :math:`p(d, m) = (1 - \lambda_d)\,\sigma\bigl(s(\ln m - \mu_d)\bigr)` with a common slope
 :math:`s`, a lapse :math:`\lambda_d` per :math:`d` (the near-ties
@@ -29,7 +29,7 @@ Decision rules (fixed before the data; 99 % one-sided bounds):
 
 Sample size: fast plan :data:`verify.experiments.plans.FAST_SWEEP` (d = 10^3 and 10^4,
 200 seeds per cell, 7-8 values of m). Power of rule 3
-(:func:`verify.experiments.decision_power.exponent_rule_error_rates`, 2000 parametric
+(:func:`verify.stats.power.exponent_rule_error_rates`, 2000 parametric
 simulations of the fast plan from the power-law fit to the full sweep,
 ``docs/data/xor_sweep.json``, alpha = 0.141): correct code failed 0 times (95 % upper bound
 0.18 %); the simulated upper bounds are 0.178 +- 0.015 (quasi-likelihood, as applied), 8.1 standard deviations below
@@ -43,10 +43,12 @@ of freedom), hence the quasi-likelihood bound; the exponent is the same under th
 
 import pytest
 
-from verify.common.decisions import Decision, lower_bound_above, upper_bound_below
 from verify.common.seeds import seed_offset
-from verify.experiments.inference import clopper_pearson, compare_laws, fit_threshold_curves, quasi_level
 from verify.experiments.plans import FAST_SWEEP, FULL_DS, fast_cells, full_cells
+from verify.stats.decisions import Decision, lower_bound_above, upper_bound_below
+from verify.stats.intervals import clopper_pearson
+from verify.stats.likelihood import quasi_level
+from verify.stats.thresholds import compare_laws, fit_threshold_curves
 
 pytestmark = pytest.mark.claim("SX-4")
 

@@ -14,7 +14,7 @@ instance})` (trials = the population successes of a cell; the conditioning remov
 population step's own failures, 5-25 % at these ``d``), and :math:`n^*_q(d)`, the ``n`` at which
 the logistic part of :math:`p_d` reaches ``q`` (0.5; 0.9 reported).
 
-Estimator (:func:`verify.experiments.inference.fit_threshold_curves`, logit link, lapse per
+Estimator (:func:`verify.stats.thresholds.fit_threshold_curves`, logit link, lapse per
 ``d``): binomial likelihood over all cells,
 :math:`p_d(n) = (1 - \lambda_d)\,\sigma(s(\ln n - \mu_d))`, with :math:`\mu_d` free per ``d``
 (:math:`n^*_q(d)` with 95 % profile intervals) or :math:`\mu_d = c + \alpha\ln d`
@@ -70,12 +70,13 @@ import torch
 
 from numeric import xor
 
-from verify.common.decisions import Decision, exact, upper_bound_below
 from verify.common.seeds import seed_offset
 from verify.experiments import finite_samples
-from verify.experiments.inference import FitFailure, compare_laws, fit_threshold_curves, quasi_level
 from verify.experiments.plans import (FINITE_FAST_DS, FINITE_FULL_DS, fast_finite_cells,
                                      full_finite_cells)
+from verify.stats.decisions import Decision, exact, upper_bound_below
+from verify.stats.likelihood import FitFailure, quasi_level
+from verify.stats.thresholds import compare_laws, fit_threshold_curves
 
 pytestmark = pytest.mark.claim("SX-6")
 

@@ -3,7 +3,7 @@ for any FFNN whose first layer is dense (as formalised in boolverify).
 
 Estimand: :math:`2\,m^*_{0.9}(d)`, where :math:`m^*_{0.9}(d)` is the :math:`m` at which the
 rising part of the success curve reaches 0.9 (the SX-4 model,
-:func:`verify.experiments.inference.fit_threshold_curves` with a free location per
+:func:`verify.stats.thresholds.fit_threshold_curves` with a free location per
 :math:`d`), with its profile-likelihood interval, at every :math:`d` measured.
 
 Decision rule (fixed before the data): at every :math:`d \ge 10^3` of the plan, the one-sided
@@ -18,10 +18,11 @@ of 200 seeds per cell).
 
 import pytest
 
-from verify.common.decisions import upper_bound_below
 from verify.common.seeds import seed_offset
-from verify.experiments.inference import fit_threshold_curves, quasi_level
 from verify.experiments.plans import FULL_DS, fast_cells, full_cells
+from verify.stats.decisions import upper_bound_below
+from verify.stats.likelihood import quasi_level
+from verify.stats.thresholds import fit_threshold_curves
 
 pytestmark = pytest.mark.claim("SX-7")
 

@@ -29,10 +29,10 @@ import torch
 
 from numeric import xor
 from numeric.xor_metrics import step_metrics
-from verify.common.decisions import exact, lower_bound_above
 from verify.common.seeds import seed_offset
-from verify.experiments.inference import clopper_pearson
 from verify.experiments.xor_sweeps import cell_support, make_instances
+from verify.stats.decisions import exact, lower_bound_above
+from verify.stats.intervals import clopper_pearson
 
 pytestmark = pytest.mark.claim("SX-8")
 

@@ -1,6 +1,6 @@
 """The verification side: sympy derivations (:mod:`verify.symbolic`), 50-digit references and
-bounds (:mod:`verify.reference`), experiments, statistics and run plans
-(:mod:`verify.experiments`), cross-validation of other implementations (:mod:`verify.crossval`),
+bounds (:mod:`verify.reference`), statistics (:mod:`verify.stats`), experiments and run
+plans (:mod:`verify.experiments`), cross-validation of other implementations (:mod:`verify.crossval`),
 the claims registry, report and figures (:mod:`verify.report`), and the CLI (:mod:`verify.cli`).
 ``docs/architecture.md`` draws the layers.
 
@@ -18,9 +18,9 @@ _EXPORTS = {
     "verify.reference.bounds": ("blowup_bound", "bounds_report", "crossover", "n_params",
                                 "packing_crossover", "theorem_exponent"),
     "verify.reference.linear_bound": ("erf_attention_loss_bound", "linear_attention_loss_bound"),
-    "verify.experiments.fits": ("law_summary", "sweep_laws", "samples_laws"),
-    "verify.experiments.inference": ("clopper_pearson", "fit_threshold_curves", "compare_laws"),
-    "verify.experiments.statistics": ("wilson_interval",),
+    "verify.experiments.fits": ("sweep_laws", "samples_laws"),
+    "verify.stats.thresholds": ("law_summary", "fit_threshold_curves", "compare_laws"),
+    "verify.stats.intervals": ("clopper_pearson", "wilson_interval"),
     "verify.symbolic.profile_proofs": ("prove_all", "formula_profile"),
     "verify.reference.random_functions": ("expected_K0", "variance_K0",
                                           "enumerate_random_functions", "poisson_limit"),

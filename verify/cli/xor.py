@@ -139,7 +139,8 @@ def _sweep(args):
     from verify.cli.options import console
     from rich.table import Table
 
-    from verify.experiments.fits import sweep_laws, wilson_interval
+    from verify.experiments.fits import sweep_laws
+    from verify.stats.intervals import wilson_interval
     from verify.experiments.xor_sweeps import run_sweep
 
     with distributed.progress_display("sweep") as progress:
@@ -162,8 +163,8 @@ def _sweep(args):
 
 def _print_laws(con, summarise, size, figure, cells):
     """Thresholds with intervals and, over two or more d, the fitted law (likelihood over all
-    cells; :func:`verify.experiments.fits.law_summary`)."""
-    from verify.experiments.inference import FitFailure
+    cells; :func:`verify.stats.thresholds.law_summary`)."""
+    from verify.stats.likelihood import FitFailure
 
     try:
         summary = summarise()
@@ -217,7 +218,8 @@ def _samples(args):
     from verify.cli.options import console
     from rich.table import Table
 
-    from verify.experiments.fits import samples_laws, wilson_interval
+    from verify.experiments.fits import samples_laws
+    from verify.stats.intervals import wilson_interval
     from verify.experiments.xor_sweeps import run_samples
 
     with distributed.progress_display("samples") as progress:

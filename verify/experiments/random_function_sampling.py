@@ -12,11 +12,10 @@ import sympy as sp
 
 from numeric.bitsliced import popcount_sum
 from numeric.validation import check_int, check_real
-from verify.experiments.inference import clopper_pearson
-from verify.experiments.statistics import wilson_interval
 from verify.reference.random_functions import (
     enumerate_random_functions, expected_K0, poisson_limit, variance_K0,
 )
+from verify.stats.intervals import clopper_pearson, wilson_interval
 
 
 def chen_stein_bound(N: int) -> Fraction:

@@ -2,8 +2,8 @@ r"""Experiments on randomly initialised Boolean transformers (paper B, as formal
 boolverify): summaries of many exact profiles, sampling until enough non-constant models are
 found, comparison with random functions of the same density, recognition of the functions with
 :math:`K_0 = 0`, single-bit influence and margin recognition as N grows, per-model log-log
-slopes, and the distribution-free interval of a median that the claim tests decide on (exact
-binomial bounds are :func:`verify.experiments.inference.clopper_pearson`)."""
+slopes (the intervals the claim tests decide on, exact binomial and order-statistic median
+bounds, are in :mod:`verify.stats.intervals`)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from numeric.transformer import (
     BooleanTransformer, evaluate_all, initialize_, margin_recognition, max_influence, random_model,
 )
 from numeric.transformer_eval import strings, table_profile
-from numeric.validation import check_choice, check_int, check_ints, check_real, reject
-from verify.experiments.statistics import wilson_interval
+from numeric.validation import check_int, check_ints, check_real, reject
+from verify.stats.intervals import clopper_pearson, wilson_interval
 
 #: P(K_0 >= 1) of a uniformly random function as N -> infinity (the Poisson limit 1 - 1/e).
 RANDOM_FUNCTION_P_K0 = 1 - math.exp(-1)
@@ -96,33 +96,6 @@ def random_function_avg_sensitivity(p, N: int):
     values (each of the :math:`N` edges at a string disagrees with probability :math:`2p(1-p)`)."""
     N = check_int(N, "N", lo=1)
     return 2.0 * N * p * (1 - p)
-
-
-def median_bounds(values, level: float = 0.99, side: str = "lower") -> tuple[float, float]:
-    r"""Distribution-free (order-statistic) confidence bound for the median of i.i.d. ``values``.
-
-    ``side="lower"``: the :math:`k`-th smallest value, :math:`k` the largest with
-    :math:`P(\mathrm{Bin}(n, 1/2) \le k - 1) \le 1 - \text{level}`; the median is above it with
-    probability at least ``level`` for any distribution (ties only make it conservative).
-    ``side="upper"`` mirrors it. Returns ``(lo, inf)`` resp. ``(-inf, hi)``; with too few values
-    for the level the bound is infinite (uninformative, never a pass).
-    """
-    from scipy import stats
-
-    x = torch.as_tensor(values, dtype=torch.float64).flatten()
-    if x.numel() < 1 or not bool(torch.isfinite(x).all()):
-        reject("values", f"<{x.numel()} values>", "at least 1 finite value")
-    level = check_real(level, "level", lo=0.5, hi=1, hi_open=True)
-    side = check_choice(side, "side", ("lower", "upper"))
-    n = x.numel()
-    xs = torch.sort(x).values
-    k = 0
-    while k < n and stats.binom.cdf(k, n, 0.5) <= 1 - level:
-        k += 1
-    # k order statistics may be used: X_(k) (1-based) is the bound; k = 0 means none
-    if side == "lower":
-        return (float(xs[k - 1]) if k else -math.inf), math.inf
-    return -math.inf, (float(xs[n - k]) if k else math.inf)
 
 
 def sample_nonconstant_profiles(config, scheme: str, N: int, target: int, max_draws: int, *,
@@ -258,8 +231,6 @@ def summarize_models(K, ones, N: int, *, seed: int = 0, functions=None, level: f
     Clopper-Pearson interval, kept apart from the non-constant models' :math:`K_0`, average
     sensitivity and density-matched ratios (:func:`density_matched_ratios`), and the models
     with :math:`K_0 = 0` (seed ``seed + i`` and the function, if recognised)."""
-    from verify.experiments.inference import clopper_pearson
-
     models = K.shape[0]
     constant = K[:, 0] == 2**N
     n_const = int(constant.sum())
@@ -534,7 +505,7 @@ def margin_sweep(config, Ns, models: int, xis, *, seed: int = 0, B: float = 1.0,
 
 
 __all__ = ["RANDOM_FUNCTION_P_K0", "summarize_profiles", "readout_profile", "identify_function", "nearest_parity",
-           "random_function_K0", "random_function_avg_sensitivity", "median_bounds",
+           "random_function_K0", "random_function_avg_sensitivity",
            "sample_nonconstant_profiles", "density_matched_ratios", "sample_models", "join_model_blocks",
            "summarize_models",
            "profile_statistics", "sampled_influences",

@@ -18,7 +18,7 @@ import torch
 from numeric.transformer_model import random_model
 from numeric.transformer_sample import sampled_sensitivities
 from numeric.validation import check_int, check_real
-from verify.experiments.inference import clopper_pearson
+from verify.stats.intervals import clopper_pearson
 
 #: The strings of model ``seed`` come from ``torch.Generator().manual_seed(STRING_SEED_OFFSET +
 #: seed)``: a stream of its own, not the one that drew the parameters, and the same on every

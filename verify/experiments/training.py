@@ -47,7 +47,7 @@ from numeric.validation import (
     InputError, check_bool, check_choice, check_device, check_dtype, check_int, check_real,
 )
 from numeric.vocabulary import INIT_SCHEMES, LOSSES
-from verify.experiments.statistics import wilson_interval
+from verify.stats.intervals import wilson_interval
 
 #: largest N for exact accuracy / profile over all 2^N strings (2^20 ≈ 1e6 forward passes)
 EXACT_LIMIT = 20
@@ -500,7 +500,7 @@ def summarize_runs(dicts):
 
 __all__ = [
     "TrainResult", "train", "summarize_runs", "validate_options", "training_data", "fit", "evaluate", "labels",
-    "baseline_accuracy", "target_mean_sensitivity", "target_profile_fraction", "wilson_interval",
+    "baseline_accuracy", "target_mean_sensitivity", "target_profile_fraction",
     "TARGETS", "LOSSES", "EXACT_LIMIT", "ALL_STRINGS_LIMIT", "CONTROL_TARGETS", "ALL_TARGETS",
     "target_labels", "target_truth_table",
 ]

@@ -92,7 +92,7 @@ def pytest_collection_modifyitems(config, items):
 class Evidence(dict):
     """A dict of the numbers a test asserted on; JSON-serialisable values please.
 
-    ``decide(decision)`` records a :class:`verify.common.decisions.Decision` under
+    ``decide(decision)`` records a :class:`verify.stats.decisions.Decision` under
     ``"decisions"`` and raises ``AssertionError`` when its outcome is ``fail``; an
     ``inconclusive`` decision is recorded and the test passes (only ``fail`` fails a run).
     """

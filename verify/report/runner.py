@@ -50,7 +50,7 @@ class ClaimResult:
 
     @property
     def decisions(self) -> list[dict]:
-        """Every decision the claim's tests recorded (``verify.common.decisions``), in order."""
+        """Every decision the claim's tests recorded (``verify.stats.decisions``), in order."""
         return [d for t in self.tests for d in t["evidence"].get("decisions", [])]
 
     @property

@@ -69,7 +69,7 @@ def threshold_law_plot(summary, stem, size="m"):
     the rising part of the success curve) and the fitted power and polylog laws, log-log.
 
     Args:
-        summary: :func:`verify.experiments.fits.law_summary`; size: ``"m"`` or ``"n"`` (labels).
+        summary: :func:`verify.stats.thresholds.law_summary`; size: ``"m"`` or ``"n"`` (labels).
     """
     th = summary["thresholds"]
     if not th:

@@ -88,9 +88,27 @@ def inside(estimand, estimate, interval, level, lo, hi) -> Decision:
                     f"pass iff interval inside [{lo:g}, {hi:g}], fail iff disjoint", outcome)
 
 
+def contains(estimand, estimate, interval, level, value, what) -> Decision:
+    """Pass iff ``interval`` contains ``value`` (``what`` names it in the rule); fail otherwise."""
+    ok = interval[0] <= value <= interval[1]
+    return Decision(estimand, estimate, tuple(interval), level,
+                    f"pass iff the interval contains {what} = {value:.6g}", "pass" if ok else "fail")
+
+
+def meets(estimand, estimate, interval, level, lo, hi, what) -> Decision:
+    """Pass iff ``interval`` meets the band ``[lo, hi]`` (``what`` names it in the rule); fail
+    iff they are disjoint."""
+    a, b = interval
+    ok = not (b < lo or a > hi)
+    return Decision(estimand, estimate, tuple(interval), level,
+                    f"pass iff the interval meets {what} [{lo:.6g}, {hi:.6g}], fail iff disjoint",
+                    "pass" if ok else "fail")
+
+
 def exact(estimand, value, rule, ok: bool) -> Decision:
     """A statement about an exact (or reference-checked) quantity: pass iff ``ok``."""
     return Decision(estimand, value, None, None, rule, "pass" if ok else "fail")
 
 
-__all__ = ["OUTCOMES", "Decision", "upper_bound_below", "lower_bound_above", "inside", "exact"]
+__all__ = ["OUTCOMES", "Decision", "upper_bound_below", "lower_bound_above", "inside", "contains",
+           "meets", "exact"]

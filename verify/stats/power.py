@@ -1,0 +1,213 @@
+r"""Error rates and sample sizes of decision rules.
+
+- :func:`proportion_error_rates`, :func:`sample_size_for_proportion`: exact error rates and
+  sample sizes of the decision "pass iff a one-sided Clopper-Pearson bound clears a threshold";
+- :func:`simulate_error_rate` for rules whose error rates need simulation;
+- :func:`exponent_rule_error_rates`: how often the exponent rule of a threshold law fails
+  correct code and how often it passes the alternative it is meant to reject, by parametric
+  simulation from a fitted model. The truth is a :class:`~verify.stats.thresholds.ThresholdFit`
+  of a power law fitted to a full sweep; a *design* is the plan of a quick test (per ``d``: the
+  ``m`` grid and the seeds per cell). Each simulated run draws binomial counts for the design
+  from the truth (with its exponent replaced for the alternative), refits, and applies the
+  rule.
+
+numpy and scipy only (no torch): these run on saved results too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from scipy import stats
+
+from numeric.validation import check_choice, check_int, check_real, reject
+from verify.stats.checks import check_callable, check_rng
+from verify.stats.intervals import clopper_pearson, clopper_pearson_lower, clopper_pearson_upper
+from verify.stats.likelihood import quasi_level
+from verify.stats.thresholds import fit_threshold_curves
+
+
+def _pass_boundary(n, threshold, level, side):
+    """For each ``n``: ``"lower"``, the fewest successes whose lower Clopper-Pearson bound
+    exceeds ``threshold`` (``n + 1`` if none); ``"upper"``, the most successes whose upper
+    bound is below it (``-1`` if none). A first guess from the binomial-beta identity is
+    corrected with the bounds themselves, so the rule is exactly :func:`clopper_pearson`'s."""
+    n = np.asarray(n, dtype=np.int64)
+    if side == "lower":
+        # lower(s) > t  <=>  P(Bin(n, t) >= s) < 1 - level
+        s = np.minimum(stats.binom.ppf(level, n, threshold).astype(np.int64) + 1, n + 1)
+
+        def passes(k):
+            lower = clopper_pearson_lower(np.clip(k, 0, n), n, level)
+            return (k >= 1) & (k <= n) & (lower > threshold)
+        direction = -1  # the passing outcomes are s, s + 1, ..., n
+    else:
+        # upper(s) < t  <=>  P(Bin(n, t) <= s) < 1 - level
+        s = np.maximum(stats.binom.ppf(1 - level, n, threshold).astype(np.int64) - 1, -1)
+
+        def passes(k):
+            upper = clopper_pearson_upper(np.clip(k, 0, n), n, level)
+            return (k >= 0) & (k <= n) & (upper < threshold)
+        direction = +1  # the passing outcomes are 0, 1, ..., s
+    for _ in range(50):
+        outward = passes(s + direction)  # the boundary lies further out
+        inward = ~passes(s) & (s >= 0) & (s <= n)  # s itself does not pass
+        if not (outward.any() or inward.any()):
+            return s
+        s = s + direction * outward - direction * inward
+    raise AssertionError("no Clopper-Pearson pass boundary found")
+
+
+def _error_rates(n, p, threshold, level, side):
+    """Probability of the wrong decision for each ``n`` when the true proportion is ``p``."""
+    b = _pass_boundary(n, threshold, level, side)
+    if side == "lower":
+        p_pass = stats.binom.sf(b - 1, n, p)
+        should_pass = p > threshold
+    else:
+        p_pass = stats.binom.cdf(b, n, p)
+        should_pass = p < threshold
+    return 1.0 - p_pass if should_pass else p_pass
+
+
+def _check_rule(threshold, level, side):
+    threshold = check_real(threshold, "threshold", lo=0, hi=1, lo_open=True, hi_open=True)
+    level = check_real(level, "level", lo=0, hi=1, lo_open=True, hi_open=True)
+    side = check_choice(side, "side", ("lower", "upper"))
+    return threshold, level, side
+
+
+def proportion_error_rates(n, p_true, threshold, level=0.95, side="lower") -> float:
+    """Exact probability that the rule "pass iff the one-sided Clopper-Pearson bound at
+    ``level`` clears ``threshold``" decides wrongly when the true proportion is ``p_true``.
+
+    ``side="lower"``: pass iff the lower bound is above ``threshold``; the error is failing
+    when ``p_true > threshold`` and passing otherwise. ``side="upper"``: pass iff the upper
+    bound is below ``threshold``; the error is failing when ``p_true < threshold`` and passing
+    otherwise. The sum runs over all binomial outcomes of ``n`` trials.
+    """
+    n = check_int(n, "n", lo=1)
+    p_true = check_real(p_true, "p_true", lo=0, hi=1)
+    threshold, level, side = _check_rule(threshold, level, side)
+    return float(_error_rates(np.array([n]), p_true, threshold, level, side)[0])
+
+
+def sample_size_for_proportion(p_correct, p_alternative, threshold, level=0.95,
+                               max_false_fail=1e-3, max_false_pass=1e-2, side="lower",
+                               n_max=100000, *, run=10) -> int:
+    """Fewest trials for which the rule of :func:`proportion_error_rates` fails correct code
+    (true proportion ``p_correct``) with probability at most ``max_false_fail`` and passes the
+    alternative ``p_alternative`` with probability at most ``max_false_pass``.
+
+    The exact error rates saw-tooth in ``n`` (the binomial outcomes are discrete), so a lucky
+    ``n`` can meet both limits while ``n + 1`` does not: the answer is the smallest ``n`` such
+    that ``n`` and the ``run - 1`` following sizes all meet them.
+    ``side="lower"`` needs ``p_correct > threshold >= p_alternative``, ``"upper"`` the reverse.
+    """
+    threshold, level, side = _check_rule(threshold, level, side)
+    p_correct = check_real(p_correct, "p_correct", lo=0, hi=1)
+    p_alternative = check_real(p_alternative, "p_alternative", lo=0, hi=1)
+    ordered = (p_correct > threshold >= p_alternative) if side == "lower" else \
+        (p_correct < threshold <= p_alternative)
+    if not ordered:
+        reject("p_alternative", p_alternative,
+               f"a proportion on the other side of threshold = {threshold} from p_correct = "
+               f"{p_correct} (side = {side!r})")
+    max_false_fail = check_real(max_false_fail, "max_false_fail", lo=0, hi=1, lo_open=True)
+    max_false_pass = check_real(max_false_pass, "max_false_pass", lo=0, hi=1, lo_open=True)
+    n_max = check_int(n_max, "n_max", lo=1)
+    run = check_int(run, "run", lo=1)
+    streak, start, last = 0, 1, n_max + run - 1  # a run starting at n_max ends at last
+    while start <= last:
+        n = np.arange(start, min(start + 1024, last + 1))
+        ok = (_error_rates(n, p_correct, threshold, level, side) <= max_false_fail) & \
+             (_error_rates(n, p_alternative, threshold, level, side) <= max_false_pass)
+        for i, good in enumerate(ok):
+            streak = streak + 1 if good else 0
+            if streak == run:
+                return int(n[i] - run + 1)
+        start += n.size
+    reject("n_max", n_max, f"a larger limit: no n <= {n_max} meets both error limits")
+
+
+def simulate_error_rate(simulate_once, n_sim, rng=None, level=0.95):
+    """Monte Carlo error rate of a decision rule.
+
+    Args:
+        simulate_once: ``rng -> bool``, one simulated run, True when the rule decided wrongly.
+        n_sim: runs (>= 1); rng: numpy Generator, seed or None; level: of the interval.
+    Returns:
+        ``(rate, (lo, hi))``: the fraction of wrong decisions and its two-sided
+        :func:`clopper_pearson` interval.
+    """
+    simulate_once = check_callable(simulate_once, "simulate_once")
+    n_sim = check_int(n_sim, "n_sim", lo=1)
+    gen = check_rng(rng)
+    level = check_real(level, "level", lo=0, hi=1, lo_open=True, hi_open=True)
+    errors = 0
+    for _ in range(n_sim):
+        outcome = simulate_once(gen)
+        if not isinstance(outcome, (bool, np.bool_)):
+            reject("simulate_once", "<callable>", "a function returning True (an error) or False")
+        errors += bool(outcome)
+    return errors / n_sim, clopper_pearson(errors, n_sim, level)
+
+
+def _with_exponent(truth, exponent):
+    theta = truth.fit.theta.copy()
+    theta[1] = exponent
+    return dataclasses.replace(truth, fit=dataclasses.replace(truth.fit, theta=theta))
+
+
+def _design_probabilities(truth, design):
+    cells = [(d, m, seeds) for d, ms, seeds in design for m in ms]
+    p = np.array([truth.probability(d, m) for d, m, _ in cells])
+    return cells, p
+
+
+def exponent_rule_error_rates(truth, design, *, ceiling=0.3, level=0.99, alternative=None,
+                              n_sim=1000, rng=0) -> dict:
+    r"""Error rates of "pass iff the one-sided ``level`` upper bound of the exponent < ``ceiling``"
+    (the quasi-likelihood bound, scaled by the dispersion of each simulated fit, as the SX-4 test
+    applies it).
+
+    Args:
+        truth: a power-law :class:`~verify.stats.thresholds.ThresholdFit` whose groups
+            include every ``d`` of ``design`` (the lapses are per group).
+        design: rows ``(d, m grid, seeds per cell)``.
+        alternative: the exponent of the alternative (default ``ceiling``).
+    Returns:
+        dict with ``false_fail`` (correct code, the truth's exponent) and ``false_pass``
+        (the alternative), each ``(rate, (lo, hi))`` with a 95 % Clopper-Pearson interval, and
+        the mean and standard deviation of the simulated upper bounds under the truth.
+    """
+    ceiling = check_real(ceiling, "ceiling")
+    n_sim = check_int(n_sim, "n_sim", lo=1)
+    alternative = ceiling if alternative is None else check_real(alternative, "alternative")
+    gen = np.random.default_rng(rng)
+    bounds = []
+
+    def run(model, record):
+        cells, p = _design_probabilities(model, design)
+        trials = np.array([s for _, _, s in cells])
+
+        def once(g):
+            k = g.binomial(trials, p)
+            fit = fit_threshold_curves([c[0] for c in cells], [c[1] for c in cells], k, trials, law="power")
+            hi = fit.exponent_interval(conf=quasi_level(level, fit.dispersion, "upper"), side="upper")[1]
+            if record:
+                bounds.append(hi)
+            return bool(hi >= ceiling)
+        return once
+
+    false_fail = simulate_error_rate(run(truth, True), n_sim, gen)
+    passes = simulate_error_rate(run(_with_exponent(truth, alternative), False), n_sim, gen)
+    return {"truth_exponent": truth.exponent, "alternative": alternative, "ceiling": ceiling, "level": level,
+            "n_sim": n_sim, "false_fail": false_fail,
+            "false_pass": (1 - passes[0], (1 - passes[1][1], 1 - passes[1][0])),
+            "upper_bound_mean": float(np.mean(bounds)), "upper_bound_sd": float(np.std(bounds))}
+
+
+__all__ = ["proportion_error_rates", "sample_size_for_proportion", "simulate_error_rate",
+           "exponent_rule_error_rates"]
