@@ -304,7 +304,8 @@ def table_profile(table: torch.Tensor) -> torch.Tensor:
 
 def model_profile(model: BooleanTransformer, N: int, *, chunk: int | None = None) -> torch.Tensor:
     r"""Sensitivity profile :math:`(K_0, \dots, K_N)` of the model's Boolean function
-    (:func:`boolean_table`, under its readout) from one forward pass per string (:math:`2^N` evaluations, not :math:`(N+1)2^N`)."""
+    (:func:`boolean_table`, under its readout) from one forward pass per string (:math:`2^N`
+    evaluations, not :math:`(N+1)2^N`)."""
     return table_profile(boolean_table(model, N, chunk=chunk).cpu())
 
 

@@ -273,8 +273,9 @@ def sums_pass(blocks, Th, d, a, b, attention, moments, check_V=None, progress=No
 
 
 def normalised_one_pass_grad(acc):
-    r"""Softmax (normalised) gradient from the sums of one pass (derivation: module docstring), or None
-    where the moment combination would cancel (the caller then runs two passes)."""
+    r"""Softmax (normalised) gradient from the sums of one pass (derivation: module
+    docstring), or None where the moment combination would cancel (the caller then runs two
+    passes)."""
     st, a, b = acc.state, acc.a, acc.b
     ga, gb, N, P, Q, c0, ca, cb = st.ga, st.gb, st.N, st.P, st.Q, st.c0, st.ca, st.cb
     Ga, Gb = st.support_grad()

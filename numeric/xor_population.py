@@ -217,7 +217,7 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax"):
     :math:`J` the Jacobian of the map; for softmax
     :math:`\nabla_\theta L = V^\top(\gamma\odot(g - (\gamma\cdot g)\mathbf 1))`. Cost
     :math:`O(dm)`: with ``V`` of shape ``(d, m)`` and queries ``(m,)``, one pass over ``V``
-    (weighted row sums, with online-softmax rescaling for softmax: module docstring) and a
+    (weighted row sums, with online-softmax rescaling for softmax: :mod:`numeric.xor_blocks`) and a
     fallback to two passes where the softmax sums would cancel; batched, exactly two passes.
 
     Args: as :func:`population_loss`.
