@@ -75,10 +75,11 @@ def _gradient_at_the_floor(d, m, support, gen, repeats):
     def two_pass():
         # the full-vector path: logits of both heads, cotangent W, then W V (V read twice)
         from numeric.xor_forms import ClosedFormState
-        from numeric.xor_population import _weight_pullback, head_logits
+        from numeric.xor_blocks import weight_pullback
+        from numeric.xor_population import head_logits
 
         Z = head_logits(V, th, tt, ())
-        _weight_pullback(V, ClosedFormState(Z, *support, "softmax").logit_cotangent(Z, "softmax"))
+        weight_pullback(V, ClosedFormState(Z, *support, "softmax").logit_cotangent(Z, "softmax"))
 
     def autograd():
         a = th.detach().clone().requires_grad_()

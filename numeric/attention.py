@@ -28,8 +28,12 @@ from __future__ import annotations
 
 import math
 
+from dataclasses import dataclass
+from typing import Callable
+
 import torch
 
+from numeric import vocabulary
 from numeric.validation import (check_choice, check_finite, check_float_tensor, check_like,
                                 reject)
 from numeric.vocabulary import ATTENTIONS
@@ -37,12 +41,138 @@ from numeric.vocabulary import ATTENTIONS
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
+# --------------------------------------------------------------------------- the maps
+
+
+@dataclass(frozen=True)
+class AttentionMap:
+    r"""One attention map of the engine: everything the model's passes need to know about it.
+
+    Every function of the engine that depends on the map reads it from here (no code branches
+    on the map's name), so a map is added by adding one entry to :data:`ATTENTION_MAPS`.
+
+    Attributes:
+        name: the map's name in :data:`numeric.vocabulary.ATTENTIONS`.
+        weights: ``weights(z)``: :math:`\gamma = \alpha(z)` along the last dimension.
+        vjp: ``vjp(z, g, gamma)``: :math:`Jg` (the Jacobians are symmetric), broadcast over
+            ``z`` and ``g``; ``gamma`` is an optional precomputed :math:`\alpha(z)`.
+        normalised: ``True`` for the normalised exponential (softmax): the weights are
+            :math:`e^{z_i - M}/\sum_j e^{z_j - M}`, so the passes keep a running maximum ``M``,
+            :math:`1 - \gamma_p` is formed as the sum of the other weights, a saturated head
+            takes the argmax form of the cotangent, and the :math:`\eta \to \infty` limit is
+            the argmax of the step direction (ties split evenly). ``False`` for a pointwise map
+            :math:`\gamma_i = h(z_i)/d`, described by the four fields below.
+        pointwise: ``pointwise(Z, d)``: :math:`h(Z)/d` entry by entry (pointwise maps).
+        slope: ``slope(Z)``: the non-constant factor :math:`\phi` of :math:`h'(Z)`, or None
+            where :math:`h'` is constant (pointwise maps).
+        slope_scale: ``slope_scale(d)``: the constant factor, :math:`h'(z)/d = ` scale
+            :math:`\cdot\,\phi(z)` (pointwise maps).
+        cotangent: ``cotangent(Z, G, d)``: :math:`J^\top G` of the closed-form paths, in their
+            order of operations (pointwise maps).
+        limit: ``limit(s, d)``: the weights of the :math:`\eta\to\infty` step along the
+            direction ``s`` of the logits, or None where the map has no such limit.
+    """
+
+    name: str
+    weights: Callable
+    vjp: Callable
+    normalised: bool
+    pointwise: Callable | None = None
+    slope: Callable | None = None
+    slope_scale: Callable | None = None
+    cotangent: Callable | None = None
+    limit: Callable | None = None
+
+
+def _softmax_weights(z):
+    return torch.log_softmax(z, dim=-1).exp()
+
+
+def _softmax_vjp(z, g, gamma=None):
+    if gamma is None:
+        gamma = map_unchecked(z, "softmax")
+    dot = (gamma * g).sum(-1, keepdim=True)
+    return gamma * (g - dot)
+
+
+def _argmax_limit(s, d):
+    top = s == s.amax(-1, keepdim=True)
+    w = top.to(s.dtype)
+    return w / w.sum(-1, keepdim=True)
+
+
+def _linear_pointwise(Z, d):
+    return Z / d
+
+
+def _erf_pointwise(Z, d):
+    return torch.erf(Z) / d
+
+
+def _erf_slope(Z):
+    return torch.exp(-Z * Z)
+
+
+#: The engine's attention maps, keyed by the names of :data:`numeric.vocabulary.ATTENTIONS`.
+ATTENTION_MAPS = {
+    "softmax": AttentionMap(
+        name="softmax", weights=_softmax_weights, vjp=_softmax_vjp, normalised=True,
+        limit=_argmax_limit),
+    "linear": AttentionMap(
+        name="linear",
+        weights=lambda z: _linear_pointwise(z, z.shape[-1]),
+        vjp=lambda z, g, gamma=None: (g / z.shape[-1]).expand(torch.broadcast_shapes(z.shape, g.shape)),
+        normalised=False, pointwise=_linear_pointwise, slope=None,
+        slope_scale=lambda d: 1.0 / d,
+        cotangent=lambda Z, G, d: G / d,
+        limit=None),            # the weights V theta / d grow without bound
+    "erf": AttentionMap(
+        name="erf",
+        weights=lambda z: _erf_pointwise(z, z.shape[-1]),
+        vjp=lambda z, g, gamma=None: _TWO_OVER_SQRT_PI * torch.exp(-z * z) * g / z.shape[-1],
+        normalised=False, pointwise=_erf_pointwise, slope=_erf_slope,
+        slope_scale=lambda d: 2.0 / math.sqrt(math.pi) / d,
+        cotangent=lambda Z, G, d: (2.0 / math.sqrt(math.pi) / d) * torch.exp(-Z * Z) * G,
+        limit=lambda s, d: torch.sign(s) / d),
+}
+
+
+def attention_map_of(attention) -> AttentionMap:
+    """The engine's :class:`AttentionMap` named ``attention``; :class:`InputError` for a name
+    outside :data:`numeric.vocabulary.ATTENTIONS` or one the engine does not implement."""
+    check_attention(attention)
+    return map_entry(attention)
+
+
+def map_entry(attention) -> AttentionMap:
+    """The registry entry of an already checked name; a name without one raises
+    :class:`InputError` (never a fallback to another map)."""
+    try:
+        return ATTENTION_MAPS[attention]
+    except (KeyError, TypeError):
+        reject("attention", attention, f"one of {tuple(ATTENTION_MAPS)}, the attention maps the "
+               "engine implements")
+
+
+def limit_of(attention):
+    r"""The map's :math:`\eta\to\infty` limit (``limit(s, d)``); :class:`InputError` for a map
+    without one (linear: the weights :math:`V\theta/d` grow without bound)."""
+    amap = attention_map_of(attention)
+    if amap.limit is None:
+        with_limit = tuple(n for n, m in ATTENTION_MAPS.items() if m.limit is not None)
+        reject("attention", attention, f"one of {with_limit}: {attention!r} has no eta -> infinity "
+               "limit (the weights grow without bound); or use a finite lr")
+    return amap.limit
+
+
 # --------------------------------------------------------------------------- validation
 
 
 def check_attention(attention) -> str:
     """Return ``attention`` if it names a known map, else raise :class:`InputError`."""
-    return check_choice(attention, "attention", ATTENTIONS)
+    check_choice(attention, "attention", vocabulary.ATTENTIONS)
+    map_entry(attention)
+    return attention
 
 
 def check_logits(z, name="z"):
@@ -74,12 +204,8 @@ def attention_map(z: torch.Tensor, attention: str = "softmax") -> torch.Tensor:
 
 
 def map_unchecked(z, attention):
-    if attention == "softmax":
-        return torch.log_softmax(z, dim=-1).exp()
-    d = z.shape[-1]
-    if attention == "linear":
-        return z / d
-    return torch.erf(z) / d
+    r""":math:`\alpha(z)` for a checked name (no validation)."""
+    return map_entry(attention).weights(z)
 
 
 def _check_map_args(z, t, name, attention):
@@ -126,15 +252,7 @@ def map_vjp(z: torch.Tensor, g: torch.Tensor, attention: str = "softmax",
 
 def map_vjp_unchecked(z, g, attention, gamma=None):
     """J g for the symmetric Jacobian J of the map at z (no validation)."""
-    d = z.shape[-1]
-    if attention == "softmax":
-        if gamma is None:
-            gamma = map_unchecked(z, "softmax")
-        dot = (gamma * g).sum(-1, keepdim=True)
-        return gamma * (g - dot)
-    if attention == "linear":
-        return (g / d).expand(torch.broadcast_shapes(z.shape, g.shape))
-    return _TWO_OVER_SQRT_PI * torch.exp(-z * z) * g / d
+    return map_entry(attention).vjp(z, g, gamma)
 
 
 # --------------------------------------------------------------------------- maps of theta
@@ -250,7 +368,8 @@ def attention_vjp(V: torch.Tensor, theta: torch.Tensor, g: torch.Tensor,
 
 
 __all__ = [
-    "ATTENTIONS", "check_attention", "attention_map", "map_jvp", "map_vjp", "logits",
+    "ATTENTIONS", "AttentionMap", "ATTENTION_MAPS", "attention_map_of", "map_entry", "limit_of",
+    "check_attention", "attention_map", "map_jvp", "map_vjp", "logits",
     "map_unchecked", "map_vjp_unchecked", "check_logits", "check_embeddings_and_query",
     "attention_weights", "attention_jvp", "attention_vjp",
 ]

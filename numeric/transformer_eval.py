@@ -288,8 +288,10 @@ def evaluate_all_blowup(model: BooleanTransformer, N: int, *, chunk: int | None 
 
 def boolean_table(model: BooleanTransformer, N: int, *, chunk: int | None = None,
                   fast: bool | None = None) -> torch.Tensor:
-    r"""Truth table :math:`f(x) = 1[T(x) > 0]`, int64 0/1 of shape ``(2**N,)``."""
-    return (evaluate_all(model, N, chunk=chunk, fast=fast) > 0).to(torch.int64)
+    r"""Truth table :math:`f(x)` of the model's readout (``model.config.readout``, e.g.
+    :math:`1[T(x) > 0]` for ``linear``) of the outputs of all :math:`2^N` strings at once (so a
+    ``median`` readout sees every string), int64 0/1 of shape ``(2**N,)``."""
+    return model.readout(evaluate_all(model, N, chunk=chunk, fast=fast))
 
 
 def table_profile(table: torch.Tensor) -> torch.Tensor:
@@ -301,8 +303,9 @@ def table_profile(table: torch.Tensor) -> torch.Tensor:
 
 
 def model_profile(model: BooleanTransformer, N: int, *, chunk: int | None = None) -> torch.Tensor:
-    r"""Sensitivity profile :math:`(K_0, \dots, K_N)` of :math:`f = 1[T > 0]` from one
-    forward pass per string (:math:`2^N` evaluations, not :math:`(N+1)2^N`)."""
+    r"""Sensitivity profile :math:`(K_0, \dots, K_N)` of the model's Boolean function
+    (:func:`boolean_table`, under its readout) from one forward pass per string (:math:`2^N`
+    evaluations, not :math:`(N+1)2^N`)."""
     return table_profile(boolean_table(model, N, chunk=chunk).cpu())
 
 

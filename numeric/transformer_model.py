@@ -64,10 +64,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 from torch import nn
 
+from numeric import vocabulary
 from numeric.validation import InputError, check_bool, check_choice, check_int, check_real, reject
 from numeric.vocabulary import (
     BIAS_INITS, EMBEDDING_SCALES, LN_AFFINE_INITS, LN_EPS_PLACEMENTS, LN_VARIANCES, MODEL_DTYPES,
@@ -208,6 +210,40 @@ def preset_init(name: str) -> dict:
     return {"scheme": PRESET_SPECS[name]["init"], "B": PRESET_SPECS[name]["B"]}
 
 
+@dataclass(frozen=True)
+class ReadoutRule:
+    """How one readout of :data:`numeric.vocabulary.READOUTS` turns real outputs into bits.
+
+    Attributes:
+        name: the readout's name.
+        bits: ``bits(T)``: a bool tensor of ``T``'s shape.
+        stringwise: whether each string's bit depends on its own output alone (then a sample of
+            strings can be read); ``False`` for a rule that compares with all outputs given.
+    """
+
+    name: str
+    bits: Callable
+    stringwise: bool
+
+
+#: The readouts, keyed by the names of :data:`numeric.vocabulary.READOUTS`.
+READOUT_RULES = {
+    "linear": ReadoutRule("linear", lambda T: T > 0, True),
+    "sigmoid": ReadoutRule("sigmoid", lambda T: torch.sigmoid(T) >= 0.5, True),
+    "median": ReadoutRule("median", lambda T: T > T.reshape(-1).median(), False),
+}
+
+
+def readout_rule(readout) -> ReadoutRule:
+    """The :class:`ReadoutRule` named ``readout``; :class:`InputError` for a name outside
+    :data:`numeric.vocabulary.READOUTS` or one without a rule (never a fallback to another)."""
+    check_choice(readout, "readout", vocabulary.READOUTS)
+    try:
+        return READOUT_RULES[readout]
+    except KeyError:
+        reject("readout", readout, f"one of {tuple(READOUT_RULES)}, the readouts with a rule")
+
+
 def readout_table(T: torch.Tensor, readout: str = "linear") -> torch.Tensor:
     r"""The Boolean outputs (int64 0/1) of real outputs ``T`` (any shape) under ``readout``:
 
@@ -220,16 +256,10 @@ def readout_table(T: torch.Tensor, readout: str = "linear") -> torch.Tensor:
       as the all-strings evaluation does. With distinct outputs exactly half of the
       :math:`2^N` strings read 1; ties at :math:`m` read 0.
     """
-    check_choice(readout, "readout", READOUTS)
+    rule = readout_rule(readout)
     if not isinstance(T, torch.Tensor) or T.numel() == 0:
         reject("T", f"<{type(T).__name__}>", "a non-empty tensor of outputs")
-    if readout == "linear":
-        bits = T > 0
-    elif readout == "sigmoid":
-        bits = torch.sigmoid(T) >= 0.5
-    else:
-        bits = T > T.reshape(-1).median()
-    return bits.to(torch.int64)
+    return rule.bits(T).to(torch.int64)
 
 
 class _LayerNorm(nn.Module):
@@ -564,5 +594,6 @@ def random_model(config: TransformerConfig | None, scheme: str, seed: int, *, de
 
 __all__ = [
     "EOS", "SCHEMES", "CONVENTIONS", "PRESET_SPECS", "TransformerConfig", "BooleanTransformer", "check_transformer",
-    "initialize_", "random_model", "preset_config", "preset_init", "readout_table",
+    "initialize_", "random_model", "preset_config", "preset_init", "ReadoutRule", "READOUT_RULES",
+    "readout_rule", "readout_table",
 ]

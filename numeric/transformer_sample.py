@@ -20,7 +20,7 @@ from typing import NamedTuple
 import torch
 
 from numeric.transformer_eval import fast_evaluator
-from numeric.transformer_model import check_transformer
+from numeric.transformer_model import READOUT_RULES, check_transformer, readout_rule, readout_table
 from numeric.validation import check_int, reject
 
 #: Token positions per forward pass on CPU. At N = 256 one string with its neighbours is
@@ -77,17 +77,18 @@ def sample_strings(N: int, S: int, generator: torch.Generator) -> torch.Tensor:
 def _readout(model):
     """The model's readout name; a string-by-string one is needed (``median`` compares with all
     :math:`2^N` outputs, which a sample does not have)."""
-    readout = getattr(model.config, "readout", "linear")
-    if readout == "median":
-        reject("model", "<readout 'median'>", "a model whose readout is decided string by string "
-               "(linear or sigmoid): the median readout needs all 2^N outputs")
+    readout = model.config.readout
+    if not readout_rule(readout).stringwise:
+        stringwise = " or ".join(n for n, r in READOUT_RULES.items() if r.stringwise)
+        reject("model", f"<readout {readout!r}>", "a model whose readout is decided string by "
+               f"string ({stringwise}): the {readout} readout needs all 2^N outputs")
     return readout
 
 
 @torch.no_grad()
 def _signs(model, x, rows, readout, fast=None):
-    """Bits f of the strings ``x`` (``(n, N)``, on the model's device), ``rows`` at a time:
-    :math:`1[T > 0]`, or :math:`1[\\sigma(T) \\ge 1/2]` in the model's dtype for a sigmoid readout.
+    """Bits f of the strings ``x`` (``(n, N)``, on the model's device), ``rows`` at a time, by
+    the (string-by-string) ``readout`` of the outputs in the model's dtype.
     ``fast``: the table-driven pass of :func:`numeric.transformer_eval.fast_evaluator` (same
     Boolean values; a pass it declines goes through the model's own forward)."""
     out = torch.empty(x.shape[0], dtype=torch.bool, device=x.device)
@@ -95,7 +96,7 @@ def _signs(model, x, rows, readout, fast=None):
         T = fast.run_bits(x[a : a + rows]) if fast is not None else None
         if T is None:
             T = model(x[a : a + rows])
-        out[a : a + rows] = (torch.sigmoid(T) >= 0.5) if readout == "sigmoid" else (T > 0)
+        out[a : a + rows] = readout_table(T, readout)
     return out
 
 

@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import torch
 
-from numeric.attention import map_unchecked
+from numeric.attention import map_entry, map_unchecked
 
 
 def closed_form_loss(gamma: torch.Tensor, gamma_tilde: torch.Tensor, support) -> torch.Tensor:
@@ -154,7 +154,7 @@ class ClosedFormState:
         GamR[..., a] = 0
         GamR[..., b] = 0
         ga, gb = Gam[..., a], Gam[..., b]             # (*batch, 2): (head 1, head 2)
-        if attention == "softmax":
+        if map_entry(attention).normalised:
             # 1 - gamma_p as a sum of positive terms: no cancellation when gamma_p ~ 1
             SR = GamR.sum(-1)
             ca, cb = SR + gb, SR + ga
@@ -178,7 +178,7 @@ class ClosedFormState:
         self = cls.__new__(cls)
         self.a, self.b = a, b
         self.Gam = self.GamR = None
-        if attention == "softmax":
+        if map_entry(attention).normalised:
             ca, cb = SR + gb, SR + ga
         else:
             ca, cb = 1 - ga, 1 - gb
@@ -232,11 +232,9 @@ class ClosedFormState:
     def logit_cotangent(self, Z, attention):
         r"""``W = J^T G`` (z-space cotangent) for both heads, accurate near a solution."""
         G, Ga, Gb = self.weight_grad()
-        d = Z.shape[-1]
-        if attention == "linear":
-            return G / d
-        if attention == "erf":
-            return (2.0 / torch.pi ** 0.5 / d) * torch.exp(-Z * Z) * G
+        amap = map_entry(attention)
+        if not amap.normalised:
+            return amap.cotangent(Z, G, Z.shape[-1])
         # g_k - gamma.g = c_k g_k - sum_{j != k} gamma_j g_j at the argmax k of each head, with
         # c_k = 1 - gamma_k = sum_{j != k} gamma_j: exact when the head is saturated (gamma_k ~ 1),
         # where the textbook form subtracts two numbers of size |g_k|. Elsewhere gamma_i < 1/2.

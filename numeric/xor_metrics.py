@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from numeric.attention import limit_of, map_entry
 from numeric.validation import check_bool, check_real, reject
 from numeric.xor_forms import ClosedFormState
 from numeric.xor_population import check_model, head_logits, population_grad
@@ -32,19 +33,12 @@ def limit_step_attention(V, theta, theta_tilde, support, attention="softmax"):
     Returns:
         ``(gamma_1, gamma_tilde_1)``, each ``(*batch, d)``.
     """
-    if attention == "linear":
-        reject("attention", attention, "'softmax' or 'erf': 'linear' has no eta -> infinity limit "
-               "(the weights V theta / d grow without bound); or use a finite lr")
+    limit = limit_of(attention)
     g, gt = population_grad(V, theta, theta_tilde, support, attention)
     out = []
     for grad in (g, gt):
         s = -torch.matmul(grad.unsqueeze(-2), V.mT).squeeze(-2)     # (*batch, d)
-        if attention == "softmax":
-            top = s == s.amax(-1, keepdim=True)
-            w = top.to(s.dtype)
-            out.append(w / w.sum(-1, keepdim=True))
-        else:
-            out.append(torch.sign(s) / s.shape[-1])
+        out.append(limit(s, s.shape[-1]))
     return out[0], out[1]
 
 
@@ -158,7 +152,7 @@ def step_metrics(V, theta, theta_tilde, support, eps=0.01, attention="softmax", 
 
 def _complements(st, attention):
     """``(1 - share of a, 1 - share of b)`` per head, each ``(*batch, 2)``."""
-    if attention == "softmax":
+    if map_entry(attention).normalised:
         return st.ca, st.cb                  # 1 - gamma_a, 1 - gamma_b per head
     # theta = 0 is legal and gives gamma = 0: no share on the support (eps = 1, no
     # success) instead of 0/0 = NaN
@@ -171,7 +165,7 @@ def _complements(st, attention):
 
 def _sup_bound(st, attention, swap, eps1, eps2):
     """Upper bound on ``sup_x |f - y|`` for the chosen assignment (see :func:`step_metrics`)."""
-    if attention == "softmax":
+    if map_entry(attention).normalised:
         return 2 * eps2 + 2 * eps1 + 4 * eps1 * eps2
     ga, gb = st.ga, st.gb
     gp = torch.where(swap, gb[..., 0], ga[..., 0])
@@ -192,7 +186,7 @@ def _exact_sup(st, attention, swap, a, b):
     U = Gam[..., 0, :].reshape(-1, d).clone()
     Ut = Gam[..., 1, :].reshape(-1, d).clone()
     rows = torch.arange(U.shape[0], device=U.device)
-    if attention == "softmax":
+    if map_entry(attention).normalised:
         # u_p = gamma_p - 1 = -(sum_{j != p} gamma_j): exact near a solution
         U[rows, p] = -torch.where(swap, st.cb[..., 0], st.ca[..., 0]).reshape(-1)
         Ut[rows, q] = -torch.where(swap, st.ca[..., 1], st.cb[..., 1]).reshape(-1)

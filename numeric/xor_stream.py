@@ -19,7 +19,7 @@ and ``theta_tilde`` of shape ``(m,)``) and compute what :mod:`numeric.xor` compu
 over the generated blocks (a pass regenerates ``V``; generation dominates the time):
 
 - :func:`stream_loss`: one pass; :func:`stream_grad`, :func:`stream_loss_and_grad`: one pass
-  (the weighted row sums of :mod:`numeric.xor_population`), two for a softmax head saturated
+  (the weighted row sums of :mod:`numeric.xor_blocks`), two for a softmax head saturated
   off the support, where the softmax moment combination would cancel (the exact row-by-row
   cotangent);
 - :func:`stream_one_step`; :func:`stream_step_metrics`: the entries of
@@ -44,8 +44,9 @@ import torch
 
 from numeric.validation import (check_bool, check_device, check_dtype, check_finite,
                                 check_float_tensor, check_int, check_real, check_support, reject)
-from numeric.xor_population import (_ONE_PASS_BLOCK_BYTES, _check_lr, _one_pass_grad,
-                                    _one_pass_grad_poly, _sums_pass, _two_pass_grad)
+from numeric.attention import check_attention, limit_of, map_entry
+from numeric.xor_blocks import ONE_PASS_BLOCK_BYTES, one_pass_grad, sums_pass, two_pass_grad
+from numeric.xor_population import check_lr
 
 MAX_MATERIALIZE = 1 << 27          # entries of V that materialize() builds
 _DEFAULT_BLOCK_BYTES = 1 << 24     # rows generated per block: ~16 MiB of float64
@@ -132,7 +133,7 @@ class StreamedEmbeddings:
         generated blocks (default: the cache-sized slices of the one-pass gradient)."""
         if rows is None:
             itemsize = torch.tensor([], dtype=self.dtype).element_size()
-            rows = max(64, _ONE_PASS_BLOCK_BYTES // (self.m * itemsize))
+            rows = max(64, ONE_PASS_BLOCK_BYTES // (self.m * itemsize))
         if self.device.type != "cpu":
             rows = self.block
         for k, B in self.generated():
@@ -166,8 +167,6 @@ class StreamedEmbeddings:
 
 def check_streamed(E, theta, theta_tilde, support, attention):
     """Validate the arguments of the streamed functions; returns ``(a, b, Th)``."""
-    from numeric.attention import check_attention
-
     check_attention(attention)
     if not isinstance(E, StreamedEmbeddings):
         reject("V", f"<{type(E).__name__}>", "a StreamedEmbeddings")
@@ -195,7 +194,7 @@ def _progress(progress, d):
 
 
 def _pass(E, Th, a, b, attention, moments, progress):
-    return _sums_pass(E.blocks(), Th, E.d, a, b, attention, moments,
+    return sums_pass(E.blocks(), Th, E.d, a, b, attention, moments,
                       progress=_progress(progress, E.d))
 
 
@@ -220,9 +219,9 @@ def stream_loss_and_grad(E, theta, theta_tilde, support, attention="softmax", pr
     a, b, Th = check_streamed(E, theta, theta_tilde, support, attention)
     acc = _pass(E, Th, a, b, attention, True, progress)
     loss = acc.state.loss()
-    res = _one_pass_grad(acc) if attention == "softmax" else _one_pass_grad_poly(acc)
+    res = one_pass_grad(acc)
     if res is None:
-        res = _two_pass_grad(E.blocks, Th, E.d, a, b, attention, acc,
+        res = two_pass_grad(E.blocks, Th, E.d, a, b, attention, acc,
                              progress=_progress(progress, E.d))
     return loss, res[0], res[1]
 
@@ -236,7 +235,7 @@ def stream_grad(E, theta, theta_tilde, support, attention="softmax", progress=No
 def stream_one_step(E, theta, theta_tilde, support, lr, attention="softmax", progress=None):
     """One population gradient step (as :func:`numeric.xor.one_step`)."""
     check_streamed(E, theta, theta_tilde, support, attention)
-    eta = _check_lr(lr, (), theta)
+    eta = check_lr(lr, (), theta)
     g, gt = stream_grad(E, theta, theta_tilde, support, attention, progress)
     return theta - eta * g, theta_tilde - eta * gt
 
@@ -257,6 +256,7 @@ class _LimitArgmax:
     def __init__(self, grads, d, a, b, attention):
         self.S = -torch.stack(grads)                      # (2, m)
         self.d, self.a, self.b, self.att = d, a, b, attention
+        self.map = map_entry(attention)
         self.top = [-math.inf, -math.inf]
         self.count = [0, 0]
         self.sa = self.sb = None
@@ -268,8 +268,9 @@ class _LimitArgmax:
             self.sa = Z[:, self.a - s].clone()
         if s <= self.b < s + r:
             self.sb = Z[:, self.b - s].clone()
-        if self.att != "softmax":
+        if not self.map.normalised:
             return
+        # normalised map: the limit is the argmax of s, ties split evenly
         bmax = Z.amax(1)
         for h, v in enumerate(bmax.tolist()):
             if v > self.top[h]:
@@ -282,10 +283,10 @@ class _LimitArgmax:
         out = torch.empty(2, 2, dtype=self.S.dtype, device=self.S.device)
         for h in (0, 1):
             for j, v in enumerate((self.sa[h], self.sb[h])):
-                if self.att == "softmax":
+                if self.map.normalised:
                     out[h, j] = (1.0 / self.count[h]) if float(v) == self.top[h] else 0.0
                 else:
-                    out[h, j] = torch.sign(v) / self.d
+                    out[h, j] = self.map.limit(v, self.d)
         return out
 
 
@@ -318,9 +319,7 @@ def stream_step_metrics(E, theta, theta_tilde, support, eps=0.01, attention="sof
     a, b, Th = check_streamed(E, theta, theta_tilde, support, attention)
     limit = None
     if limit_from is not None:
-        if attention == "linear":
-            reject("attention", attention, "'softmax' or 'erf' with limit_from: 'linear' has no "
-                   "eta -> infinity limit")
+        limit_of(attention)
         if not isinstance(limit_from, (tuple, list)) or len(limit_from) != 2:
             reject("limit_from", f"<{type(limit_from).__name__}>",
                    "a pair (grad_theta, grad_theta_tilde)")
@@ -329,9 +328,10 @@ def stream_step_metrics(E, theta, theta_tilde, support, eps=0.01, attention="sof
         blocks = _tapped(E.blocks(), limit)
     else:
         blocks = E.blocks()
-    acc = _sums_pass(blocks, Th, E.d, a, b, attention, False, progress=_progress(progress, E.d))
+    acc = sums_pass(blocks, Th, E.d, a, b, attention, False, progress=_progress(progress, E.d))
     st = acc.state
-    if attention == "softmax":
+    normalised = map_entry(attention).normalised
+    if normalised:
         ca, cb = st.ca, st.cb
         l1 = None
     else:
@@ -346,7 +346,7 @@ def stream_step_metrics(E, theta, theta_tilde, support, eps=0.01, attention="sof
     eps1 = torch.where(swap, cb[0], ca[0])
     eps2 = torch.where(swap, ca[1], cb[1])
     ga, gb = st.ga, st.gb
-    if attention == "softmax":
+    if normalised:
         sup_bound = 2 * eps2 + 2 * eps1 + 4 * eps1 * eps2
     else:
         gp = torch.where(swap, gb[0], ga[0])

@@ -115,23 +115,24 @@ def test_random_lists_models_with_K0_zero(tmp_path, capsys, monkeypatch):
     with its seed as DICTATOR x_2."""
     import torch
 
-    import verify.experiments.random_transformers as rt
+    import numeric.transformer_eval as te
 
-    monkeypatch.setattr(rt, "evaluate_all",
-                        lambda model, N, chunk=None: ((torch.arange(1 << N) >> 2) & 1).double() - 0.5)
+    # the tables are read by numeric.transformer_eval.boolean_table from these outputs
+    monkeypatch.setattr(te, "evaluate_all",
+                        lambda model, N, chunk=None, fast=None: ((torch.arange(1 << N) >> 2) & 1).double() - 0.5)
     rc, out, err = _run(capsys, "random", "--N", "4", "--D", "4", "--L", "1", "--models", "3", "--seed", "40")
     assert rc == 0, err
     assert "models with K_0 = 0" in out and out.count("DICTATOR x_2") == 3
     assert all(str(s) in out for s in (40, 41, 42))
 
-    def near_parity(model, N, chunk=None):
+    def near_parity(model, N, chunk=None, fast=None):
         # x_1 + x_4 mod 2 with string 0 read as 1: still every string sensitive, no longer a parity
         x = torch.arange(1 << N)
         t = ((x >> 1) ^ (x >> 4)) & 1
         t[0] = 1
         return t.double() - 0.5
 
-    monkeypatch.setattr(rt, "evaluate_all", near_parity)
+    monkeypatch.setattr(te, "evaluate_all", near_parity)
     js = tmp_path / "k0.json"
     rc, out, err = _run(capsys, "random", "--N", "5", "--D", "4", "--L", "1", "--models", "1", "--json", str(js))
     assert rc == 0, err

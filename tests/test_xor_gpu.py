@@ -71,10 +71,10 @@ def test_metrics_limit_and_empirical_on_cuda():
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
 def test_one_pass_gradient_on_cuda_equals_cpu(dtype, monkeypatch):
-    import numeric.xor_population as xp
+    import numeric.xor_blocks as xb
 
     # small GPU blocks: several blocks, the running maximum rescaled on the device
-    monkeypatch.setattr(xp, "_GPU_BLOCK_BYTES", 1 << 16)
+    monkeypatch.setattr(xb, "GPU_BLOCK_BYTES", 1 << 16)
     g = torch.Generator().manual_seed(3)
     d, m = 50_000, 16
     V = sample_embeddings(d, m, generator=g, dtype=dtype)

@@ -13,8 +13,8 @@ from numeric import xor as nx
 from numeric.attention import ATTENTIONS
 from numeric.xor_metrics import predicted_assignment, step_metrics
 from numeric.xor_forms import ClosedFormState
-from numeric.xor_population import (_one_pass_grad, _slices, _sums_pass, _weight_pullback,
-                                    head_logits)
+from numeric.xor_blocks import one_pass_grad, slices, sums_pass, weight_pullback
+from numeric.xor_population import head_logits
 from numeric.xor_stream import (StreamedEmbeddings, stream_grad, stream_loss,
                                 stream_loss_and_grad, stream_one_step,
                                 stream_predicted_assignment, stream_step_metrics,
@@ -38,7 +38,7 @@ def _two_pass(V, th, tt, sup, att="softmax"):
     """The full-vector two-pass gradient (logits, then W V)."""
     Z = head_logits(V, th, tt, ())
     W = ClosedFormState(Z, *sup, att).logit_cotangent(Z, att)
-    g = _weight_pullback(V, W)
+    g = weight_pullback(V, W)
     return g[0], g[1]
 
 
@@ -139,8 +139,8 @@ def test_near_a_solution_against_the_reference():
     V = E.materialize()
     th = V[6] * 40.0                              # head 1 on position 6, outside (3, 9)
     tt = -V[2] * 3.0
-    acc = _sums_pass(_slices(V, 5), torch.stack((th, tt)), 12, 3, 9, "softmax", True)
-    assert _one_pass_grad(acc) is None            # cancellation detected
+    acc = sums_pass(slices(V, 5), torch.stack((th, tt)), 12, 3, 9, "softmax", True)
+    assert one_pass_grad(acc) is None            # cancellation detected
     _against_reference(E, th, tt, (3, 9), "softmax")
     for mine, ref in zip(nx.population_grad(V, th, tt, (3, 9)), _two_pass(V, th, tt, (3, 9))):
         assert torch.equal(mine, ref)             # the materialised path falls back, too
@@ -236,19 +236,19 @@ def test_bad_input(make, name):
 
 def test_device_code_path_and_float32_on_cpu(monkeypatch):
     """The branch-free running maximum (what a GPU runs) and float32 give the same results."""
-    import numeric.xor_population as xp
+    import numeric.xor_blocks as xb
 
     E = StreamedEmbeddings(20_000, 8, 6, block=3000)
     V = E.materialize()
     th, tt = nx.sample_init(8, generator=torch.Generator().manual_seed(9))
     th, tt = th * 5, tt * 2
     ref = stream_loss_and_grad(E, th, tt, (4, 19_000))
-    monkeypatch.setattr(xp, "_HOST_BRANCH", False)
+    monkeypatch.setattr(xb, "HOST_BRANCH", False)
     for x, y in zip(stream_loss_and_grad(E, th, tt, (4, 19_000)), ref):
         _close_vec(x, y, "branch-free")
     for x, y in zip(nx.population_grad(V, th, tt, (4, 19_000)), ref[1:]):
         _close_vec(x, y, "branch-free materialised")
-    monkeypatch.setattr(xp, "_HOST_BRANCH", True)
+    monkeypatch.setattr(xb, "HOST_BRANCH", True)
     E32 = StreamedEmbeddings(20_000, 8, 6, block=3000, dtype=torch.float32)
     got = stream_loss_and_grad(E32, th.float(), tt.float(), (4, 19_000))
     assert all(x.dtype == torch.float32 for x in got)

@@ -1,5 +1,5 @@
 /* Prototype, not part of the engine: the six softmax row sums of the one-pass gradient
- * (numeric/xor_population.py, _Sums) fused into one loop over V, to measure how close plain
+ * (numeric/xor_blocks.py, BlockSums) fused into one loop over V, to measure how close plain
  * compiled code gets to one read of V. Built and timed by bench/prototypes/fused.py.
  * V (d x m) row-major, m <= 128; tiles of T <= 4096 rows: logits of both heads, running
  * maximum with rescaling, weights, then the six weighted row sums, four rows at a time. */

@@ -12,7 +12,7 @@ import math
 import torch
 
 from numeric.transformer import (
-    BooleanTransformer, evaluate_all, initialize_, margin_recognition, max_influence, random_model,
+    BooleanTransformer, boolean_table, evaluate_all, initialize_, margin_recognition, max_influence, random_model,
 )
 from numeric.transformer_eval import strings, table_profile
 from numeric.validation import check_int, check_ints, check_real, reject
@@ -45,10 +45,9 @@ def summarize_profiles(K, N: int) -> dict:
 
 def readout_profile(model, N: int, *, chunk: int | None = None):
     r"""``(table, profile)`` of the Boolean function the model computes on :math:`\{0,1\}^N`
-    under its config's readout (:meth:`~numeric.transformer.BooleanTransformer.readout` of the
-    outputs of all :math:`2^N` strings at once, so a ``median`` readout sees every string).
-    For the ``linear`` readout this equals :func:`~numeric.transformer.model_profile`."""
-    table = model.readout(evaluate_all(model, N, chunk=chunk)).cpu()
+    under its config's readout: :func:`~numeric.transformer.boolean_table` and its profile
+    (:func:`~numeric.transformer.model_profile`) from one evaluation of all strings."""
+    table = boolean_table(model, N, chunk=chunk).cpu()
     return table, table_profile(table)
 
 
@@ -352,7 +351,8 @@ def influence_maxima(config, Ns, models: int, *, strings: int, positions: int, s
 def exact_influence_maximum(model, N: int, *, chunk: int = 8192) -> tuple[float, float]:
     r"""Over all :math:`2^N` strings: the largest :math:`|T(x) - T(x \oplus e_n)|` over every
     string :math:`x` and position :math:`n`, and the largest Boolean influence
-    :math:`\max_n P_x[\hat f(x) \ne \hat f(x \oplus e_n)]` of :math:`\hat f = 1[T > 0]`
+    :math:`\max_n P_x[\hat f(x) \ne \hat f(x \oplus e_n)]` of the model's Boolean function
+    :math:`\hat f` (its readout of all strings, e.g. :math:`1[T > 0]`)
     (one batched pass over all strings; position :math:`n` is bit :math:`n` of the index)."""
     N = check_int(N, "N", lo=1, hi=min(model.config.N_max, 20))
     chunk = check_int(chunk, "chunk", lo=1)
@@ -360,7 +360,7 @@ def exact_influence_maximum(model, N: int, *, chunk: int = 8192) -> tuple[float,
     idx = torch.arange(2**N)
     T = torch.cat([model(strings(idx[i:i + chunk], N).to(dev)).reshape(-1).cpu()
                    for i in range(0, 2**N, chunk)]).to(torch.float64)
-    f = T > 0
+    f = model.readout(T)
     sup, boolean = 0.0, 0.0
     for n in range(N):
         other = idx ^ (1 << n)

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import torch
 
+from numeric.transformer_model import readout_table
 from numeric.validation import InputError, check_choice, check_int, check_ints, check_real
 from numeric.vocabulary import INIT_SCHEMES
 
@@ -61,7 +62,7 @@ def _pilot_constant(model, N, pilot, seed):
     x = torch.randint(0, 2, (pilot, N), generator=g, dtype=torch.uint8)
     with torch.no_grad():
         T = model(x)
-    f = torch.sigmoid(T) >= 0.5 if getattr(model.config, "readout", "linear") == "sigmoid" else T > 0
+    f = readout_table(T, model.config.readout)
     return bool((f == f[0]).all())
 
 

@@ -15,7 +15,8 @@ import itertools
 import mpmath
 
 from numeric.validation import check_choice, check_int
-from verify.reference.population import round_fraction, validate_instance
+from verify.reference.attention_maps import reference_map, round_fraction
+from verify.reference.population import validate_instance
 from verify.symbolic.enumeration import MAX_ENUM_D
 
 #: How :func:`enumerated_grad_mp` differentiates the enumerated loss.
@@ -30,31 +31,6 @@ MAX_ORACLE_DPS = 4000
 #: constant factors of the error bound (up to 2^16 enumerated inputs, d-term sums, the
 #: products of rounded factors).
 _UNTRUSTED_DIGITS = 10
-
-
-def _attention(z, attention):
-    d = len(z)
-    if attention == "softmax":
-        zmax = max(z)
-        e = [mpmath.exp(zi - zmax) for zi in z]
-        S = mpmath.fsum(e)
-        return [ei / S for ei in e]
-    if attention == "linear":
-        return [zi / d for zi in z]
-    return [mpmath.erf(zi) / d for zi in z]
-
-
-def _jacobian(z, attention):
-    """Full matrix J[j][i] = d gamma_j / d z_i, written out per attention map."""
-    d = len(z)
-    if attention == "softmax":
-        g = _attention(z, attention)
-        return [[g[j] * ((1 if i == j else 0) - g[i]) for i in range(d)] for j in range(d)]
-    if attention == "linear":
-        return [[mpmath.mpf(1) / d if i == j else mpmath.mpf(0) for i in range(d)] for j in range(d)]
-    c = 2 / mpmath.sqrt(mpmath.pi) / d
-    return [[c * mpmath.exp(-z[i] ** 2) if i == j else mpmath.mpf(0) for i in range(d)]
-            for j in range(d)]
 
 
 def _checked(V, theta, theta_tilde, support, attention, dps):
@@ -96,8 +72,9 @@ def enumerated_loss_mp(V, theta, theta_tilde, support, attention="softmax", dps=
     """
     rows, th, tht, a, b = _checked(V, theta, theta_tilde, support, attention, dps)
     with mpmath.workdps(dps):
-        g = _attention(_logits(rows, th), attention)
-        gt = _attention(_logits(rows, tht), attention)
+        weights = reference_map(attention).weights
+        g = weights(_logits(rows, th))
+        gt = weights(_logits(rows, tht))
         return +_enum_gamma_loss(g, gt, a, b)
 
 
@@ -122,22 +99,13 @@ def enumerated_grad_mp(V, theta, theta_tilde, support, attention="softmax", dps=
                 def loss_k(t, k, which=which, base=base):
                     vecs = [list(base[0]), list(base[1])]
                     vecs[which][k] = t
-                    return _enum_gamma_loss(_attention(_logits(rows, vecs[0]), attention),
-                                            _attention(_logits(rows, vecs[1]), attention), a, b)
+                    weights = reference_map(attention).weights
+                    return _enum_gamma_loss(weights(_logits(rows, vecs[0])),
+                                            weights(_logits(rows, vecs[1])), a, b)
 
                 out.append([+mpmath.diff(lambda t: loss_k(t, k), base[which][k]) for k in range(m)])
             return out[0], out[1]
         return _jacobian_grad(rows, th, tht, a, b, attention)[0]
-
-
-def _jacobian_magnitude(z, attention):
-    """|J| with each entry replaced by the magnitude of what it is computed from: the softmax
-    entry g_j (delta_ij - g_i) cancels when g_i is near 1, its rounding error is ~eps g_j."""
-    d = len(z)
-    if attention == "softmax":
-        g = _attention(z, attention)
-        return [[g[j] * ((1 if i == j else 0) + g[i]) for i in range(d)] for j in range(d)]
-    return [[abs(v) for v in row] for row in _jacobian(z, attention)]
 
 
 def _jacobian_grad(rows, th, tht, a, b, attention):
@@ -147,8 +115,9 @@ def _jacobian_grad(rows, th, tht, a, b, attention):
     cancel. The rounding error of each component is below ``10^(UNTRUSTED - dps)`` times it;
     the factor in ``z`` covers the single rounding of the logits (erf: :math:`e^{-z^2}`)."""
     d, m = len(rows), len(th)
+    rmap = reference_map(attention)
     z, zt = _logits(rows, th), _logits(rows, tht)
-    g, gt = _attention(z, attention), _attention(zt, attention)
+    g, gt = rmap.weights(z), rmap.weights(zt)
     dg = [mpmath.mpf(0)] * d
     dgt = [mpmath.mpf(0)] * d
     dg_mag = dgt_mag = mpmath.mpf(0)  # the same for every i: |x_i| = 1
@@ -166,10 +135,10 @@ def _jacobian_grad(rows, th, tht, a, b, attention):
     dgt = [v / 2 ** d for v in dgt]
     res, scales = [], []
     for zz, dd, dd_mag in ((z, dg, dg_mag / 2 ** d), (zt, dgt, dgt_mag / 2 ** d)):
-        J = _jacobian(zz, attention)
+        J = rmap.jacobian(zz)
         dz = [mpmath.fsum(J[j][i] * dd[j] for j in range(d)) for i in range(d)]
         res.append([+mpmath.fsum(_to_mp(rows[i][k]) * dz[i] for i in range(d)) for k in range(m)])
-        Jm = _jacobian_magnitude(zz, attention)
+        Jm = rmap.jacobian_magnitude(zz)
         dz_mag = [mpmath.fsum(Jm[j][i] for j in range(d)) * dd_mag for i in range(d)]
         z_factor = (1 + max(abs(v) for v in zz)) ** 2
         scales.append(z_factor * max(mpmath.fsum(abs(_to_mp(rows[i][k])) * dz_mag[i]

@@ -61,10 +61,11 @@ from fractions import Fraction
 from functools import lru_cache
 
 import mpmath
-from mpmath.libmp import from_rational, round_nearest
 
+from numeric import vocabulary
 from numeric.validation import check_choice, check_int, check_real, check_support, reject
 from numeric.vocabulary import ATTENTIONS
+from verify.reference.attention_maps import reference_map, round_fraction
 
 _GUARD = 15          # guard digits above dps
 _CHECK = 20          # extra digits of the confirming evaluation
@@ -113,16 +114,12 @@ def _scalar(x, name):
     return Fraction(check_real(x, name))
 
 
-def round_fraction(q):
-    """A Fraction rounded once (to nearest) to the working precision."""
-    return mpmath.mpf(from_rational(q.numerator, q.denominator, mpmath.mp.prec, round_nearest))
-
-
 def validate_instance(V, theta, theta_tilde, support, attention, dps):
     """One instance ``(V, theta, theta_tilde, support)`` of the model, checked with the shared
     helpers of :mod:`numeric.validation`; returns ``(rows, theta, theta_tilde, a, b, dps)`` with
     exact ``Fraction`` entries."""
-    check_choice(attention, "attention", ATTENTIONS)
+    check_choice(attention, "attention", vocabulary.ATTENTIONS)
+    reference_map(attention)
     dps = check_int(dps, "dps", lo=15)
     Vn = _to_nested(V, "V")
     sV = _shape(Vn, "V")
@@ -153,59 +150,6 @@ def _logits(rows, th):
     return [sum((v * t for v, t in zip(row, th)), Fraction(0)) for row in rows]
 
 
-class _Weights:
-    """Attention weights gamma and, for a chosen index, the residual gamma - e_index."""
-
-    def __init__(self, zq, attention):
-        d = len(zq)
-        self.attention = attention
-        self.zq = zq
-        self.z = [round_fraction(q) for q in zq]
-        if attention == "softmax":
-            zmax = max(zq)
-            self.e = [mpmath.exp(round_fraction(q - zmax)) for q in zq]  # log-sum-exp shift, exact differences
-            self.S = mpmath.fsum(self.e)
-            self.gamma = [ei / self.S for ei in self.e]
-        elif attention == "linear":
-            self.gamma = [round_fraction(q / d) for q in zq]
-        else:
-            self.gamma = [mpmath.erf(zi) / d for zi in self.z]
-
-    def residual(self, idx):
-        u = list(self.gamma)
-        if self.attention == "softmax":
-            # 1 - gamma_idx = sum_{j != idx} gamma_j: no cancellation
-            u[idx] = -mpmath.fsum(e for j, e in enumerate(self.e) if j != idx) / self.S
-        elif self.attention == "linear":
-            u[idx] = round_fraction((self.zq[idx] - len(self.zq)) / len(self.zq))  # exact, then rounded once
-        else:
-            u[idx] = self.gamma[idx] - 1
-        return u
-
-    def jvp_t(self, g, idx=None, u_idx=None):
-        """(d gamma / d z)^T g (the Jacobian is symmetric for all three maps).
-
-        Softmax: w_i = gamma_i (g_i - gamma.g). At the residual index ``idx`` (gamma_idx near 1)
-        g_idx - gamma.g = (1 - gamma_idx) g_idx - sum_{j != idx} gamma_j g_j with
-        1 - gamma_idx = -u_idx exact, so the O(u^2) result is not a difference of O(u) terms."""
-        d = len(self.gamma)
-        if self.attention == "softmax" and idx is None:
-            # Far from the target the most-attended position can still be saturated
-            # (1 - gamma_k below the working precision): treat it as the residual index too.
-            idx = max(range(d), key=lambda j: self.e[j])
-            u_idx = self.residual(idx)[idx]
-        if self.attention == "softmax":
-            rest = mpmath.fsum(gi * gg for j, (gi, gg) in enumerate(zip(g, self.gamma)) if j != idx)
-            s = rest + self.gamma[idx] * g[idx]
-            w = [gg * (gi - s) for gi, gg in zip(g, self.gamma)]
-            w[idx] = self.gamma[idx] * (-u_idx * g[idx] - rest)
-            return w
-        if self.attention == "linear":
-            return [gi / d for gi in g]
-        c = 2 / mpmath.sqrt(mpmath.pi) / d
-        return [c * mpmath.exp(-zi * zi) * gi for gi, zi in zip(g, self.z)]
-
-
 def _invariants(u, ut, a, b):
     return dict(
         nu=mpmath.fsum(x * x for x in u),
@@ -233,8 +177,8 @@ _RESIDUAL_RADIUS = mpmath.mpf(1) / 2
 def _state(z, zt, a, b, attention):
     """Weights, the vectors the chosen form is evaluated in, the (possibly swapped) support and
     the form: ``"residual"`` (vectors u, u~) near the solution, else ``"gamma"``."""
-    W = _Weights(z, attention)
-    Wt = _Weights(zt, attention)
+    exact = reference_map(attention).exact
+    W, Wt = exact(z), exact(zt)
     # pick the assignment (gamma ~ e_a, gamma~ ~ e_b) or the swapped one, whichever is closer
     if W.gamma[a] + Wt.gamma[b] < W.gamma[b] + Wt.gamma[a]:
         a, b = b, a
@@ -289,14 +233,11 @@ def _resolution_digits(z, zt, attention):
     digits down (spread 1.2e-239: gradient 1.2e-239, not 0). Beyond ``_MAX_EXTRA`` digits the
     information is out of reach anyway (the result rounds to 0, a documented limit), so no
     extra precision is spent there."""
+    resolution_tail = reference_map(attention).resolution_tail
+    if resolution_tail is None:
+        return 0
     with mpmath.workdps(30):
-        if attention == "erf":
-            tail = mpmath.erfc(max(abs(round_fraction(q)) for q in list(z) + list(zt)))
-        elif attention == "softmax":
-            spreads = [max(h) - min(h) for h in (z, zt) if max(h) != min(h)]  # exact Fractions
-            tail = round_fraction(min(spreads)) if spreads else mpmath.mpf(1)
-        else:
-            return 0
+        tail = resolution_tail(z, zt)
         digits = int(mpmath.ceil(-mpmath.log10(tail))) if tail > 0 else _MAX_EXTRA + 1
     return digits if 0 < digits <= _MAX_EXTRA else 0
 
@@ -389,4 +330,4 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", dps=50)
     return r[:m], r[m:]
 
 
-__all__ = ["ATTENTIONS", "population_loss", "population_grad", "validate_instance", "round_fraction"]
+__all__ = ["ATTENTIONS", "population_loss", "population_grad", "validate_instance"]

@@ -26,7 +26,8 @@ from functools import lru_cache
 
 import sympy as sp
 
-from numeric.validation import check_choice
+from numeric import vocabulary
+from numeric.validation import check_choice, reject
 from numeric.vocabulary import ATTENTIONS
 from verify.symbolic.enumeration import CheckReport, enumerated_loss_poly
 
@@ -62,25 +63,98 @@ def _to_weights(expr, base):
     return expr.replace(sp.exp, rep)
 
 
+def _softmax_cases():
+    Ei, Ej = sp.exp(zi), sp.exp(zj)
+    # i != j: gamma_i = E_i / (E_i + E_j + R); rewrite with E = gamma S, R = S(1 - gamma_i - gamma_j)
+    neq = sp.diff(Ei / (Ei + Ej + R), zj)
+    neq = sp.cancel(_to_weights(neq, {zi: gi * S_, zj: gj * S_}).xreplace({R: S_ * (1 - gi - gj)}))
+    # i == j: gamma_i = E_i / (E_i + R), R = S(1 - gamma_i)
+    eq = sp.diff(Ei / (Ei + R), zi)
+    eq = sp.cancel(_to_weights(eq, {zi: gi * S_}).xreplace({R: S_ * (1 - gi)}))
+    return Ei / sp.Symbol(r"\sum_k e^{z_k}"), neq, eq
+
+
+def _pointwise_cases(weight):
+    """``(weight, case_neq, case_eq)`` of a map whose weight depends on its own logit only."""
+    return lambda: (weight, sp.diff(weight, zj), sp.diff(weight, zi))
+
+
+def _softmax_concrete_weights(z, t):
+    S = sum(t)
+    return [tk / S for tk in t]
+
+
+def _d_dtheta_exp(F, thetas, k, V, t):
+    # F depends on t_i = e^{z_i}; the only rule used is d t_i / d theta_k = t_i V_ik
+    return sum(sp.diff(F, ti) * ti * V[i][k] for i, ti in enumerate(t))
+
+
+def _d_dtheta_plain(F, thetas, k, V, t):
+    return sp.diff(F, thetas[k])
+
+
+def _reduce_rational(diff):
+    # rational in t: clear denominators
+    return sp.expand(sp.fraction(sp.together(diff))[0])
+
+
+def _reduce_transcendental(diff):
+    # expand exponents first so that equal atoms are recognised, then symbolise
+    return sp.cancel(sp.expand(_atoms_to_symbols(sp.expand(diff))))
+
+
+@dataclass(frozen=True)
+class SymbolicMap:
+    r"""One attention map of the symbolic layer (an entry of :data:`SYMBOLIC_MAPS`).
+
+    Attributes:
+        name: the map's name in :data:`numeric.vocabulary.ATTENTIONS`.
+        cases: ``cases()``: ``(weight, case_neq, case_eq)``: :math:`\gamma_i` and
+            :math:`\partial\gamma_i/\partial z_j` for :math:`i \ne j` and :math:`i = j`, in the
+            weights (no normaliser left).
+        concrete_weights: ``concrete_weights(z, t)``: the weights of concrete logits ``z``
+            (softmax: in the symbols ``t_k = e^{z_k}``).
+        d_dtheta: ``d_dtheta(F, thetas, k, V, t)``: sympy's derivative of ``F`` in
+            :math:`\theta_k`.
+        reduce: ``reduce(difference)``: a form of a difference of two expressions that is 0
+            exactly when they are equal.
+    """
+
+    name: str
+    cases: object
+    concrete_weights: object
+    d_dtheta: object
+    reduce: object
+
+
+#: The symbolic attention maps, keyed by the names of :data:`numeric.vocabulary.ATTENTIONS`.
+SYMBOLIC_MAPS = {
+    "softmax": SymbolicMap("softmax", _softmax_cases, _softmax_concrete_weights,
+                           _d_dtheta_exp, _reduce_rational),
+    "linear": SymbolicMap("linear", _pointwise_cases(zi / d_),
+                          lambda z, t: [zk / len(z) for zk in z], _d_dtheta_plain,
+                          _reduce_transcendental),
+    "erf": SymbolicMap("erf", _pointwise_cases(sp.erf(zi) / d_),
+                       lambda z, t: [sp.erf(zk) / len(z) for zk in z], _d_dtheta_plain,
+                       _reduce_transcendental),
+}
+
+
+def symbolic_map(attention) -> SymbolicMap:
+    """The entry of ``attention`` (checked against :data:`numeric.vocabulary.ATTENTIONS`);
+    :class:`InputError` for a name without one (never a fallback to another map)."""
+    check_choice(attention, "attention", vocabulary.ATTENTIONS)
+    try:
+        return SYMBOLIC_MAPS[attention]
+    except KeyError:
+        reject("attention", attention, f"one of {tuple(SYMBOLIC_MAPS)}, the attention maps the "
+               "symbolic layer implements")
+
+
 @lru_cache(maxsize=None)
 def derive_jacobian(attention: str) -> Jacobian:
     """Derive the Jacobian of ``attention`` by the two index-coincidence cases, then contract it."""
-    check_choice(attention, "attention", ATTENTIONS)
-    if attention == "softmax":
-        Ei, Ej = sp.exp(zi), sp.exp(zj)
-        # i != j: gamma_i = E_i / (E_i + E_j + R); rewrite with E = gamma S, R = S(1 - gamma_i - gamma_j)
-        neq = sp.diff(Ei / (Ei + Ej + R), zj)
-        neq = sp.cancel(_to_weights(neq, {zi: gi * S_, zj: gj * S_}).xreplace({R: S_ * (1 - gi - gj)}))
-        # i == j: gamma_i = E_i / (E_i + R), R = S(1 - gamma_i)
-        eq = sp.diff(Ei / (Ei + R), zi)
-        eq = sp.cancel(_to_weights(eq, {zi: gi * S_}).xreplace({R: S_ * (1 - gi)}))
-        weight = Ei / sp.Symbol(r"\sum_k e^{z_k}")
-    elif attention == "linear":
-        weight = zi / d_
-        neq, eq = sp.diff(weight, zj), sp.diff(weight, zi)
-    else:  # erf
-        weight = sp.erf(zi) / d_
-        neq, eq = sp.diff(weight, zj), sp.diff(weight, zi)
+    weight, neq, eq = symbolic_map(attention).cases()
     if neq.has(S_) or eq.has(S_):  # the rewrite must eliminate the normaliser
         raise RuntimeError(f"{attention}: Jacobian not expressed in the weights: {neq}, {eq}")
     # combine the cases: J_ij = case_neq + delta_ij (case_eq - case_neq at j = i)
@@ -97,25 +171,6 @@ def derive_jacobian(attention: str) -> Jacobian:
                 raise RuntimeError(f"{attention}: cannot contract {t} over j")
             w += t / jpart * gdot                                    # sum_j g_j gamma_j = gamma.g
     return Jacobian(attention, weight, sp.factor(neq), sp.factor(eq), combined, sp.factor(w))
-
-
-def _concrete_weights(attention, z, t=None):
-    """Weights for concrete logits ``z``; for softmax in terms of the symbols t_k = e^{z_k}."""
-    d = len(z)
-    if attention == "softmax":
-        S = sum(t)
-        return [tk / S for tk in t]
-    if attention == "linear":
-        return [zk / d for zk in z]
-    return [sp.erf(zk) / d for zk in z]
-
-
-def _d_dtheta(F, attention, thetas, k, V, t):
-    r"""sympy's derivative of ``F`` in :math:`\theta_k`; for softmax ``F`` depends on
-    :math:`t_i = e^{z_i}` and the only rule used is :math:`\partial t_i/\partial\theta_k = t_i V_{ik}`."""
-    if attention == "softmax":
-        return sum(sp.diff(F, ti) * ti * V[i][k] for i, ti in enumerate(t))
-    return sp.diff(F, thetas[k])
 
 
 def _concrete_w(attention, z, gam, grad):
@@ -154,7 +209,8 @@ def check_chain_rule(grad_g, grad_gt, inv, attention, d=3, m=2, seed=0, weighted
     zt = [sum(V[i][k] * tht[k] for k in range(m)) for i in range(d)]
     t = sp.symbols(f"t0:{d}", positive=True)
     tt = sp.symbols(f"tt0:{d}", positive=True)
-    gam, gamt = _concrete_weights(attention, z, t), _concrete_weights(attention, zt, tt)
+    smap = symbolic_map(attention)
+    gam, gamt = smap.concrete_weights(z, t), smap.concrete_weights(zt, tt)
     Lp, G, Gt = enumerated_loss_poly(d, a, b)
     L = Lp.as_expr().xreplace({sp.Symbol(str(s)): v for s, v in zip(G + Gt, gam + gamt)})
     vectors = {"g": gam, "gt": gamt}
@@ -172,12 +228,9 @@ def check_chain_rule(grad_g, grad_gt, inv, attention, d=3, m=2, seed=0, weighted
         else:
             w = [weighted(gg, grad, zz, i) for i in range(d)]
         for k in range(m):
-            lhs = _d_dtheta(L, attention, thetas, k, V, ts)
+            lhs = smap.d_dtheta(L, thetas, k, V, ts)
             rhs = sum(V[i][k] * w[i] for i in range(d))
-            if attention == "softmax":  # rational in t: clear denominators
-                diff = sp.expand(sp.fraction(sp.together(lhs - rhs))[0])
-            else:  # expand exponents first so that equal atoms are recognised, then symbolise
-                diff = sp.cancel(sp.expand(_atoms_to_symbols(sp.expand(lhs - rhs))))
+            diff = smap.reduce(lhs - rhs)
             rep.cases.append((d, a, b, which, k))
             if diff != 0:
                 rep.fail(f"{attention}, d={d}, m={m}, component {k} of "
@@ -186,4 +239,5 @@ def check_chain_rule(grad_g, grad_gt, inv, attention, d=3, m=2, seed=0, weighted
     return rep
 
 
-__all__ = ["Jacobian", "derive_jacobian", "check_chain_rule", "ATTENTIONS"]
+__all__ = ["Jacobian", "SymbolicMap", "SYMBOLIC_MAPS", "symbolic_map", "derive_jacobian",
+           "check_chain_rule", "ATTENTIONS"]
