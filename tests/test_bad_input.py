@@ -382,11 +382,11 @@ def test_bad_input_one_line_exit_2(argv, files, tmp_path, monkeypatch, capsys):
 
 
 def test_the_table_is_large_and_covers_every_command():
-    from verify.cli import _GROUPS
+    from verify.cli import COMMAND_GROUPS
 
     assert len(CASES) >= 150
     commands = {a[0] for a, _ in CASES if a}
-    assert set(_GROUPS) - {"crossval"} <= commands    # crossval: its own table
+    assert set(COMMAND_GROUPS) - {"crossval"} <= commands    # crossval: its own table
 
 
 # --------------------------------------------------------------------------- signals
