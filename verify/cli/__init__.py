@@ -23,7 +23,7 @@ import threading
 
 from numeric.validation import InputError
 
-COMMAND_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants")
+COMMAND_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants", "runs")
 
 
 class Terminated(KeyboardInterrupt):
