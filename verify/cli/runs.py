@@ -109,6 +109,20 @@ def _theorem45(data_dir, quick, progress):
         run_theorem45(out, plans.THEOREM45_BHATTAMISHRA, key="preset_bhattamishra", progress=progress)
 
 
+def _sg2(data_dir, quick, progress):
+    from verify.common.atomic_io import atomic_write_json
+    from verify.experiments import plans
+    from verify.experiments.random_function_sampling import random_function_report
+
+    report = random_function_report(**(plans.SG2_REPORT_QUICK if quick else plans.SG2_REPORT))
+    atomic_write_json(data_dir / "sg2_random_functions.json", report)
+    progress(f"sg2 Monte Carlo at N = 1 .. {len(report['monte_carlo'])}")
+
+
+def _no_figures(data_dir, fig_dir, files):
+    return {}
+
+
 def _no_run(data_dir, quick, progress):
     return None
 
@@ -123,6 +137,8 @@ RUNS = {
     "xor-fixed-sample": Run("paper A training on a fixed sample, n*(d) (SX-6; plans.FINITE_FULL_DS)",
                             ("xor_fixed_sample_training.json",),
                             _finite("gradient_flow", "xor_fixed_sample_training.json"), _paper_a_figures),
+    "sg2": Run("P(K_0 >= 1) of uniformly random functions, exact and Monte Carlo (SG-2; plans.SG2_REPORT)",
+               ("sg2_random_functions.json",), _sg2, _no_figures),
     "sg4": Run("largest single-bit influence of random transformers against N (SG-4; plans.SG4_FULL)",
                ("sg4_influence.json",), _sg("sg4"), _paper_b_figures),
     "sg5": Run("margin-xi recognition of random transformers (SG-5; plans.SG5_FULL)",

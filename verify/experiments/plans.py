@@ -113,6 +113,10 @@ THEOREM45_QUICK = dict(THEOREM45_FULL, D=8, schemes=("gaussian",), Ns=(6, 9), st
 #: SG-2: Monte Carlo over uniformly random functions at these N, seed 1000 + N
 SG2_FAST = dict(Ns=(2, 4, 8, 12, 16), samples=8192, seed=1000)
 SG2_SLOW = dict(Ns=tuple(range(1, 17)), samples=1 << 16, seed=1000)
+#: SG-2 full run (docs/data/sg2_random_functions.json, boolverify runs sg2): Monte Carlo at N = 1 ..
+#: N_max with seed seed + N, beside the exact values for N <= 4; the quick plan is a smoke run
+SG2_REPORT = dict(N_max=16, samples=1 << 16, seed=2024)
+SG2_REPORT_QUICK = dict(SG2_REPORT, N_max=6, samples=256)
 #: SG-4: per-model slope of log(max influence over strings x positions random pairs) vs log N;
 #: positions <= min(Ns), so every N gets the same number of pairs
 #: eps ablation: the first `eps_models` models again at eps = 0 and at `eps_control` (an eps as large
