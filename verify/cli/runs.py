@@ -34,7 +34,8 @@ def _paper_b_figures(data_dir, fig_dir, files):
 
 
 def _all_figures(data_dir, fig_dir, files):
-    return {**_paper_a_figures(data_dir, fig_dir, None), **_paper_b_figures(data_dir, fig_dir, None)}
+    return {**_paper_a_figures(data_dir, fig_dir, None), **_paper_b_figures(data_dir, fig_dir, None),
+            **_sg8_figures(data_dir, fig_dir, ("sg8_training.json",))}
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,35 @@ def _sg2(data_dir, quick, progress):
     progress(f"sg2 Monte Carlo at N = 1 .. {len(report['monte_carlo'])}")
 
 
+def _sg8(name, plan_name):
+    def run(data_dir, quick, progress):
+        from verify.common.atomic_io import atomic_write_json
+        from verify.experiments import plans
+        from verify.experiments.training import run_training_grid, training_report
+
+        plan = dict(plans.SG8_TRAINING_QUICK if quick else getattr(plans, plan_name))
+        dicts = []
+        for r in run_training_grid(plan.pop("targets"), plan.pop("Ns"), plan.pop("seeds"), **plan):
+            dicts.append(r.to_dict())
+            progress(f"{r.target} N={r.N} seed={r.seed}: accuracy {r.accuracy:.4f}, K0 "
+                     f"{r.profile_fraction[0]:.3f} ({r.train_time_s + r.eval_time_s:.0f} s)")
+        atomic_write_json(data_dir / name, training_report(dicts))
+    return run
+
+
+def _sg8_figures(data_dir, fig_dir, files):
+    import json
+
+    from verify.report.sensitivity_figures import training_profiles
+
+    path = data_dir / "sg8_training.json"
+    if "sg8_training.json" not in files or not path.exists():
+        return {}
+    dicts = json.loads(path.read_text())["runs"]
+    return {path.name: [training_profiles(dicts, Path(fig_dir) / f"sg8_training_profiles.{ext}")
+                        for ext in ("png", "pdf")]}
+
+
 def _no_figures(data_dir, fig_dir, files):
     return {}
 
@@ -147,6 +177,11 @@ RUNS = {
                ("sg6_random_profiles.json",), _sg("sg6"), _paper_b_figures),
     "theorem45": Run("Theorem 4.5 past its crossover, K_0 >= N^a at N* .. 4 N* (plans.THEOREM45_FULL, "
                      "THEOREM45_BHATTAMISHRA)", ("theorem45.json",), _theorem45, _paper_b_figures),
+    "sg8-training": Run("training on MAJORITY, FIRST, PARITY at N = 8, 16, 24 (SG-8; plans.SG8_TRAINING)",
+                        ("sg8_training.json",), _sg8("sg8_training.json", "SG8_TRAINING"), _sg8_figures),
+    "sg8-parity-transition": Run("where PARITY stops being learned, N = 10 .. 16 at 1000 steps (SG-8; "
+                                 "plans.SG8_PARITY_TRANSITION)", ("sg8_parity_transition.json",),
+                                 _sg8("sg8_parity_transition.json", "SG8_PARITY_TRANSITION"), _no_figures),
     "figures": Run("no run: redraw every figure from the data files present", (), _no_run, _all_figures),
 }
 

@@ -167,6 +167,12 @@ SG8_PARITY_BUDGETS = dict(N=14, steps=(1000, 4000), batch_size=64, runs=7, first
 #: SG-8 slow: train's defaults (400 steps, float64) at each N, seeds first_seed .. first_seed +
 #: runs - 1 (base 0: seeds 0-2 are the runs of docs/data/sg8_training.json)
 SG8_FULL = dict(Ns=(8, 16, 24), runs=5, first_seed=0)
+#: SG-8 full runs of ``boolverify runs sg8-training`` (docs/data/sg8_training.json: train's
+#: defaults, seeds 0 .. seeds - 1) and ``sg8-parity-transition`` (docs/data/sg8_parity_transition.json:
+#: PARITY at 1000 steps); the quick plan is a smoke run
+SG8_TRAINING = dict(targets=("majority", "first", "parity"), Ns=(8, 16, 24), seeds=3)
+SG8_PARITY_TRANSITION = dict(targets=("parity",), Ns=(10, 12, 14, 16), seeds=3, steps=1000)
+SG8_TRAINING_QUICK = dict(targets=("majority", "parity"), Ns=(4,), seeds=1, steps=5)
 
 
 @functools.lru_cache(maxsize=None)

@@ -442,6 +442,33 @@ def train(
     )
 
 
+def run_training_grid(targets, Ns, seeds, *, D=DEFAULT_D, L=DEFAULT_L, H=DEFAULT_H, eps=DEFAULT_EPS,
+                      on_start=None, **train_kw):
+    """:func:`train` for every target, N and seed ``0..seeds-1`` (in that order), on a
+    ``D, L, H, eps`` transformer with ``N_max = max(64, N)``; yields each :class:`TrainResult`
+    when its run ends. ``on_start(target, N, seed)``, when given, is called before each run and
+    returns that run's ``progress`` callback (or ``None``); ``train_kw`` go to :func:`train`.
+    The configs are built at the call (bad sizes fail before any run); the runs when iterated."""
+    from numeric.transformer import TransformerConfig
+
+    # every config now, so that a bad D/H/eps fails at the call, before any run
+    configs = {N: TransformerConfig(D=D, L=L, H=H, eps=eps, N_max=max(64, N)) for N in Ns}
+
+    def runs():
+        for target in targets:
+            for N in Ns:
+                for seed in range(seeds):
+                    progress = on_start(target, N, seed) if on_start is not None else None
+                    yield train(target, N, config=configs[N], seed=seed, progress=progress, **train_kw)
+    return runs()
+
+
+def training_report(dicts) -> dict:
+    """The results file of a grid of runs (``docs/data/sg8_training.json``): the runs'
+    :meth:`TrainResult.to_dict` and their :func:`summarize_runs`."""
+    return {"claim": "SG-8", "runs": dicts, "summary": summarize_runs(dicts)}
+
+
 def summarize_runs(dicts):
     """Per (target, N) of a list of :meth:`TrainResult.to_dict` dicts: accuracies over seeds,
     min/mean, K_0 fraction and mean sensitivity."""
@@ -461,6 +488,6 @@ def summarize_runs(dicts):
     return out
 
 __all__ = [
-    "TrainResult", "train", "summarize_runs", "validate_options", "training_data", "fit", "evaluate",
+    "TrainResult", "train", "summarize_runs", "run_training_grid", "training_report", "validate_options", "training_data", "fit", "evaluate",
     "EXACT_LIMIT", "ALL_STRINGS_LIMIT",
 ]

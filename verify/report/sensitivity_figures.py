@@ -127,8 +127,9 @@ def training_profiles(dicts, path):
                  "as formalised in boolverify",
                  fontsize=10)
     fig.tight_layout()
-    atomic_savefig(fig, path, dpi=150)
+    written = atomic_savefig(fig, path, dpi=150)
     plt.close(fig)
+    return written
 
 
 __all__ = ["draw_histogram", "draw_profiles", "random_profile_figure", "docs_figure",
