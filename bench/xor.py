@@ -26,7 +26,8 @@ import time
 import torch
 
 
-def _median_time(fn, repeats, warmup=1):
+def median_time(fn, repeats, warmup=1):
+    """``(median, all times)`` in seconds of ``repeats`` calls of ``fn`` after ``warmup`` calls."""
     for _ in range(warmup):
         fn()
     times = []
@@ -111,8 +112,8 @@ def _against_monte_carlo(d2, m, th, tt, support, gen, repeats):
     V2 = sample_embeddings(d2, m, generator=gen)
     X, y = sample_data(d2, d2, support, generator=gen)
     res = {"d_mc": d2}
-    res["t_grad_mc_d"], _ = _median_time(lambda: population_grad(V2, th, tt, support), repeats)
-    res["t_mc"], _ = _median_time(lambda: empirical_grad(V2, th, tt, X, y), max(3, repeats // 2))
+    res["t_grad_mc_d"], _ = median_time(lambda: population_grad(V2, th, tt, support), repeats)
+    res["t_mc"], _ = median_time(lambda: empirical_grad(V2, th, tt, X, y), max(3, repeats // 2))
     res["speedup_over_mc"] = res["t_mc"] / res["t_grad_mc_d"]
     return res
 

@@ -38,10 +38,11 @@ def popcount_sum(a: np.ndarray, u8: np.ndarray | None = None) -> int:
             return int(np.bitwise_count(a).sum(dtype=np.int64))
         np.bitwise_count(a, out=u8)
         return int(u8.sum(dtype=np.int64))
-    return popcount_sum_table(a)
+    return popcount_sum_lut(a)
 
 
-def popcount_sum_table(a: np.ndarray) -> int:
+def popcount_sum_lut(a: np.ndarray) -> int:
+    """:func:`popcount_sum` by a byte table (numpy < 2.0 has no ``np.bitwise_count``)."""
     return int(_POP8[np.ascontiguousarray(a).view(np.uint8)].sum(dtype=np.int64))
 
 

@@ -42,8 +42,19 @@ READOUTS = ("linear", "sigmoid", "median")
 #: Floating-point type of the transformer's parameters and arithmetic.
 MODEL_DTYPES = ("float64", "float32")
 
-#: Boolean targets a transformer is trained on.
+#: Named entries of the Boolean-function registry (:mod:`numeric.boolean`): a function of
+#: :data:`FUNCTIONS` at fixed parameters, ``name -> (function, ((parameter, value), ...))``.
+#: ``parity01`` is the parity of bits 0 and 1, a 2-sparse parity.
+NAMED_FUNCTIONS = {"parity01": ("sparse_parity", (("S", (0, 1)),))}
+
+#: Boolean targets a transformer is trained on (entries of :data:`FUNCTIONS`).
 TRAINING_TARGETS = ("majority", "first", "parity")
+#: Positive controls of the training runs (entries of :data:`NAMED_FUNCTIONS`): ``parity01`` is
+#: learnable by attending to two positions, whatever N, so a budget under which PARITY of all N
+#: bits fails can be shown to suffice for a parity of few bits.
+CONTROL_TARGETS = ("parity01",)
+#: Every target the training runs accept.
+ALL_TARGETS = TRAINING_TARGETS + CONTROL_TARGETS
 
 #: Training losses.
 LOSSES = ("bce", "mse")
@@ -51,6 +62,7 @@ LOSSES = ("bce", "mse")
 #: Optimizers of the multi-step XOR runs.
 OPTIMIZERS = ("gd", "adam")
 
-__all__ = ["ATTENTIONS", "FUNCTIONS", "FUNCTION_PARAMS", "INIT_SCHEMES", "PRESETS", "NORM_POSITIONS",
+__all__ = ["ATTENTIONS", "FUNCTIONS", "FUNCTION_PARAMS", "NAMED_FUNCTIONS", "CONTROL_TARGETS", "ALL_TARGETS",
+           "INIT_SCHEMES", "PRESETS", "NORM_POSITIONS",
            "LN_VARIANCES", "LN_EPS_PLACEMENTS", "EMBEDDING_SCALES", "BIAS_INITS", "LN_AFFINE_INITS",
            "READOUTS", "MODEL_DTYPES", "TRAINING_TARGETS", "LOSSES", "OPTIMIZERS"]

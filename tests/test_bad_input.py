@@ -74,6 +74,18 @@ MUTANTS = [
     (["mutants", "--only"], {}),
 ]
 
+RUNS = [
+    (["runs"], {}),
+    (["runs", "no-such-run", "--out-dir", "{out}/docs"], {}),
+    (["runs", "sg5", "no-such-run", "--out-dir", "{out}/docs"], {}),
+    (["runs", "SG5", "--quick", "--out-dir", "{out}/docs"], {}),
+    (["runs", "sg5", "--quick", "--threads", "0", "--out-dir", "{out}/docs"], {}),
+    (["runs", "sg5", "--quick", "--threads", "x", "--out-dir", "{out}/docs"], {}),
+    (["runs", "sg5", "--quick", "--out-dir", "{in}/f"], {"f": "a file, not a folder"}),
+    (["runs", "sg5", "--quick", "--out-dir", ""], {}),
+    (["runs", "--no-such-option"], {}),
+]
+
 XOR_STEP = [[*(["xor", "step"]), *args] for args in (
     ["--m", "4"],
     ["--d", "100"],
@@ -325,7 +337,7 @@ RESUME = [
     (["xor", "samples", "--d", "100", "--n", "8", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": SWEEP_INTS}),
 ]
 
-CASES = (CHECK + DERIVE + MUTANTS
+CASES = (CHECK + DERIVE + MUTANTS + RUNS
          + [(a, {}) for a in XOR_STEP + XOR_SWEEP + XOR_SAMPLES + XOR_COMPARE]
          + [(a, PROFILE_FILES) for a in PROFILE]
          + [(a, {}) for a in RANDOM + BOUNDS + TRAIN + SAMPLE + TOP] + RESUME)
@@ -382,11 +394,11 @@ def test_bad_input_one_line_exit_2(argv, files, tmp_path, monkeypatch, capsys):
 
 
 def test_the_table_is_large_and_covers_every_command():
-    from verify.cli import _GROUPS
+    from verify.cli import COMMAND_GROUPS
 
     assert len(CASES) >= 150
     commands = {a[0] for a, _ in CASES if a}
-    assert set(_GROUPS) - {"crossval"} <= commands    # crossval: its own table
+    assert set(COMMAND_GROUPS) - {"crossval"} <= commands    # crossval: its own table
 
 
 # --------------------------------------------------------------------------- signals

@@ -1,4 +1,5 @@
-"""Unit tests of numeric.boolean: truth tables, string index convention, bad input."""
+"""Unit tests of numeric.boolean: truth tables, labels and exact facts of one registry, string
+index convention, bad input."""
 
 import itertools
 import re
@@ -8,8 +9,10 @@ import pytest
 import torch
 
 from numeric.boolean import (
-    DEFAULT_MAX_N, FUNCTIONS, HARD_MAX_N, all_strings, check_N, hamming_weights, truth_table,
+    DEFAULT_MAX_N, FUNCTIONS, HARD_MAX_N, REGISTRY_NAMES, all_strings, baseline_accuracy, check_N,
+    exact_mean_sensitivity, exact_profile_fraction, hamming_weights, labels, smallest_N, truth_table,
 )
+from numeric.sensitivity import profile
 from numeric.validation import InputError
 
 
@@ -146,3 +149,52 @@ def test_cuda_tables_equal_cpu():
         a = truth_table(name, 10, **params)
         b = truth_table(name, 10, device="cuda", **params)
         assert b.device.type == "cuda" and torch.equal(a, b.cpu())
+
+
+def _entries(N):
+    """Every registry entry with parameters that fit N (random: two seeds)."""
+    out = [(name, {}) for name in ("parity", "majority", "first", "constant", "parity01")]
+    out += [("constant", {"value": 1}), ("random", {"seed": 0}), ("random", {"seed": 5})]
+    out += [("dictator", {"i": i}) for i in range(N)]
+    for k in (1, 2, 3):
+        for S in itertools.combinations(range(N), k):
+            out += [("sparse_parity", {"S": list(S)}), ("sparse_majority", {"S": list(S)})]
+    return [(name, p) for name, p in out if smallest_N(name, **p) <= N]
+
+
+@pytest.mark.parametrize("N", [1, 2, 3, 5, 8])
+def test_registry_labels_and_exact_facts_agree_with_the_table(N):
+    bits = all_strings(N).to(torch.int64)
+    for name, params in _entries(N):
+        table = truth_table(name, N, **params)
+        assert torch.equal(labels(name, bits, **params), table.to(torch.int64)), (name, params)
+        if name == "random":
+            continue  # no form g(weight on S): no exact facts
+        K = profile(table)
+        assert exact_profile_fraction(name, N, **params) == [int(k) / 2**N for k in K], (name, params)
+        assert exact_mean_sensitivity(name, N, **params) == pytest.approx(
+            sum(k * int(c) for k, c in enumerate(K)) / 2**N, rel=1e-12)
+        p = float(table.double().mean())
+        assert baseline_accuracy(name, N, **params) == pytest.approx(max(p, 1 - p), rel=1e-12)
+
+
+def test_named_entry_is_the_sparse_parity_of_bits_0_and_1():
+    assert "parity01" in REGISTRY_NAMES and smallest_N("parity01") == 2
+    assert torch.equal(truth_table("parity01", 6), truth_table("sparse_parity", 6, S=[0, 1]))
+    # exact facts for any N: every string has exactly bits 0 and 1 sensitive
+    assert exact_profile_fraction("parity01", 100)[2] == 1.0
+    assert exact_mean_sensitivity("parity01", 100) == 2.0 and baseline_accuracy("parity01", 100) == 0.5
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: truth_table("parity01", 4, S=[0, 2]), "S"),
+    (lambda: truth_table("parity01", 1), "S[1]"),
+    (lambda: labels("majority", torch.zeros(3, dtype=torch.int64)), "bits.ndim"),
+    (lambda: labels("xor", torch.zeros(3, 2, dtype=torch.int64)), "name"),
+    (lambda: exact_mean_sensitivity("random", 4, seed=0), "name"),
+    (lambda: exact_profile_fraction("parity", 0), "N"),
+    (lambda: baseline_accuracy("sparse_parity", 4, S=[5]), "S[0]"),
+])
+def test_registry_bad_input(call, name):
+    with pytest.raises(InputError, match="^" + re.escape(name) + " = "):
+        call()

@@ -218,13 +218,17 @@ def test_cuda_fast_pass_and_sampler_match_cpu():
 
 # -- the Theorem 4.5 experiment ------------------------------------------------------------
 def test_theorem45_small_run_resumes(tmp_path):
-    from verify.experiments.theorem45 import main as t45
+    from verify.experiments.plans import THEOREM45_FULL
+    from verify.experiments.theorem45 import run_theorem45
+    from verify.report.transformer_figures import theorem45_figure
 
     js, fig = tmp_path / "t.json", tmp_path / "t.png"
-    argv = ["--D", "8", "--L", "2", "--N", "6", "9", "--schemes", "gaussian", "--target", "2", "--max-draws", "6",
-            "--strings", "6", "--strings-large", "3", "--large-from", "9", "--json", str(js)]
-    assert t45(argv + ["--figure", str(fig)]) == 0
-    d = json.loads(js.read_text())
+    plan = dict(THEOREM45_FULL, D=8, L=2, Ns=(6, 9), schemes=("gaussian",), target=2, max_draws=6,
+                strings=6, strings_large=3, large_from=9)
+    lines = []
+    d = run_theorem45(js, plan, progress=lines.append)
+    theorem45_figure(d, fig)
+    assert d == json.loads(js.read_text()) and len(lines) == 2
     assert set(d["cells"]) == {"gaussian/N=6", "gaussian/N=9"} and fig.stat().st_size > 1000
     c = d["cells"]["gaussian/N=9"]
     assert c["S"] == 3 and c["draws"] <= 6 and c["nonconstant"] == len(c["models"])
@@ -232,12 +236,17 @@ def test_theorem45_small_run_resumes(tmp_path):
     for r in c["models"]:
         assert r["holds"] == (r["log2_K0_lower"] is not None and r["log2_K0_lower"] >= c["log2_Na"])
     before = js.read_text()
-    assert t45(argv) == 0 and js.read_text() == before  # resumed: nothing recomputed
+    assert run_theorem45(js, plan) == d and js.read_text() == before  # resumed: nothing recomputed
+    # a run under a key of the same file leaves the rest of the file as it is
+    other = run_theorem45(js, dict(plan, Ns=(6,)), key="again")
+    whole = json.loads(js.read_text())
+    assert whole["again"] == other and whole["cells"] == d["cells"]
 
 
-def test_theorem45_bad_input_exits_2(tmp_path, capsys):
-    from verify.experiments.theorem45 import main as t45
+def test_theorem45_bad_plan_is_refused_before_work(tmp_path):
+    from verify.experiments.plans import THEOREM45_FULL
+    from verify.experiments.theorem45 import run_theorem45
 
-    with pytest.raises(SystemExit) as e:
-        t45(["--D", "1", "--json", str(tmp_path / "t.json")])
-    assert e.value.code == 2 and "--D" in capsys.readouterr().err
+    with pytest.raises(InputError, match="^D = "):
+        run_theorem45(tmp_path / "t.json", dict(THEOREM45_FULL, D=1))
+    assert not (tmp_path / "t.json").exists()

@@ -12,7 +12,7 @@ from numeric import xor
 from numeric.validation import InputError
 from numeric.xor_metrics import limit_step_attention, predicted_assignment, step_metrics
 from numeric.xor_stream import stream_grad, stream_step_metrics, streamed_instance
-from verify.experiments.xor_sweeps import _limit_success, run_sweep
+from verify.experiments.xor_sweeps import limit_success, run_sweep
 
 
 def _materialised_seed(d, m, seed, c, eps):
@@ -24,7 +24,7 @@ def _materialised_seed(d, m, seed, c, eps):
     g1, gt1 = limit_step_attention(V, th0, tt0, sup)
     ok = bool(met["success"])
     a, b = sup
-    return (ok, bool(_limit_success(g1[a], g1[b], gt1[a], gt1[b], eps)),
+    return (ok, bool(limit_success(g1[a], g1[b], gt1[a], gt1[b], eps)),
             ok and int(met["assignment"]) == int(predicted_assignment(V, th0, sup)),
             float(met["loss"]), sup)
 

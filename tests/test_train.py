@@ -1,4 +1,4 @@
-"""Unit tests of verify.experiments.training and numeric.targets (the SG-8 training loop) and `boolverify sensitivity train`.
+"""Unit tests of verify.experiments.training and the training targets of numeric.boolean (the SG-8 training loop) and `boolverify sensitivity train`.
 
 The loop is first checked with a tiny stand-in model (a linear threshold unit, which can
 represent MAJORITY and FIRST exactly and PARITY not at all), so that these tests say
@@ -14,11 +14,11 @@ import re
 import pytest
 import torch
 
-from numeric.boolean import all_strings, truth_table
-from numeric.sensitivity import average_sensitivity, profile
-from numeric.targets import (
-    baseline_accuracy, labels, target_mean_sensitivity, target_profile_fraction,
+from numeric.boolean import (
+    all_strings, baseline_accuracy, exact_mean_sensitivity, exact_profile_fraction, labels,
+    truth_table,
 )
+from numeric.sensitivity import average_sensitivity, profile
 from numeric.validation import InputError
 from verify.cli import main
 from verify.experiments.training import EXACT_LIMIT, train
@@ -53,8 +53,8 @@ def test_labels_agree_with_truth_table(target, N):
 def test_exact_target_statistics_agree_with_enumeration(target, N):
     tab = truth_table(target, N)
     K = profile(tab)
-    assert target_profile_fraction(target, N) == [int(k) / 2**N for k in K]
-    assert target_mean_sensitivity(target, N) == pytest.approx(average_sensitivity(tab), rel=1e-12)
+    assert exact_profile_fraction(target, N) == [int(k) / 2**N for k in K]
+    assert exact_mean_sensitivity(target, N) == pytest.approx(average_sensitivity(tab), rel=1e-12)
     p = float(tab.double().mean())
     assert baseline_accuracy(target, N) == pytest.approx(max(p, 1 - p), rel=1e-12)
 
@@ -72,16 +72,15 @@ def test_wilson_interval_known_value_and_shape():
 
 @pytest.mark.parametrize("N", [2, 3, 7, 12])
 def test_control_target_labels_table_and_statistics(N):
-    from verify.experiments.training import target_labels, target_truth_table
-
     bits = all_strings(N).to(torch.int64)
-    y = target_labels("parity01", bits)
+    y = labels("parity01", bits)
     assert y.tolist() == [(row[0] + row[1]) % 2 for row in bits.tolist()]  # written out
-    tab = target_truth_table("parity01", N)
+    tab = truth_table("parity01", N)
     assert tab.tolist() == [(i & 1) ^ ((i >> 1) & 1) for i in range(2**N)]  # bits 0, 1 of the index
     assert average_sensitivity(tab) == pytest.approx(2.0, rel=1e-12)  # bits 0 and 1, every string
-    # the targets of numeric.targets come through unchanged
-    assert torch.equal(target_labels("majority", bits), labels("majority", bits))
+    # the named entry is the sparse parity of bits 0 and 1
+    assert torch.equal(tab, truth_table("sparse_parity", N, S=[0, 1]))
+    assert exact_profile_fraction("parity01", N)[2] == 1.0 and baseline_accuracy("parity01", N) == 0.5
 
 
 def test_control_target_trains_and_reports_exact_statistics():
@@ -100,7 +99,7 @@ def test_loop_fits_a_linear_threshold_target(target):
     r = train(target, N, model=_Linear(N), steps=300, lr=0.05, weight_decay=0.0, batch_size=64)
     assert r.regime == "all strings" and r.accuracy_exact and r.accuracy_n == 2**N
     assert r.accuracy == 1.0
-    assert r.profile == [int(round(f * 2**N)) for f in target_profile_fraction(target, N)]
+    assert r.profile == [int(round(f * 2**N)) for f in exact_profile_fraction(target, N)]
     assert r.final_loss < 0.5 * math.log(2)  # well below the loss of T = 0
     assert r.loss_curve[-1][0] == 300
 
@@ -264,11 +263,11 @@ def test_bad_input(kw, name):
     "call, name",
     [
         (lambda: labels("majority", torch.zeros(3, dtype=torch.int64)), "bits.ndim"),
-        (lambda: labels("xor", torch.zeros(3, 2, dtype=torch.int64)), "target"),
+        (lambda: labels("xor", torch.zeros(3, 2, dtype=torch.int64)), "name"),
         (lambda: wilson_interval(5, 4), "successes"),
-        (lambda: target_mean_sensitivity("first", 0), "N"),
-        (lambda: baseline_accuracy("xor", 3), "target"),
-        (lambda: target_profile_fraction("parity", 0), "N"),
+        (lambda: exact_mean_sensitivity("first", 0), "N"),
+        (lambda: baseline_accuracy("xor", 3), "name"),
+        (lambda: exact_profile_fraction("parity", 0), "N"),
     ],
 )
 def test_bad_input_helpers(call, name):

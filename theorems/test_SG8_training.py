@@ -80,12 +80,12 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from numeric.targets import target_mean_sensitivity
+from numeric.boolean import exact_mean_sensitivity, truth_table
 from numeric.transformer_eval import strings
 from numeric.vocabulary import TRAINING_TARGETS
 from verify.common.seeds import seed, seed_offset
 from verify.experiments.plans import SG8_FAST, SG8_FAST_DTYPE, SG8_FULL, SG8_PARITY_BUDGETS
-from verify.experiments.training import target_truth_table, train
+from verify.experiments.training import train
 from verify.stats.decisions import exact, inside
 from verify.stats.intervals import clopper_pearson
 
@@ -103,7 +103,7 @@ LOW_SENSITIVITY = 0.25
 
 
 def _by_definition(target, bits):
-    """The target on one string (a list of 0/1), written out independently of numeric.targets."""
+    """The target on one string (a list of 0/1), written out independently of numeric.boolean."""
     if target == "majority":  # strict: more ones than zeros
         return int(sum(bits) > len(bits) - sum(bits))
     if target == "first":
@@ -166,7 +166,7 @@ def _runs(name):
 def _table_disagreements(target, N):
     """Strings on which the evaluation's truth table differs from :func:`_by_definition`."""
     bits = strings(torch.arange(2**N), N).tolist()
-    table = target_truth_table(target, N).tolist()
+    table = truth_table(target, N).tolist()
     return sum(t != _by_definition(target, b) for t, b in zip(table, bits))
 
 
@@ -270,7 +270,7 @@ def test_trained_profiles_are_skewed_to_low_sensitivity(evidence):
     k, n = _count(cells["parity_long"], _low)
     interval = list(clopper_pearson(k, n, 2 * LEVEL - 1))
     evidence[f"parity_trained_as_at_most_N/4_N{N}"] = [k, n, interval]
-    evidence[f"parity_as_N{N}"] = target_mean_sensitivity("parity", N)  # = N, the largest possible
+    evidence[f"parity_as_N{N}"] = exact_mean_sensitivity("parity", N)  # = N, the largest possible
 
 
 # ----------------------------------------------------------------------------- full (slow)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from bench.xor import _median_time
+from bench.xor import median_time
 
 HERE = Path(__file__).resolve().parent
 FLAGS = ["-O3", "-march=native", "-ffp-contract=fast", "-fassociative-math", "-fno-signed-zeros",
@@ -127,7 +127,7 @@ def main(argv=None):
     th, tt = (torch.randn(args.m, dtype=torch.float64, generator=g) for _ in range(2))
     a, b = 0, 1
     ref = _reference(V, th, tt, a, b)
-    one = _median_time(lambda: torch.mv(V, th), args.repeats)[0]
+    one = median_time(lambda: torch.mv(V, th), args.repeats)[0]
     print(f"d = {args.d}, m = {args.m}, float64, 1 thread; one read (torch.mv): {1e3 * one:.1f} ms")
     if shutil.which("gcc"):
         src = (HERE / "fused_softmax_sums.c").read_text()
@@ -138,7 +138,7 @@ def main(argv=None):
                     assert old in s, old
                     s = s.replace(old, new)
                 run = _c_kernel(s, tmp)
-                t = _median_time(lambda: run(V, th, tt, a, b), args.repeats)[0]
+                t = median_time(lambda: run(V, th, tt, a, b), args.repeats)[0]
                 err = ""
                 if name == "full":
                     err = f", max error {float((run(V, th, tt, a, b) - ref).abs().max() / ref.abs().max()):.1e}"
@@ -150,7 +150,7 @@ def main(argv=None):
     except ImportError:
         print("numba: not installed")
     else:
-        t = _median_time(lambda: run(V, th, tt, a, b), args.repeats)[0]
+        t = median_time(lambda: run(V, th, tt, a, b), args.repeats)[0]
         err = float((run(V, th, tt, a, b) - ref).abs().max() / ref.abs().max())
         print(f"numba: {t / one:.2f}x one read, max error {err:.1e}")
 

@@ -23,7 +23,7 @@ import threading
 
 from numeric.validation import InputError
 
-_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants")
+COMMAND_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants", "runs")
 
 
 class Terminated(KeyboardInterrupt):
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(as formalised in boolverify).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in _GROUPS:
+    for name in COMMAND_GROUPS:
         importlib.import_module(f"verify.cli.{name}").register(sub)
     return parser
 
@@ -108,7 +108,7 @@ def _main(argv) -> int:
         except SystemExit as exc:  # usage errors (already printed) and --help
             return 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 2
         if not getattr(args, "func", None):
-            raise InputError(f"expected a command, one of {', '.join(_GROUPS)} (see 'boolverify --help')")
+            raise InputError(f"expected a command, one of {', '.join(COMMAND_GROUPS)} (see 'boolverify --help')")
         rc = args.func(args)
     except InputError as exc:
         print(f"boolverify: error: {exc}", file=sys.stderr)

@@ -134,45 +134,45 @@ def _handler(args) -> int:
     import torch
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from verify.experiments.training import summarize_runs, train
-    from numeric.transformer import TransformerConfig
+    from verify.experiments.training import run_training_grid, training_report
 
     if args.threads is not None:
         torch.set_num_threads(args.threads)
     kw = _kwargs(args)
-    # build the configs first so that a bad --D/--H/--eps fails before any bar is drawn
-    configs = {N: TransformerConfig(D=args.D, L=args.L, H=args.H, eps=args.eps, N_max=max(64, N))
-               for N in Ns}
     console = make_console()
-    results = []
-    runs = [(t, N, s) for t in targets for N in Ns for s in range(args.seeds)]
+    results, current = [], []
+
+    def start(t, N, s):
+        task = bar.add_task(f"{t} N={N} seed={s}", total=1, loss="")
+        current[:] = [task]
+
+        def progress(step, steps, loss, _task=task):
+            bar.update(_task, completed=step, total=steps, loss=f"{loss:.4f}")
+        return progress
+
+    # the configs are built here, so that a bad --D/--H/--eps fails before any bar is drawn
+    grid = run_training_grid(targets, Ns, args.seeds, D=args.D, L=args.L, H=args.H, eps=args.eps,
+                             on_start=start, **kw)
+    total = len(targets) * len(Ns) * args.seeds
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("loss {task.fields[loss]}"), TimeElapsedColumn(),
                   console=console, transient=False) as bar:
-        overall = bar.add_task("all runs", total=len(runs), loss="")
-        for t, N, s in runs:
-            task = bar.add_task(f"{t} N={N} seed={s}", total=1, loss="")
-
-            def progress(step, steps, loss, _task=task):
-                bar.update(_task, completed=step, total=steps, loss=f"{loss:.4f}")
-
-            config = configs[N]
-            try:
-                r = train(t, N, config=config, seed=s, progress=progress, **kw)
-            except FloatingPointError as exc:
-                # a diverging run is a choice of options (the learning rate), not a crash
-                raise InputError(f"--lr = {args.lr if args.lr is not None else 'default'}: {exc}") from None
-            results.append(r)
-            bar.update(task, visible=False)
-            bar.advance(overall)
+        overall = bar.add_task("all runs", total=total, loss="")
+        try:
+            for r in grid:
+                results.append(r)
+                bar.update(current[0], visible=False)
+                bar.advance(overall)
+        except FloatingPointError as exc:
+            # a diverging run is a choice of options (the learning rate), not a crash
+            raise InputError(f"--lr = {args.lr if args.lr is not None else 'default'}: {exc}") from None
 
     console.print(_table(results))
     dicts = [r.to_dict() for r in results]
     if args.json:
         from verify.common.atomic_io import atomic_write_json
 
-        atomic_write_json(args.json, {"claim": "SG-8", "runs": dicts,
-                                      "summary": summarize_runs(dicts)})
+        atomic_write_json(args.json, training_report(dicts))
         console.print(f"wrote {args.json}")
     for path in args.figure or []:
         from verify.report.sensitivity_figures import training_profiles

@@ -53,7 +53,8 @@ MAX_EXAMPLES = 100_000
 #: Largest text or JSON table file read (a bigger table belongs in a .npy file).
 MAX_TEXT_BYTES = 1 << 26
 
-_QUANTITY = {
+#: What a cross-validated function returns, in words (the name of the quantity compared).
+QUANTITY = {
     "loss": "population loss",
     "grad": "population gradient (grad_theta, grad_theta_tilde)",
     "profile": "sensitivity profile K_0..K_N",
@@ -472,7 +473,7 @@ def crossval_xor(fn, kind="grad", conventions: XorConventions | None = None, max
     if mismatch is not None:
         mismatch.conventions = conv
     examples = sum(sizes["d"].values())
-    return CrossvalResult(ok=mismatch is None, examples=examples, mismatch=mismatch, compared=_QUANTITY[kind],
+    return CrossvalResult(ok=mismatch is None, examples=examples, mismatch=mismatch, compared=QUANTITY[kind],
                           sizes={k: dict(v) for k, v in sizes.items()})
 
 
@@ -817,7 +818,7 @@ def _profile_hints(target, conv, bits, received):
                 if returns != conv.returns:
                     changes["returns"] = returns
                 handed = f" when handed {'±1' if values == 'pm1' else '0/1'} tables" if "values" in changes else ""
-                return [(f"the function computes our {_QUANTITY[returns]}{handed}", changes)]
+                return [(f"the function computes our {QUANTITY[returns]}{handed}", changes)]
     got = answers.get(conv.values)
     if conv.returns != "profile" or got is None:
         return []
@@ -887,7 +888,7 @@ def crossval_profile_function(fn, conventions: ProfileConventions | None = None,
             if not mismatch.error:
                 mismatch.hints = _profile_hints(target, conv, bits, mismatch.received)
     return CrossvalResult(ok=mismatch is None, examples=sum(sizes.values()), mismatch=mismatch,
-                          compared=_QUANTITY[conv.returns], sizes={"N": dict(sizes)})
+                          compared=QUANTITY[conv.returns], sizes={"N": dict(sizes)})
 
 
 def read_table(path, N=None, values="01", allow_large=False):
@@ -965,5 +966,5 @@ def check_claimed(claimed, N, name="claimed"):
 __all__ = [
     "XorConventions", "ProfileConventions", "CrossvalResult", "Mismatch", "TargetRaised", "TargetFailed",
     "load_callable", "crossval_xor", "crossval_file", "crossval_profile_function", "read_table",
-    "seeded_table", "check_claimed", "render_hint", "MAX_PROFILE_N",
+    "seeded_table", "check_claimed", "render_hint", "MAX_PROFILE_N", "QUANTITY",
 ]

@@ -67,12 +67,12 @@ def assert_profile_matches(fn, conventions=None, *, max_N=10, max_examples=100, 
     on tables of every ``N`` from 1 to ``max_N`` (conventions: a
     :class:`~verify.crossval.ProfileConventions`)."""
     __tracebackhide__ = True
-    from verify.crossval.implementations import ProfileConventions, _QUANTITY
+    from verify.crossval.implementations import ProfileConventions, QUANTITY
 
     conv = conventions or ProfileConventions()
     return _check(lambda: crossval_profile_function(fn, conventions, max_N, max_examples, seed, timeout=timeout,
                                                     paths=paths),
-                  fn, _QUANTITY.get(getattr(conv, "returns", "profile"), "profile"))
+                  fn, QUANTITY.get(getattr(conv, "returns", "profile"), "profile"))
 
 
 __all__ = ["assert_population_grad_matches", "assert_population_loss_matches", "assert_profile_matches"]

@@ -45,7 +45,7 @@ from numeric import xor
 from numeric.validation import (InputError, check_choice, check_device, check_dtype, check_int,
                                 check_real)
 from verify.experiments.records import FiniteSampleCell
-from verify.experiments.xor_sweeps import (_check_eps, _chunks, _grid, _Store, cell_support,
+from verify.experiments.xor_sweeps import (check_eps, seed_chunks, check_grid, CellStore, cell_support,
                                           instance_seed)
 
 REGIMES = ("one_step", "gradient_flow")
@@ -219,14 +219,14 @@ def run_finite_samples(ds, ns_for_d, m, n_seeds, *, regime="one_step", steps=200
         list of :class:`~verify.experiments.records.FiniteSampleCell`, in the order of ``ds``
         and then ``n``.
     """
-    ds = _grid(ds, "ds", 2)
+    ds = check_grid(ds, "ds", 2)
     check_int(m, "m", lo=1)
     check_int(n_seeds, "n_seeds", lo=1)
     regime = check_choice(regime, "regime", REGIMES)
     steps = check_int(steps, "steps", lo=1)
     step_length = check_real(step_length, "step_length", lo=0, lo_open=True)
     c = check_real(c, "c", lo=0, lo_open=True)
-    eps = _check_eps(eps)
+    eps = check_eps(eps)
     seed_offset = check_int(seed_offset, "seed_offset", lo=0)
     max_elems = check_int(max_elems, "max_elems", lo=1)
     dtype = check_dtype(dtype)
@@ -234,10 +234,10 @@ def run_finite_samples(ds, ns_for_d, m, n_seeds, *, regime="one_step", steps=200
     if not isinstance(ns_for_d, dict) or set(ns_for_d) != set(ds):
         raise InputError(f"ns_for_d = {ns_for_d!r}: expected a dict with one list of sample "
                          f"sizes per d in ds = {ds}")
-    plan = [(d, n) for d in ds for n in _grid(ns_for_d[d], f"ns_for_d[{d}]", 1)]
+    plan = [(d, n) for d in ds for n in check_grid(ns_for_d[d], f"ns_for_d[{d}]", 1)]
     rounds = steps if regime == "gradient_flow" else 1
     total = sum(n * d * n_seeds * rounds for d, n in plan)
-    store, done, cells = _Store(out), 0, []
+    store, done, cells = CellStore(out), 0, []
     for d, n in plan:
         key = {"kind": "finite_samples", "regime": regime, "d": d, "n": n, "m": m,
                "n_seeds": n_seeds, "seed_offset": seed_offset, "c": c, "eps": eps,
@@ -262,7 +262,7 @@ def _run_cell(key, max_elems, dtype, device):
     rows = min(n, DATA_BLOCK) if regime == "one_step" else n
     bits, pop_bits, half_both = [], [], 0
     seeds = list(range(key["seed_offset"], key["seed_offset"] + S))
-    for chunk in _chunks(seeds, rows * padded_width(d), max_elems):
+    for chunk in seed_chunks(seeds, rows * padded_width(d), max_elems):
         gens, V, th0 = _instances(d, n, m, chunk, dtype)
         stream = _SampleStream(gens, d, n, support, dtype)
         V, th0 = V.to(device), torch.stack((th0, -th0), dim=1).to(device)     # (S, 2, m)

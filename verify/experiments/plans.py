@@ -1,8 +1,8 @@
 """Every run plan of the suite in one place: which ``d``, ``m``, ``n``, ``N``, seeds and model
 counts a quick (theorem, CI) or a full (documented results in ``docs/data/``) run uses.
 
-Theorems, ``bench/`` and the docs read the settings from here; changing a plan changes every
-run that uses it.
+Theorems, ``boolverify runs`` (the full runs behind ``docs/data``) and the docs read the settings
+from here; changing a plan changes every run that uses it.
 """
 
 import functools
@@ -27,6 +27,15 @@ FULL_SWEEP = (
     (100000, (8, 12, 16, 24, 32, 48, 64, 96), 60),
     (1000000, (12, 16, 24, 32, 48, 64), 20),
 )
+#: the rows of the full sweep beyond 10^6 (``boolverify runs xor-sweep`` only; no theorem reads
+#: them): (d, m grid, seeds, options of run_sweep); 10^7 materialised (10.5 GB of V), 10^8
+#: streamed on two Dask workers
+FULL_SWEEP_LARGE = (
+    (10000000, (16, 24, 32, 48, 64), 20, {}),
+    (100000000, (24, 32, 48, 64), 10, {"stream": True, "workers": 2}),
+)
+#: quick plan of ``boolverify runs xor-sweep --quick`` (a smoke run, seconds)
+QUICK_SWEEP = ((100, (4, 8), 10),)
 
 # -- paper A, finite samples (SX-6) -------------------------------------------------------------
 SAMPLES_M = 32
@@ -64,8 +73,11 @@ FINITE_FULL_SEEDS = 200
 #: resumable results files of the full plan, by regime
 FINITE_FILE_ENV = {"one_step": "BOOLVERIFY_XOR_SAMPLES_GRID_FILE",
                    "gradient_flow": "BOOLVERIFY_XOR_FIXED_SAMPLE_FILE"}
+#: quick plan of ``boolverify runs xor-samples-grid --quick`` / ``xor-fixed-sample --quick``
+FINITE_QUICK_DS = (8,)
+FINITE_QUICK_SEEDS = 4
 
-# -- paper B, random transformers (SG-4, SG-5, SG-6; bench/transformer_sweeps.py) --------------
+# -- paper B, random transformers (SG-4, SG-5, SG-6; boolverify runs sg4 / sg5 / sg6) ----------
 #: SG-6: eps = 0, exact profiles over all 2^N strings
 SG6_FULL = dict(D=16, L=2, H=2, eps=0.0, Ns=(4, 6, 8, 10, 12, 14, 16),
                 models={4: 200, 6: 200, 8: 200, 10: 100, 12: 100, 14: 30, 16: 12}, seed=1000)
@@ -76,11 +88,35 @@ SG4_FULL = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(8, 16, 32, 64, 128, 256, 51
 #: SG-5: eps > 0, uniform box, margin-xi recognition over all 2^N strings
 SG5_FULL = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(1, 2, 3, 4, 5, 6, 8, 10, 12), models=200,
                 xis=(0.01, 0.03, 0.1), seed=4000)
+#: quick plans of ``boolverify runs sg4 / sg5 / sg6 --quick`` (smoke runs: few models, small N)
+SG6_QUICK = dict(SG6_FULL, Ns=(4, 6, 8), models={4: 4, 6: 4, 8: 4})
+SG6_D32_QUICK = dict(SG6_D32_FULL, N=8, models=4)
+SG4_QUICK = dict(SG4_FULL, Ns=(8, 16, 32, 64), models=3)
+SG5_QUICK = dict(SG5_FULL, Ns=(1, 2, 4), models=10)
+
+# -- paper B, Theorem 4.5 past its crossover (boolverify runs theorem45) ----------------------
+#: verify.experiments.theorem45.run_theorem45: width D, L layers (a = (D-1)/(2L) - 5), H heads,
+#: eps; init schemes (None: all, or the preset's own) and lengths (None: N*, 1.5N*, 2N*, 3N*,
+#: 4N*); S = strings per model below large_from (None: 2 N*), strings_large from there on; per
+#: cell models are drawn until `target` are non-constant (at most max_draws), each screened on
+#: `pilot` strings first (0: no screen)
+THEOREM45_FULL = dict(D=64, L=2, H=2, eps=0.0, preset=None, schemes=None, Ns=None, strings=16,
+                      strings_large=4, large_from=None, target=30, max_draws=150, pilot=64)
+#: the same past the crossover under the bhattamishra conventions (its H, eps, init and B), kept
+#: under the key "preset_bhattamishra" of docs/data/theorem45.json
+THEOREM45_BHATTAMISHRA = dict(THEOREM45_FULL, preset="bhattamishra")
+#: quick plan (a smoke run of a few seconds)
+THEOREM45_QUICK = dict(THEOREM45_FULL, D=8, schemes=("gaussian",), Ns=(6, 9), strings=6,
+                       strings_large=3, large_from=9, target=2, max_draws=6)
 
 # -- paper B, claim tests (theorems/test_SG*.py; seeds are local, shifted by the seed base) ----
 #: SG-2: Monte Carlo over uniformly random functions at these N, seed 1000 + N
 SG2_FAST = dict(Ns=(2, 4, 8, 12, 16), samples=8192, seed=1000)
 SG2_SLOW = dict(Ns=tuple(range(1, 17)), samples=1 << 16, seed=1000)
+#: SG-2 full run (docs/data/sg2_random_functions.json, boolverify runs sg2): Monte Carlo at N = 1 ..
+#: N_max with seed seed + N, beside the exact values for N <= 4; the quick plan is a smoke run
+SG2_REPORT = dict(N_max=16, samples=1 << 16, seed=2024)
+SG2_REPORT_QUICK = dict(SG2_REPORT, N_max=6, samples=256)
 #: SG-4: per-model slope of log(max influence over strings x positions random pairs) vs log N;
 #: positions <= min(Ns), so every N gets the same number of pairs
 #: eps ablation: the first `eps_models` models again at eps = 0 and at `eps_control` (an eps as large
@@ -131,6 +167,12 @@ SG8_PARITY_BUDGETS = dict(N=14, steps=(1000, 4000), batch_size=64, runs=7, first
 #: SG-8 slow: train's defaults (400 steps, float64) at each N, seeds first_seed .. first_seed +
 #: runs - 1 (base 0: seeds 0-2 are the runs of docs/data/sg8_training.json)
 SG8_FULL = dict(Ns=(8, 16, 24), runs=5, first_seed=0)
+#: SG-8 full runs of ``boolverify runs sg8-training`` (docs/data/sg8_training.json: train's
+#: defaults, seeds 0 .. seeds - 1) and ``sg8-parity-transition`` (docs/data/sg8_parity_transition.json:
+#: PARITY at 1000 steps); the quick plan is a smoke run
+SG8_TRAINING = dict(targets=("majority", "first", "parity"), Ns=(8, 16, 24), seeds=3)
+SG8_PARITY_TRANSITION = dict(targets=("parity",), Ns=(10, 12, 14, 16), seeds=3, steps=1000)
+SG8_TRAINING_QUICK = dict(targets=("majority", "parity"), Ns=(4,), seeds=1, steps=5)
 
 
 @functools.lru_cache(maxsize=None)
@@ -171,7 +213,9 @@ def finite_sample_sizes(regime, d, quick=False):
     return sample_grid(d, *(FINITE_FAST_TRAINING_J if quick else FINITE_TRAINING_J))
 
 
-def _finite_cells(regime, ds, n_seeds, seed_offset, quick, out=None, progress=None):
+def finite_cells(regime, ds, n_seeds, seed_offset, quick, out=None, progress=None):
+    """The cells of ``regime`` at every ``d`` of ``ds`` on the sample sizes of
+    :func:`finite_sample_sizes`, ``n_seeds`` seeds each; resumable through ``out``."""
     cells = []
     for d in ds:
         cells += run_finite_samples([d], {d: finite_sample_sizes(regime, d, quick)}, SAMPLES_M,
@@ -185,7 +229,7 @@ def _finite_cells(regime, ds, n_seeds, seed_offset, quick, out=None, progress=No
 def fast_finite_cells(regime, seed_offset=0):
     """The cells of the quick SX-6 plan (:data:`FINITE_FAST_DS`) of ``regime``
     (``"one_step"`` or ``"gradient_flow"``) for the seeds from ``seed_offset`` on."""
-    return tuple(_finite_cells(regime, FINITE_FAST_DS, FINITE_FAST_SEEDS[regime], seed_offset,
+    return tuple(finite_cells(regime, FINITE_FAST_DS, FINITE_FAST_SEEDS[regime], seed_offset,
                                quick=True))
 
 
@@ -194,5 +238,5 @@ def full_finite_cells(regime, tmp_path, seed_offset=0, progress=None):
     through the file named by ``FINITE_FILE_ENV[regime]`` (``docs/data/xor_samples_grid.json``,
     ``docs/data/xor_fixed_sample_training.json``), else recomputed under ``tmp_path``."""
     out = os.environ.get(FINITE_FILE_ENV[regime]) or Path(tmp_path) / f"finite_{regime}.json"
-    return _finite_cells(regime, FINITE_FULL_DS, FINITE_FULL_SEEDS, seed_offset, False, out,
+    return finite_cells(regime, FINITE_FULL_DS, FINITE_FULL_SEEDS, seed_offset, False, out,
                          progress)

@@ -19,14 +19,13 @@ For each non-constant model the one-sided lower Clopper-Pearson bound ``lo`` of
 confidence, per model), compared with :math:`a \log_2 N` in log2 space (``-inf`` when no
 zero-sensitivity string was seen).
 
-Run: ``python -m verify.experiments.theorem45 --json docs/data/theorem45.json --figure
-docs/figures/theorem45.png``. The JSON is rewritten atomically after every (scheme, N) cell and
-a rerun with the same parameters resumes from it.
+Run: ``boolverify runs theorem45`` (the plans of :mod:`verify.experiments.plans`; the figure is
+:func:`verify.report.transformer_figures.theorem45_figure`). The JSON is rewritten atomically
+after every (scheme, N) cell and a rerun with the same parameters resumes from it.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import time
@@ -35,8 +34,8 @@ from pathlib import Path
 import torch
 
 from numeric.transformer_model import readout_table
-from numeric.validation import InputError, check_choice, check_int, check_ints, check_real
-from numeric.vocabulary import INIT_SCHEMES
+from numeric.validation import check_choice, check_int, check_ints, check_real
+from numeric.vocabulary import INIT_SCHEMES, PRESETS
 
 LEVEL = 0.95
 
@@ -119,151 +118,101 @@ def strings_for(N, S, S_large, large_from):
     return S if N < large_from else S_large
 
 
-def figure(data, path):
-    """log2 of the per-model lower bound of K_0 against N, per scheme, beside a log2 N and N."""
-    from verify.common.atomic_io import atomic_savefig, pyplot
-
-    plt = pyplot()
-    schemes = data["params"]["schemes"]
-    a = data["params"]["a"]
-    fig, axes = plt.subplots(1, len(schemes), figsize=(4.2 * len(schemes), 3.8), squeeze=False, sharey=True)
-    cells = data["cells"]
-    Ns = sorted({c["N"] for c in cells.values()})
-    floor = -10
-    for ax, scheme in zip(axes.flat, schemes):
-        for key, c in cells.items():
-            if c["scheme"] != scheme:
-                continue
-            ys = [r["log2_K0_lower"] if r["log2_K0_lower"] is not None else floor for r in c["models"]]
-            xs = [c["N"] + (i % 9 - 4) * 0.6 for i in range(len(ys))]
-            ax.scatter(xs, ys, s=8, alpha=0.6, color="tab:blue")
-            ax.annotate(f"{c['bound_holds']}/{c['nonconstant']}\n({c['draws']} drawn)", (c["N"], floor + 3),
-                        fontsize=6, ha="center")
-        n = [min(Ns) * 0.95 + i * (max(Ns) * 1.05 - min(Ns) * 0.95) / 100 for i in range(101)]
-        ax.plot(n, [a * math.log2(v) for v in n], color="tab:red", label=r"$a\log_2 N$ (Thm 4.5)")
-        ax.plot(n, n, color="gray", ls="--", label=r"$N$ ($K_0 = 2^N$)")
-        ax.axhline(floor, color="k", lw=0.5)
-        ax.set_title(scheme, fontsize=9)
-        ax.set_xlabel("N")
-    axes.flat[0].set_ylabel(r"$\log_2$ (95% lower bound of $K_0$); none seen: bottom")
-    axes.flat[0].legend(fontsize=7, loc="upper left")
-    p = data["params"]
-    fig.suptitle(f"Theorem 4.5 past its crossover N* = {p['N_star']} (D = {p['D']}, L = {p['L']}, "
-                 f"a = {a:g}); non-constant models, as formalised in boolverify", fontsize=9)
-    fig.tight_layout()
-    atomic_savefig(fig, path, dpi=130)
-    plt.close(fig)
+def check_plan(*, D, L, H, eps, preset, schemes, Ns, strings, strings_large, large_from, target,
+               max_draws, pilot) -> dict:
+    """The settings of :func:`run_theorem45` checked before any work, with ``a``, ``N_star`` and
+    the defaults resolved (lengths ``N*, 1.5N*, 2N*, 3N*, 4N*``, ``large_from = 2 N*``)."""
+    D = check_int(D, "D", lo=2)
+    L = check_int(L, "L", lo=1)
+    H = check_int(H, "H", lo=1)
+    eps = check_real(eps, "eps", lo=0)
+    schemes = [check_choice(s, "schemes", INIT_SCHEMES) for s in schemes or ()]
+    if preset is not None:
+        check_choice(preset, "preset", PRESETS)
+    a, N_star = crossover_of(D, L)
+    return dict(D=D, L=L, H=H, eps=eps, preset=preset, schemes=schemes,
+                Ns=check_ints(Ns, "Ns", lo=1) if Ns else default_lengths(N_star),
+                strings=check_int(strings, "strings", lo=1),
+                strings_large=check_int(strings_large, "strings_large", lo=1),
+                large_from=2 * N_star if large_from is None else check_int(large_from, "large_from", lo=1),
+                target=check_int(target, "target", lo=1), max_draws=check_int(max_draws, "max_draws", lo=1),
+                pilot=check_int(pilot, "pilot", lo=0), a=a, N_star=N_star)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m verify.experiments.theorem45", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--D", type=int, default=64)
-    ap.add_argument("--L", type=int, default=2)
-    ap.add_argument("--H", type=int, default=2)
-    ap.add_argument("--eps", type=float, default=0.0)
-    ap.add_argument("--schemes", nargs="+", default=None, help="init schemes (default all; with --preset its own)")
-    ap.add_argument("--preset", default=None, help="a TransformerConfig preset (its conventions, H, F, eps, "
-                    "init and B; --H and --eps are then ignored)")
-    ap.add_argument("--N", nargs="+", type=int, default=None, help="lengths (default N*, 1.5N*, 2N*, 3N*, 4N*)")
-    ap.add_argument("--strings", type=int, default=16, help="S per model below --large-from (default 16)")
-    ap.add_argument("--strings-large", dest="strings_large", type=int, default=4,
-                    help="S per model from --large-from on (default 4)")
-    ap.add_argument("--large-from", dest="large_from", type=int, default=None, help="default 2 N*")
-    ap.add_argument("--target", type=int, default=30, help="non-constant models per cell (default 30)")
-    ap.add_argument("--max-draws", dest="max_draws", type=int, default=150)
-    ap.add_argument("--pilot", type=int, default=64, help="screening strings per model (0: no screen)")
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--json", required=True)
-    ap.add_argument("--figure", default=None)
-    args = ap.parse_args(argv)
-    try:
-        from verify.common.atomic_io import atomic_write_json, check_figure_path
+def run_theorem45(path, plan, *, key=None, progress=None) -> dict:
+    """Every (scheme, N) cell of ``plan`` (the keywords of :func:`check_plan`, e.g.
+    :data:`verify.experiments.plans.THEOREM45_FULL`) into the JSON file ``path``.
 
-        D = check_int(args.D, "--D", lo=2)
-        L = check_int(args.L, "--L", lo=1)
-        H = check_int(args.H, "--H", lo=1)
-        eps = check_real(args.eps, "--eps", lo=0)
-        for s in args.schemes or ():
-            check_choice(s, "--schemes", INIT_SCHEMES)
-        if args.preset is not None:
-            from numeric.vocabulary import PRESETS
+    The file is rewritten atomically after every cell; a rerun with the same model and draw rule
+    resumes from it (a cell is kept when its scheme, N and S are in the plan), and entries of the
+    file other than ``params`` and ``cells`` are kept. With ``key`` the run lives under that entry
+    of the file (e.g. ``"preset_bhattamishra"``) and the rest of the file is left as it is.
+    ``progress(text)``, when given, gets one line per finished cell.
 
-            check_choice(args.preset, "--preset", PRESETS)
-        S = check_int(args.strings, "--strings", lo=1)
-        S_large = check_int(args.strings_large, "--strings-large", lo=1)
-        target = check_int(args.target, "--target", lo=1)
-        max_draws = check_int(args.max_draws, "--max-draws", lo=1)
-        pilot = check_int(args.pilot, "--pilot", lo=0)
-        check_int(args.threads, "--threads", lo=1)
-        if args.figure:
-            check_figure_path(args.figure, name="--figure")
-        a, N_star = crossover_of(D, L)
-        Ns = check_ints(args.N, "--N", lo=1) if args.N else default_lengths(N_star)
-        large_from = 2 * N_star if args.large_from is None else check_int(args.large_from, "--large-from", lo=1)
-    except InputError as exc:
-        ap.exit(2, f"theorem45: error: {exc}\n")
-    torch.set_num_threads(args.threads)
-    from rich.progress import Progress
-
+    Returns:
+        the run's data: ``params``, ``cells`` (``"scheme/N=..."`` -> :func:`run_cell`), ``note``.
+    """
+    from verify.common.atomic_io import atomic_write_json
     from numeric.transformer_model import TransformerConfig
 
+    p = check_plan(**plan)
+    Ns, S, S_large, large_from, target = p["Ns"], p["strings"], p["strings_large"], p["large_from"], p["target"]
     init_kw = {"B": 1.0, "sigma": 1.0}
-    if args.preset is None:
-        config = TransformerConfig(D=D, L=L, H=H, eps=eps, N_max=max(Ns))
-        args.schemes = args.schemes or list(INIT_SCHEMES)
+    if p["preset"] is None:
+        config = TransformerConfig(D=p["D"], L=p["L"], H=p["H"], eps=p["eps"], N_max=max(Ns))
+        schemes = p["schemes"] or list(INIT_SCHEMES)
     else:
         from numeric.transformer_model import preset_config, preset_init
 
-        config = preset_config(args.preset, D=D, L=L, N_max=max(Ns))
-        init = preset_init(args.preset)
-        args.schemes = args.schemes or [init["scheme"]]
+        config = preset_config(p["preset"], D=p["D"], L=p["L"], N_max=max(Ns))
+        init = preset_init(p["preset"])
+        schemes = p["schemes"] or [init["scheme"]]
         init_kw["B"] = init["B"]
-    params = {"D": D, "L": L, "H": config.H, "F": config.F, "eps": config.eps, "N_max": config.N_max, "a": a,
-              "N_star": N_star, "preset": args.preset,
+    params = {"D": p["D"], "L": p["L"], "H": config.H, "F": config.F, "eps": config.eps,
+              "N_max": config.N_max, "a": p["a"], "N_star": p["N_star"], "preset": p["preset"],
               "conventions": getattr(config, "conventions", None),
-              "schemes": list(args.schemes), "N": Ns, "strings": S, "strings_large": S_large,
+              "schemes": list(schemes), "N": Ns, "strings": S, "strings_large": S_large,
               "large_from": large_from, "target": target,
-              "max_draws": max_draws, "pilot": pilot, "level": LEVEL, "B": init_kw["B"], "sigma": init_kw["sigma"],
-              "ci": "one-sided Clopper-Pearson lower bound of K_0/2^N per model"}
-    data = {"params": params, "cells": {}, "note": "as formalised in boolverify"}
-    path = Path(args.json)
+              "max_draws": p["max_draws"], "pilot": p["pilot"], "level": LEVEL, "B": init_kw["B"],
+              "sigma": init_kw["sigma"], "ci": "one-sided Clopper-Pearson lower bound of K_0/2^N per model"}
+    path = Path(path)
+    whole = {}
     if path.exists():
         try:
-            old = json.loads(path.read_text())
-            # resume cell by cell: a cell is kept when the model, the draw rule and its own S agree
-            loose = ("schemes", "N", "strings", "strings_large", "large_from")
-            same = {k: v for k, v in old.get("params", {}).items() if k not in loose} == \
-                {k: v for k, v in params.items() if k not in loose}
-            if same:
-                # other entries (e.g. a rerun of the N* cells with more strings) are kept
-                data.update({k: v for k, v in old.items() if k not in data})
-                data["cells"] = {key: c for key, c in old.get("cells", {}).items()
-                                 if c["scheme"] in args.schemes and c["N"] in Ns
-                                 and c["S"] == strings_for(c["N"], S, S_large, large_from)}
+            whole = json.loads(path.read_text())
         except (OSError, ValueError):
-            pass
-    todo = [(s, N) for s in args.schemes for N in Ns if f"{s}/N={N}" not in data["cells"]]
-    with Progress(transient=False) as prog:
-        outer = prog.add_task(f"{len(todo)} cells", total=len(todo))
-        for scheme, N in todo:
-            inner = prog.add_task(f"{scheme} N={N}", total=target)
+            whole = {}
+    old = whole.get(key, {}) if key is not None else whole
+    data = {"params": params, "cells": {}, "note": "as formalised in boolverify"}
+    # resume cell by cell: a cell is kept when the model, the draw rule and its own S agree
+    loose = ("schemes", "N", "strings", "strings_large", "large_from")
+    if isinstance(old, dict) and {k: v for k, v in old.get("params", {}).items() if k not in loose} == \
+            {k: v for k, v in params.items() if k not in loose}:
+        # other entries (e.g. a rerun of the N* cells with more strings) are kept
+        data.update({k: v for k, v in old.items() if k not in data})
+        data["cells"] = {name: c for name, c in old.get("cells", {}).items()
+                         if c["scheme"] in schemes and c["N"] in Ns
+                         and c["S"] == strings_for(c["N"], S, S_large, large_from)}
+    if key is None:
+        whole = data
+    else:
+        if not isinstance(whole, dict):
+            whole = {}
+        whole[key] = data
+    todo = [(s, N) for s in schemes for N in Ns if f"{s}/N={N}" not in data["cells"]]
+    for scheme, N in todo:
+        cell = run_cell(config, scheme, N, a=p["a"], S=strings_for(N, S, S_large, large_from),
+                        target=target, max_draws=p["max_draws"], pilot=p["pilot"], **init_kw)
+        data["cells"][f"{scheme}/N={N}"] = cell
+        atomic_write_json(path, whole)
+        if progress is not None:
+            progress(f"{scheme:15s} N={N:4d}: {cell['bound_holds']}/{cell['nonconstant']} non-constant "
+                     f"models meet N^a ({cell['draws']} drawn, {cell['looked_constant_pilot']} + "
+                     f"{cell['looked_constant_sample']} looked constant; {cell['seconds']:.0f} s)")
+    if not path.exists():
+        atomic_write_json(path, whole)
+    return data
 
-            def step(draws, found, inner=inner):
-                prog.update(inner, completed=found, description=f"{scheme} N={N}: {draws} drawn")
 
-            cell = run_cell(config, scheme, N, a=a, S=strings_for(N, S, S_large, large_from), target=target,
-                            max_draws=max_draws, pilot=pilot, progress=step, **init_kw)
-            data["cells"][f"{scheme}/N={N}"] = cell
-            atomic_write_json(path, data)
-            prog.remove_task(inner)
-            prog.advance(outer)
-            prog.console.print(f"{scheme:15s} N={N:4d}: {cell['bound_holds']}/{cell['nonconstant']} non-constant "
-                               f"models meet N^a ({cell['draws']} drawn, {cell['looked_constant_pilot']} + "
-                               f"{cell['looked_constant_sample']} looked constant; {cell['seconds']:.0f} s)")
-    if args.figure:
-        figure(data, args.figure)
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+__all__ = ["LEVEL", "crossover_of", "default_lengths", "run_cell", "strings_for", "check_plan",
+           "run_theorem45"]

@@ -38,15 +38,14 @@ from typing import Callable
 
 import torch
 
-from numeric.targets import (
-    TARGETS, baseline_accuracy, labels, target_mean_sensitivity, target_profile_fraction,
-    target_table,
+from numeric.boolean import (
+    baseline_accuracy, exact_mean_sensitivity, labels, smallest_N, truth_table,
 )
 from numeric.transformer_eval import strings  # bit matrix of string indices
 from numeric.validation import (
     InputError, check_bool, check_choice, check_device, check_dtype, check_int, check_real,
 )
-from numeric.vocabulary import INIT_SCHEMES, LOSSES
+from numeric.vocabulary import ALL_TARGETS, INIT_SCHEMES, LOSSES
 from verify.stats.intervals import wilson_interval
 
 #: largest N for exact accuracy / profile over all 2^N strings (2^20 ≈ 1e6 forward passes)
@@ -55,12 +54,6 @@ EXACT_LIMIT = 20
 ALL_STRINGS_LIMIT = 14
 #: default architecture for training (CPU-sized; see docs/results-paper-b.md)
 DEFAULT_D, DEFAULT_L, DEFAULT_H = 16, 2, 2
-#: positive controls beyond :mod:`numeric.targets`: ``"parity01"`` is the parity of bits 0 and 1
-#: (a 2-sparse parity: learnable by attending to two positions, whatever N), used to show that a
-#: budget under which PARITY of all N bits fails suffices for a parity of few bits
-CONTROL_TARGETS = ("parity01",)
-#: every target :func:`train` accepts
-ALL_TARGETS = tuple(TARGETS) + CONTROL_TARGETS
 #: layer-norm epsilon used for training unless a config is given (a positive ε keeps the
 #: gradients of LN bounded; SG-6/ε = 0 is about random init, not about training)
 DEFAULT_EPS = 1e-5
@@ -115,38 +108,6 @@ class TrainResult:
         # not dataclasses.asdict: it would deep-copy the model
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.name not in ("model", "train_index")}
-
-
-# ----------------------------------------------------------------------------- targets
-
-
-def target_labels(target, bits):
-    """Labels of ``target`` (one of :data:`ALL_TARGETS`) on a ``(B, N)`` 0/1 matrix: the
-    targets of :mod:`numeric.targets` through :func:`numeric.targets.labels`, the controls here."""
-    check_choice(target, "target", ALL_TARGETS)
-    if target == "parity01":
-        check_int(bits.ndim, "bits.ndim", lo=2, hi=2)
-        check_int(bits.shape[1], "bits.shape[1]", lo=2)
-        return (bits[:, 0].to(torch.int64) ^ bits[:, 1].to(torch.int64))
-    return labels(target, bits)
-
-
-def target_truth_table(target, N):
-    """The truth table the evaluation judges against, in string-index order (int64): for the
-    targets of :mod:`numeric.targets` its :func:`~numeric.targets.target_table`, for a control
-    its labels on every string."""
-    check_choice(target, "target", ALL_TARGETS)
-    if target in CONTROL_TARGETS:
-        check_int(N, "N", lo=2, hi=EXACT_LIMIT)
-        return target_labels(target, strings(torch.arange(2**N), N))
-    return target_table(target, N).to(torch.int64)
-
-
-def _target_statistics(target, N):
-    """(best constant's accuracy, average sensitivity) of the target, exact."""
-    if target == "parity01":  # balanced; every string has exactly bits 0 and 1 sensitive
-        return 0.5, 2.0
-    return baseline_accuracy(target, N), target_mean_sensitivity(target, N)
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -209,7 +170,7 @@ def validate_options(target, N, *, init="xavier_uniform", seed=0, steps=400, lr=
     """Check the arguments of :func:`train`; returns them in canonical form (``lr`` a float,
     ``dtype`` a torch dtype, ``device`` a torch device, ``exact`` resolved to a bool)."""
     check_choice(target, "target", ALL_TARGETS)
-    check_int(N, "N", lo=2 if target in CONTROL_TARGETS else 1)
+    check_int(N, "N", lo=max(1, smallest_N(target)))
     check_int(seed, "seed", lo=0)
     check_int(steps, "steps", lo=1)
     lr = check_real(lr, "lr", lo=0, lo_open=True)
@@ -286,7 +247,7 @@ class _Batches:
 
 def fit(model, target, N, pool, gen, *, steps, batch_size, loss, lr, weight_decay, dtype, device,
         seed, progress=None, on_batch=None) -> dict:
-    r"""``steps`` AdamW steps on mini-batches labelled by :func:`target_labels`; the loss is
+    r"""``steps`` AdamW steps on mini-batches labelled by :func:`numeric.boolean.labels`; the loss is
     :math:`\mathrm{BCE}(\sigma(T), y)` (``"bce"``) or :math:`(T - (2y - 1))^2` (``"mse"``).
 
     ``on_batch(step, bits, labels)``, when given, sees every mini-batch exactly as the loss
@@ -304,7 +265,7 @@ def fit(model, target, N, pool, gen, *, steps, batch_size, loss, lr, weight_deca
     t0 = time.perf_counter()
     for step in range(1, steps + 1):
         xb = batches.next()
-        yb = target_labels(target, xb).to(device=device, dtype=dtype)
+        yb = labels(target, xb).to(device=device, dtype=dtype)
         if on_batch is not None:
             on_batch(step, xb, yb)
         T = model(xb.to(device=device, dtype=dtype)).reshape(-1)
@@ -332,7 +293,7 @@ def _evaluate_exact(model, target, N, held_out_mask, dtype, device, chunk):
     from numeric.sensitivity import profile
 
     table = _table_all(model, N, dtype, device, chunk)
-    correct = table == target_truth_table(target, N)
+    correct = table == truth_table(target, N).to(torch.int64)
     acc = float(correct.double().mean())
     held, held_n = None, 0
     if held_out_mask is not None:
@@ -351,7 +312,7 @@ def _evaluate_sampled(model, target, N, seed, test_samples, profile_samples, con
     egen = torch.Generator().manual_seed(_derived_seed(seed, 7_000_003))
     xt = torch.randint(0, 2, (test_samples, N), generator=egen, dtype=torch.int64)
     pred = (_outputs(model, xt, dtype, device, chunk) > 0).to(torch.int64)
-    k_ok = int((pred == target_labels(target, xt)).sum())
+    k_ok = int((pred == labels(target, xt)).sum())
     s = _sampled_sensitivity(model, N, profile_samples, egen, dtype, device, chunk)
     counts = torch.bincount(s, minlength=N + 1).tolist()
     # Bonferroni: each of the N+1 intervals at 1 - (1-c)/(N+1) -> all hold jointly w.p. >= c
@@ -427,7 +388,8 @@ def train(
 
     Args:
         target: ``"majority"`` (strict), ``"first"``, ``"parity"`` or a control of
-            :data:`CONTROL_TARGETS` (``"parity01"``: parity of bits 0 and 1).
+            :data:`numeric.vocabulary.CONTROL_TARGETS` (``"parity01"``: parity of bits 0 and 1),
+            each an entry of the registry :mod:`numeric.boolean`.
         N: input length, ``>= 1``.
         config: a :class:`numeric.transformer.TransformerConfig`; default ``D=16, L=2, H=2,
             eps=1e-5, N_max=max(64, N)``.
@@ -466,7 +428,7 @@ def train(
                  lr=o["lr"], weight_decay=o["weight_decay"], dtype=tdtype, device=dev, seed=seed,
                  progress=progress, on_batch=on_batch)
     fixed = pool if regime == "fixed subset" else None
-    baseline, target_as = _target_statistics(target, N)
+    baseline, target_as = baseline_accuracy(target, N), exact_mean_sensitivity(target, N)
     ev = evaluate(model, target, N, exact=o["exact"], seed=seed, held_out_pool=fixed,
                   test_samples=test_samples, profile_samples=profile_samples,
                   confidence=o["confidence"], dtype=tdtype, device=dev, chunk=chunk)
@@ -478,6 +440,33 @@ def train(
         profile_exact=o["exact"], target_mean_sensitivity=target_as,
         confidence=o["confidence"], model=model, train_index=fixed, **fitted, **ev,
     )
+
+
+def run_training_grid(targets, Ns, seeds, *, D=DEFAULT_D, L=DEFAULT_L, H=DEFAULT_H, eps=DEFAULT_EPS,
+                      on_start=None, **train_kw):
+    """:func:`train` for every target, N and seed ``0..seeds-1`` (in that order), on a
+    ``D, L, H, eps`` transformer with ``N_max = max(64, N)``; yields each :class:`TrainResult`
+    when its run ends. ``on_start(target, N, seed)``, when given, is called before each run and
+    returns that run's ``progress`` callback (or ``None``); ``train_kw`` go to :func:`train`.
+    The configs are built at the call (bad sizes fail before any run); the runs when iterated."""
+    from numeric.transformer import TransformerConfig
+
+    # every config now, so that a bad D/H/eps fails at the call, before any run
+    configs = {N: TransformerConfig(D=D, L=L, H=H, eps=eps, N_max=max(64, N)) for N in Ns}
+
+    def runs():
+        for target in targets:
+            for N in Ns:
+                for seed in range(seeds):
+                    progress = on_start(target, N, seed) if on_start is not None else None
+                    yield train(target, N, config=configs[N], seed=seed, progress=progress, **train_kw)
+    return runs()
+
+
+def training_report(dicts) -> dict:
+    """The results file of a grid of runs (``docs/data/sg8_training.json``): the runs'
+    :meth:`TrainResult.to_dict` and their :func:`summarize_runs`."""
+    return {"claim": "SG-8", "runs": dicts, "summary": summarize_runs(dicts)}
 
 
 def summarize_runs(dicts):
@@ -499,8 +488,6 @@ def summarize_runs(dicts):
     return out
 
 __all__ = [
-    "TrainResult", "train", "summarize_runs", "validate_options", "training_data", "fit", "evaluate", "labels",
-    "baseline_accuracy", "target_mean_sensitivity", "target_profile_fraction",
-    "TARGETS", "LOSSES", "EXACT_LIMIT", "ALL_STRINGS_LIMIT", "CONTROL_TARGETS", "ALL_TARGETS",
-    "target_labels", "target_truth_table",
+    "TrainResult", "train", "summarize_runs", "run_training_grid", "training_report", "validate_options", "training_data", "fit", "evaluate",
+    "EXACT_LIMIT", "ALL_STRINGS_LIMIT",
 ]

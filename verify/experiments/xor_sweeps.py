@@ -73,7 +73,7 @@ def make_instances(d, m, seeds, *, dtype=torch.float64, tag=0, device=None):
     return V, th, -th
 
 
-def _grid(values, name, lo):
+def check_grid(values, name, lo):
     """A grid of distinct integers ``>= lo`` (:func:`numeric.validation.check_ints`), sorted."""
     vals = check_ints(values, name, lo=lo)
     if len(set(vals)) != len(vals):
@@ -97,7 +97,7 @@ def _config(key):
     return {k: key[k] for k in CONFIG_FIELDS if isinstance(key, dict) and k in key}
 
 
-class _Store:
+class CellStore:
     """The cells of a results file (kept as their JSON dicts, so that a file may hold cells of
     several kinds); each new cell is merged into the file under its lock."""
 
@@ -170,20 +170,22 @@ class _Store:
         return [self.find(key) for key, _, _ in plan]
 
 
-def _chunks(seeds, per_seed_elems, max_elems):
+def seed_chunks(seeds, per_seed_elems, max_elems):
+    """Consecutive blocks of ``seeds`` of at most ``max_elems`` elements in all (at least one
+    seed per block), ``per_seed_elems`` elements per seed."""
     size = max(1, int(max_elems // max(1, per_seed_elems)))
     for i in range(0, len(seeds), size):
         yield seeds[i : i + size]
 
 
-def _limit_success(g1a, g1b, g2a, g2b, eps):
+def limit_success(g1a, g1b, g2a, g2b, eps):
     """Success of the eta -> infinity step from the attention of head 1 and head 2 on ``a`` and
     ``b`` (tensors of any shape, elementwise)."""
     one = 1.0 - eps
     return ((g1a >= one) & (g2b >= one)) | ((g1b >= one) & (g2a >= one))
 
 
-def _check_eps(eps):
+def check_eps(eps):
     """The success threshold: a number in (0, 0.5), as :func:`numeric.xor_metrics.step_metrics`
     requires (checked before any cell runs)."""
     return check_real(eps, "eps", lo=0, hi=0.5, lo_open=True, hi_open=True)
@@ -217,10 +219,10 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
         successes_limit, rate, rate_limit, assignment_matches, median_loss, seconds,
         success_bits``).
     """
-    ds = _grid(ds, "ds", 2)
-    ms = _grid(ms, "ms", 1)
+    ds = check_grid(ds, "ds", 2)
+    ms = check_grid(ms, "ms", 1)
     check_int(n_seeds, "n_seeds", lo=1)
-    _check_eps(eps)
+    check_eps(eps)
     device = check_device(device)
     check_real(c, "c", lo=0, lo_open=True)
     seeds_for_d = dict(seeds_for_d or {})
@@ -237,7 +239,7 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
             if stream:
                 key["stream"] = True
             plan.append((key, (d, m, S, key, c, eps, seed_offset, max_elems, dtype, device), d * m * S))
-    return _Store(out).run(plan, _run_stream_cell if stream else _run_cell, progress,
+    return CellStore(out).run(plan, _run_stream_cell if stream else _run_cell, progress,
                            lambda cell: f"d={cell.d} m={cell.m}: {cell.successes}/{cell.n_seeds}",
                            workers=workers, scheduler=scheduler, label="step")
 
@@ -249,13 +251,13 @@ def _run_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device=None):
     lr = xor.default_lr(d, m, c)
     succ, succ_lim, match, losses, bits = 0, 0, 0, [], []
     seeds = list(range(seed_offset, seed_offset + S))
-    for chunk in _chunks(seeds, d * m, max_elems):
+    for chunk in seed_chunks(seeds, d * m, max_elems):
         V, th0, tt0 = make_instances(d, m, chunk, dtype=dtype, device=device)
         th1, tt1 = xor.one_step(V, th0, tt0, support, lr)
         met = step_metrics(V, th1, tt1, support, eps=eps, exact_sup=False)
         g1, gt1 = limit_step_attention(V, th0, tt0, support)
         ok = met["success"].bool()
-        ok_lim = _limit_success(g1[..., a], g1[..., b], gt1[..., a], gt1[..., b], eps)
+        ok_lim = limit_success(g1[..., a], g1[..., b], gt1[..., a], gt1[..., b], eps)
         pred = predicted_assignment(V, th0, support)
         realised = met["assignment"].to(pred.dtype)
         succ += int(ok.sum())
@@ -292,7 +294,7 @@ def _run_stream_cell(d, m, S, key, c, eps, seed_offset, max_elems, dtype, device
         met = stream_step_metrics(E, th0 - lr * g, tt0 - lr * gt, support, eps=eps,
                                   limit_from=(g, gt))
         ok = bool(met["success"])
-        ok_lim = bool(_limit_success(*(met[f"limit_attn_{p}_head{h}"] for h in (1, 2) for p in "ab"),
+        ok_lim = bool(limit_success(*(met[f"limit_attn_{p}_head{h}"] for h in (1, 2) for p in "ab"),
                                      eps))
         pred = int(stream_predicted_assignment(E, th0, support))
         succ += ok
@@ -322,10 +324,10 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
         ``both_successes``, ``rate_given_population`` (= both / population: how often ``n``
         samples reproduce a successful population step) and ``seconds``).
     """
-    ds = _grid(ds, "ds", 2)
+    ds = check_grid(ds, "ds", 2)
     check_int(m, "m", lo=1)
     check_int(n_seeds, "n_seeds", lo=1)
-    _check_eps(eps)
+    check_eps(eps)
     device = check_device(device)
     if not isinstance(ns_for_d, dict) or set(ns_for_d) != set(ds):
         raise InputError(f"ns_for_d = {ns_for_d!r}: expected a dict with one list of sample "
@@ -333,12 +335,12 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
     workers, scheduler = distributed.check_backend(workers, scheduler)
     plan = []
     for d in ds:
-        for n in _grid(ns_for_d[d], f"ns_for_d[{d}]", 1):
+        for n in check_grid(ns_for_d[d], f"ns_for_d[{d}]", 1):
             key = {"kind": "samples", "d": d, "n": n, "m": m, "n_seeds": n_seeds,
                    "seed_offset": seed_offset, "c": c, "eps": eps, "dtype": str(dtype)}
             plan.append((key, (d, n, m, n_seeds, key, c, eps, seed_offset, max_elems, dtype, device),
                          n * d * n_seeds))
-    return _Store(out).run(plan, _run_samples_cell, progress,
+    return CellStore(out).run(plan, _run_samples_cell, progress,
                            lambda cell: f"d={cell.d} n={cell.n}: {cell.successes}/{cell.n_seeds}",
                            workers=workers, scheduler=scheduler, label="samples")
 
@@ -352,7 +354,7 @@ def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype, de
     # Samples enter the gradient through an average, so blocks of samples are averaged with
     # weights n_block / n: memory stays under max_elems for any n.
     block = max(1, min(n, int(max_elems // d)))
-    for chunk in _chunks(seeds, min(n, block) * d + d * m, max_elems):
+    for chunk in seed_chunks(seeds, min(n, block) * d + d * m, max_elems):
         V, th0, tt0 = make_instances(d, m, chunk, dtype=dtype, tag=2, device=device)
         # one sample stream per seed: the data of a seed depend neither on the batching of
         # seeds nor on the block size
@@ -385,4 +387,5 @@ def _run_samples_cell(d, n, m, S, key, c, eps, seed_offset, max_elems, dtype, de
 
 
 __all__ = ["instance_seed", "cell_support", "make_instances", "run_sweep", "run_samples",
-           "load_results", "SweepCell", "SamplesCell", "CONFIG_FIELDS", "cell_identity"]
+           "load_results", "SweepCell", "SamplesCell", "CONFIG_FIELDS", "cell_identity", "check_grid",
+           "check_eps", "seed_chunks", "limit_success", "CellStore"]

@@ -89,7 +89,7 @@ def training_profiles(dicts, path):
     """Profiles of trained functions (``boolverify sensitivity train``; dicts of
     :meth:`verify.experiments.training.TrainResult.to_dict`): rows = targets, columns = N; one bar
     group per seed, the target's profile in black."""
-    from verify.experiments.training import target_profile_fraction
+    from numeric.boolean import exact_profile_fraction
 
     plt = pyplot()
     targets = list(dict.fromkeys(d["target"] for d in dicts))
@@ -111,7 +111,7 @@ def training_profiles(dicts, path):
                             [ci[1] - f for f, ci in zip(frac, d["profile_ci"])]]
                 ax.bar(xs, frac, width=width, yerr=yerr, capsize=1.5, error_kw={"lw": 0.6},
                        label=f"seed {d['seed']} (acc {d['accuracy']:.3f})")
-            tk = [(k, f) for k, f in zip(ks, target_profile_fraction(t, N)) if f > 0]
+            tk = [(k, f) for k, f in zip(ks, exact_profile_fraction(t, N)) if f > 0]
             ax.plot([k for k, _ in tk], [f for _, f in tk], "k_", ms=10, mew=1.8, label="target")
             ax.set_ylim(0, 1.05)
             ax.set_xlim(-0.6, N + 0.6)
@@ -127,8 +127,9 @@ def training_profiles(dicts, path):
                  "as formalised in boolverify",
                  fontsize=10)
     fig.tight_layout()
-    atomic_savefig(fig, path, dpi=150)
+    written = atomic_savefig(fig, path, dpi=150)
     plt.close(fig)
+    return written
 
 
 __all__ = ["draw_histogram", "draw_profiles", "random_profile_figure", "docs_figure",

@@ -170,8 +170,9 @@ __all__ = ["success_heatmap", "threshold_law_plot", "attention_before_after", "l
            "render_from_data"]
 
 
-def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples=0.9):
-    """Draw every data-driven figure of paper A from the saved results files (those present).
+def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples=0.9, files=None):
+    """Draw every data-driven figure of paper A from the saved results files (those present;
+    with ``files``, a collection of file names, only from those).
 
     Reads ``xor_sweep.json`` (heat maps, ``m*(d)`` with its laws), ``xor_samples_grid.json`` and
     ``xor_fixed_sample_training.json`` (``n*(d)`` of the two regimes), ``xor_compare.json`` (loss
@@ -184,8 +185,12 @@ def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples
 
     data_dir, fig_dir = Path(data_dir), Path(fig_dir)
     drawn, numbers = {}, {}
+
+    def present(name):
+        return (files is None or name in files) and (data_dir / name).exists()
+
     p = data_dir / "xor_sweep.json"
-    if p.exists():
+    if present(p.name):
         cells = load_cells(p)
         drawn["heatmap"] = success_heatmap(cells, fig_dir / "xor_success_heatmap")
         drawn["heatmap_limit"] = success_heatmap(cells, fig_dir / "xor_success_heatmap_limit", limit=True)
@@ -195,13 +200,13 @@ def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples
         drawn["mstar"] = threshold_law_plot(laws, fig_dir / "xor_mstar", size="m")
     for name, stem in (("xor_samples_grid.json", "xor_nstar"), ("xor_fixed_sample_training.json", "xor_nstar_training")):
         p = data_dir / name
-        if p.exists():
+        if present(name):
             laws = samples_laws(load_cells(p))
             numbers[stem] = {k: v for k, v in laws.items() if k not in ("power", "polylog")} | {
                 law: {k: v for k, v in laws[law].items() if k != "curve"} for law in ("power", "polylog") if law in laws}
             drawn[stem] = threshold_law_plot(laws, fig_dir / stem, size="n")
     p = data_dir / "xor_compare.json"
-    if p.exists():
+    if present(p.name):
         drawn["loss_curves"] = loss_curves(json.loads(p.read_text()), fig_dir / "xor_loss_curves")
     return drawn, numbers
 

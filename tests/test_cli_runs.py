@@ -1,0 +1,57 @@
+"""`boolverify runs`: the named full runs behind docs/data (the list, bad names, a quick run)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from verify.cli import main
+from verify.cli.runs import RUNS
+
+
+def test_list_names_every_run_and_its_files(capsys, tmp_path):
+    assert main(["runs", "--list", "--out-dir", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    for name, run in RUNS.items():
+        assert name in out
+        for f in run.data:
+            assert f"data/{f}" in out
+    assert not (tmp_path / "out").exists()  # listing writes nothing
+    assert {"xor-sweep", "sg4", "sg5", "sg6", "theorem45"} <= set(RUNS)
+
+
+@pytest.mark.parametrize("argv, name", [
+    (["runs", "sg4", "no-such-run"], "NAME"),
+    (["runs"], "run name"),
+    (["runs", "sg5", "--threads", "0"], "--threads"),
+])
+def test_bad_input_is_one_line_before_any_work(argv, name, capsys, tmp_path):
+    assert main(argv + ["--out-dir", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("boolverify: error: ") and name in err[0]
+    assert not (tmp_path / "out").exists()  # the good name before the bad one did not run
+
+
+def test_out_dir_that_is_a_file_is_refused(capsys, tmp_path):
+    f = tmp_path / "file"
+    f.write_text("")
+    assert main(["runs", "sg5", "--quick", "--out-dir", str(f)]) == 2
+    assert "--out-dir" in capsys.readouterr().err
+
+
+def test_quick_runs_write_data_and_figures(capsys, tmp_path):
+    out = tmp_path / "docs"
+    assert main(["runs", "sg5", "theorem45", "--quick", "--out-dir", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "sg5: started (quick plan)" in err and "theorem45: done" in err
+    sg5 = json.loads((out / "data" / "sg5_margin.json").read_text())
+    assert sg5["Ns"] == [1, 2, 4] and set(sg5["counts"]) == {"0.01", "0.03", "0.1"}
+    t45 = json.loads((out / "data" / "theorem45.json").read_text())
+    assert set(t45["cells"]) == {"gaussian/N=6", "gaussian/N=9"}
+    for fig in ("sg5_margin_vs_N.png", "sg5_margin_vs_N.pdf", "theorem45.png"):
+        assert (out / "figures" / fig).stat().st_size > 1000
+    # resumed: the Theorem 4.5 file is not rewritten; the figures are redrawn from the data
+    before = (out / "data" / "theorem45.json").read_text()
+    assert main(["runs", "theorem45", "--quick", "--out-dir", str(out)]) == 0
+    assert (out / "data" / "theorem45.json").read_text() == before
