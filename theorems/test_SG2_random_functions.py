@@ -41,13 +41,11 @@ from numeric.sensitivity import profile
 from verify.common.decisions import Decision, exact
 from verify.common.seeds import seed
 from verify.experiments.plans import SG2_FAST, SG2_SLOW
+from verify.experiments.claim_rules import SG2
 from verify.experiments.random_function_sampling import chen_stein_bound, monte_carlo_K0
 from verify.reference.random_functions import (
     enumerate_random_functions, expected_K0, poisson_limit, variance_K0, variance_K0_claim,
 )
-
-#: total probability that correct code fails one Monte Carlo test (split over its decisions)
-FALSE_FAIL = 1e-3
 
 
 @pytest.mark.claim("SG-2")
@@ -57,7 +55,7 @@ def test_expected_K0_is_one_exactly(evidence):
     assert E == 1
     assert sp.simplify(V - variance_K0_claim()) == 0
     exact_rows = {}
-    for N in range(1, 5):
+    for N in range(1, SG2.exact_N_max + 1):
         r = enumerate_random_functions(N)
         assert r["E_K0"] == 1
         assert r["E_K0_sq"] - 1 == Fraction(str(variance_K0(N)))
@@ -69,7 +67,7 @@ def test_expected_K0_is_one_exactly(evidence):
 
 @pytest.mark.claim("SG-2")
 def test_P_K0_exact_for_N_le_4(evidence):
-    got = {N: enumerate_random_functions(N) for N in range(1, 5)}
+    got = {N: enumerate_random_functions(N) for N in range(1, SG2.exact_N_max + 1)}
     # N = 1: the two constant functions have K_0 = 2, the two others K_0 = 0
     assert got[1]["p_K0_ge_1"] == Fraction(1, 2)
     # independent count through the torch engine for N <= 3 (all 2^(2^N) tables)
@@ -90,16 +88,15 @@ def test_chen_stein_bound_tends_to_zero(evidence):
     """The limit itself, without sampling: delta_N bounds |P_N - (1 - 1/e)| and -> 0."""
     limit = float(poisson_limit(50))
     deltas = {N: chen_stein_bound(N) for N in range(1, 41)}
-    for N in range(1, 5):  # the bound holds where P_N is known exactly (loose there)
+    for N in range(1, SG2.exact_N_max + 1):  # the bound holds where P_N is known exactly (loose there)
         assert abs(float(enumerate_random_functions(N)["p_K0_ge_1"]) - limit) <= deltas[N]
     # delta_N = (1 + 3N + 3 C(N,2)) / 2^N, independently of the function's bookkeeping
     assert all(deltas[N] == Fraction(1 + 3 * N + 3 * N * (N - 1) // 2, 2**N) for N in deltas)
     # decreasing from N = 5 on, and below 1e-8 at N = 40
     assert all(deltas[N + 1] < deltas[N] for N in range(5, 40))
-    evidence.decide(exact("Chen-Stein bound on |P_16(K_0>=1) - (1-1/e)|", float(deltas[16]),
-                          "pass iff <= 0.01", deltas[16] <= Fraction(1, 100)))
-    evidence.decide(exact("Chen-Stein bound on |P_40(K_0>=1) - (1-1/e)|", float(deltas[40]),
-                          "pass iff <= 1e-8", deltas[40] <= Fraction(1, 10**8)))
+    for N, bound in SG2.chen_stein_checks:
+        evidence.decide(exact(f"Chen-Stein bound on |P_{N}(K_0>=1) - (1-1/e)|", float(deltas[N]),
+                              f"pass iff <= {float(bound):g}".replace("e-0", "e-"), deltas[N] <= bound))
     evidence["delta_N"] = {str(N): str(deltas[N]) for N in (4, 8, 12, 16, 20, 30, 40)}
 
 
@@ -120,9 +117,9 @@ def _meets(estimand, estimate, interval, level, lo, hi, what):
 def _monte_carlo(plan, evidence):
     Ns, samples = list(plan["Ns"]), plan["samples"]
     limit = float(poisson_limit(50))
-    band_Ns = [N for N in Ns if N >= 12]
-    exact_Ns = [N for N in Ns if N <= 4]
-    alpha = FALSE_FAIL / (len(Ns) + len(band_Ns) + len(exact_Ns))
+    band_Ns = [N for N in Ns if N >= SG2.band_N_min]
+    exact_Ns = [N for N in Ns if N <= SG2.exact_N_max]
+    alpha = SG2.false_fail / (len(Ns) + len(band_Ns) + len(exact_Ns))
     level = 1 - alpha
     z = NormalDist().inv_cdf(1 - alpha / 2)
     rows = {}

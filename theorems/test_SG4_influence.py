@@ -72,18 +72,11 @@ from numeric.transformer import TransformerConfig
 from verify.common.decisions import exact, inside, upper_bound_below
 from verify.common.seeds import seed
 from verify.experiments.plans import SG4_EXACT, SG4_EXACT_SLOW, SG4_FAST, SG4_SLOW
+from verify.experiments.claim_rules import SG4
 from verify.experiments.inference import mean_interval
 from verify.experiments.random_transformers import (
     exact_influence_maxima, influence_maxima, per_model_slopes,
 )
-
-SLOPE_MAX = -0.5
-CONSISTENT = (-1.3, -0.7)
-LEVEL = 0.99
-#: eps ablation: "no difference" iff every relative change of a sampled maximum is below this ...
-EPS_SAME = 1e-3
-#: ... and the ablation can see eps iff at eps = eps_control some relative change exceeds this
-EPS_SEEN = 1e-2
 
 
 def _maxima(plan, Ns, models, eps):
@@ -102,8 +95,8 @@ def _check(plan, evidence):
                           "pass iff all (the log-log fit needs them)", positive == vals.numel()))
     slopes = per_model_slopes(Ns, vals)
     # a two-sided 98 % interval: its upper end is the one-sided 99 % upper bound of rule 1
-    mean, ci98, sd = mean_interval(slopes, 2 * LEVEL - 1, "two-sided")
-    _, ci99, _ = mean_interval(slopes, LEVEL, "two-sided")
+    mean, ci98, sd = mean_interval(slopes, 2 * SG4.level - 1, "two-sided")
+    _, ci99, _ = mean_interval(slopes, SG4.level, "two-sided")
     gm = vals.log().mean(0).exp()
     # the eps mechanism: the first models again at eps = 0 and at eps_control (same parameters,
     # same pairs); the change from eps = 0 scales like eps / (layer-norm variance)
@@ -124,15 +117,15 @@ def _check(plan, evidence):
     })
     evidence.decide(exact(f"largest relative change of a sampled max influence, eps = 0 vs eps = "
                           f"{plan['eps']:g} ({k} models x {len(Ns)} N)", rel,
-                          f"pass iff < {EPS_SAME:g}: SG-4's numbers do not differ between eps = 0 and "
-                          "this eps", rel < EPS_SAME))
+                          f"pass iff < {SG4.eps_same:g}: SG-4's numbers do not differ between eps = 0 and "
+                          "this eps", rel < SG4.eps_same))
     evidence.decide(exact(f"largest relative change of a sampled max influence, eps = 0 vs eps = "
                           f"{plan['eps_control']:g} (control)", rel_control,
-                          f"pass iff > {EPS_SEEN:g}: the ablation sees eps once it is comparable to the "
-                          "layer-norm variances", rel_control > EPS_SEEN))
+                          f"pass iff > {SG4.eps_seen:g}: the ablation sees eps once it is comparable to the "
+                          "layer-norm variances", rel_control > SG4.eps_seen))
     est = f"mean per-model slope of log(max influence over {plan['strings']}x{plan['positions']} pairs) vs log N"
-    evidence.decide(inside(est + " [consistent with 1/N]", mean, ci99, LEVEL, *CONSISTENT))
-    evidence.decide(upper_bound_below(est, mean, ci98, 2 * LEVEL - 1, SLOPE_MAX))
+    evidence.decide(inside(est + " [consistent with 1/N]", mean, ci99, SG4.level, *SG4.consistent))
+    evidence.decide(upper_bound_below(est, mean, ci98, 2 * SG4.level - 1, SG4.slope_max))
 
 
 @pytest.mark.claim("SG-4")
@@ -164,7 +157,7 @@ def _check_exact(plan, evidence):
     evidence.decide(exact("(model, N) cells with a positive exact supremum", f"{positive}/{sup.numel()}",
                           "pass iff all (an input-blind model has none)", positive == sup.numel()))
     slopes = per_model_slopes(Ns, sup)
-    mean, ci98, sd = mean_interval(slopes, 2 * LEVEL - 1, "two-sided")
+    mean, ci98, sd = mean_interval(slopes, 2 * SG4.level - 1, "two-sided")
     # measured, not decided: the claim is asymptotic and at enumerable N the supremum is not in
     # its 1/N regime (see the module docstring), so no finite-N rule on it tests the claim
     evidence.update({

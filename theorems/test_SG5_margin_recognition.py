@@ -66,6 +66,7 @@ from numeric.transformer import TransformerConfig, evaluate_all, random_model
 from verify.common.decisions import inside, lower_bound_above, upper_bound_below
 from verify.common.seeds import seed
 from verify.experiments.plans import SG5_FAST, SG5_SLOW
+from verify.experiments.claim_rules import SG5
 from verify.experiments.inference import clopper_pearson
 from verify.experiments.random_transformers import margin_table
 from verify.common.decisions import exact
@@ -74,9 +75,6 @@ from verify.reference.bounds import DEFAULT_C_LIPS, n_params, packing_crossover
 from verify.common.tolerances import assert_close
 
 
-
-
-LEVEL = 0.99
 
 
 def _config(plan, eps):
@@ -116,23 +114,24 @@ def _check_models(plan, evidence):
                           changed_small == 0))
     evidence.decide(exact(f"largest |T(eps = {plan['eps']:g}) - T(eps = 0)| at N = {Ns[1]} over all strings "
                           f"({plan['eps_models']} models)", diff,
-                          f"pass iff < xi/100 = {xi / 100:g}: eps moves no output by a visible share of the margin",
-                          diff < xi / 100))
+                          f"pass iff < xi/{SG5.eps_same_divisor} = {xi / SG5.eps_same_divisor:g}: eps moves no "
+                          "output by a visible share of the margin", diff < xi / SG5.eps_same_divisor))
     evidence.decide(exact(f"largest |T(eps = {plan['eps_control']:g}) - T(eps = 0)| at N = {Ns[1]} (control)",
                           diff_control, f"pass iff > xi = {xi:g}: the ablation sees eps once it is comparable "
                           "to the layer-norm variances", diff_control > xi))
 
     def ci(k, m):  # two-sided 98 %: its ends are the one-sided 99 % bounds
-        return clopper_pearson(k, m, 2 * LEVEL - 1)
+        return clopper_pearson(k, m, 2 * SG5.level - 1)
 
     what = f"P(recognises a non-constant function with margin {xi:g}"
-    evidence.decide(upper_bound_below(f"{what} | N={Ns[1]})", large / n, ci(large, n), 2 * LEVEL - 1,
+    evidence.decide(upper_bound_below(f"{what} | N={Ns[1]})", large / n, ci(large, n), 2 * SG5.level - 1,
                                       plan["p_max"]))
-    evidence.decide(lower_bound_above(f"{what} | N={Ns[0]})", small / n, ci(small, n), 2 * LEVEL - 1, 0.0))
+    evidence.decide(lower_bound_above(f"{what} | N={Ns[0]})", small / n, ci(small, n), 2 * SG5.level - 1,
+                                      SG5.p_small_min))
     m = only_small + only_large
     theta = (only_small / m, ci(only_small, m)) if m else (None, (0.0, 1.0))
     evidence.decide(inside(f"share recognising at N={Ns[0]} only, among models recognising at exactly one "
-                           f"of N={Ns[0]}, {Ns[1]}", theta[0], theta[1], 2 * LEVEL - 1, 0.5, 1.0))
+                           f"of N={Ns[0]}, {Ns[1]}", theta[0], theta[1], 2 * SG5.level - 1, *SG5.falls))
 
 
 @pytest.mark.claim("SG-5")
@@ -149,9 +148,9 @@ def test_nonconstant_margin_recognition_vanishes_full(evidence):
 @pytest.mark.claim("SG-5")
 def test_packing_bound_crossover_table(evidence):
     rows = []
-    for D in (16, 32, 64):
+    for D in SG5.packing_Ds:
         M = n_params(D, 2, None, 64)
-        for xi in (0.01, 0.1):
+        for xi in SG5.packing_xis:
             for C in DEFAULT_C_LIPS:
                 p = packing_crossover(M, C, 2.0, xi)
                 assert p["checked"]
@@ -171,9 +170,9 @@ def test_packing_bound_crossover_table(evidence):
     evidence["certificate_loosest_row"] = cert.evidence
     evidence.decide(exact(f"packing crossover N* for D = {loose['D']}, C_lip = {loose['C_lip']:g}, "
                           f"xi = {loose['xi']:g} [{cert.precision}]", cert.value,
-                          "pass iff N* equals the 50-digit value and N* <= 25",
-                          cert.value == loose["N_star"] and cert.value <= 25))
+                          f"pass iff N* equals the 50-digit value and N* <= {SG5.packing_N_max}",
+                          cert.value == loose["N_star"] and cert.value <= SG5.packing_N_max))
     # even the loosest row (D = 64, M = 104385, C_lip = 1e24, xi = 0.01: log2 bound ~ 9.1e6 < 2^24)
-    # is overtaken by 2^(2^N) at N <= 25: the count of recognisable functions is bounded
-    # independently of N while 2^(2^N) is not
-    assert worst <= 25
+    # is overtaken by 2^(2^N) at N <= packing_N_max: the count of recognisable functions is
+    # bounded independently of N while 2^(2^N) is not
+    assert worst <= SG5.packing_N_max

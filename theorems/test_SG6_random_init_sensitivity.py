@@ -105,17 +105,13 @@ from verify.common.decisions import exact, lower_bound_above, upper_bound_below
 from verify.common.seeds import seed
 from verify.experiments.inference import clopper_pearson
 from verify.experiments.plans import SG6_BHATTAMISHRA, SG6_FAST, SG6_SLOW
+from verify.experiments.claim_rules import SG6
 from verify.experiments.random_transformers import (
     density_matched_ratios, median_bounds, profile_statistics, random_function_avg_sensitivity,
     random_function_K0, readout_profile, sample_nonconstant_profiles,
 )
 from verify.reference import certified
 from verify.reference.bounds import crossover, theorem_exponent
-
-P_RANDOM = 1 - math.exp(-1)
-LEVEL = 0.99
-CONSTANT_MAX = 0.99
-
 
 def _config(plan, eps):
     return preset_config(plan["preset"], N_max=plan["N"], D=plan["D"], L=plan["L"], H=plan["H"], eps=eps)
@@ -141,7 +137,7 @@ def _check_init(scheme, plan, evidence):
         "nonconstant_as_ratio": [float(v) for v in ratios["as_ratio"]],
         "nonconstant_K0_frac": [float(v) for v in stats_["K0_frac"]],
         "nonconstant_avg_sensitivity": [float(v) for v in stats_["avg_sensitivity"]],
-        "random_function": {"P_K0_ge_1": P_RANDOM, "K0_ratio": 1.0, "as_ratio": 1.0},
+        "random_function": {"P_K0_ge_1": SG6.p_random_function, "K0_ratio": 1.0, "as_ratio": 1.0},
     }
     if plan["eps_check"] is not None:
         # the eps mechanism: the same non-constant models at eps > 0
@@ -153,22 +149,22 @@ def _check_init(scheme, plan, evidence):
         evidence[scheme][f"eps_{plan['eps_check']:g}"] = {
             "nonconstant_K0_ge_1": sum(int(k[0] >= 1) for k in K_eps),
             "profiles_changed": sum(int((a != b).any()) for a, b in zip(K, K_eps))}
-    lvl = 2 * LEVEL - 1  # two-sided 98 % intervals: their ends are the one-sided 99 % bounds
+    lvl = 2 * SG6.level - 1  # two-sided 98 % intervals: their ends are the one-sided 99 % bounds
     evidence.decide(exact(f"{scheme}: non-constant models within {cap} draws", n,
                           f"pass iff >= {target}", n >= target))
     evidence.decide(upper_bound_below(f"{scheme}: P(constant function)", got["constant"] / draws,
-                                      clopper_pearson(got["constant"], draws, lvl), lvl, CONSTANT_MAX))
+                                      clopper_pearson(got["constant"], draws, lvl), lvl, SG6.constant_max))
     if n < 2:  # nothing to estimate from (rule 1 has already failed): say so
         evidence.decide(exact(f"{scheme}: non-constant models to decide on", n, "pass iff >= 2", False))
     has = int(stats_["has_K0"].sum())
     evidence.decide(lower_bound_above(f"{scheme}: P(K_0 >= 1 | non-constant)", has / n,
-                                      clopper_pearson(has, n, lvl), lvl, P_RANDOM))
+                                      clopper_pearson(has, n, lvl), lvl, SG6.p_random_function))
     r = ratios["K0_ratio"]
     evidence.decide(lower_bound_above(f"{scheme}: median K_0 / E_p[K_0] | non-constant", float(r.median()),
-                                      median_bounds(r, LEVEL, "lower"), LEVEL, 1.0))
+                                      median_bounds(r, SG6.level, "lower"), SG6.level, SG6.ratio_floor))
     r = ratios["as_ratio"]
     evidence.decide(upper_bound_below(f"{scheme}: median as / (2Np(1-p)) | non-constant", float(r.median()),
-                                      median_bounds(r, LEVEL, "upper"), LEVEL, 1.0))
+                                      median_bounds(r, SG6.level, "upper"), SG6.level, SG6.as_ratio_ceiling))
 
 
 @pytest.mark.claim("SG-6")
@@ -217,11 +213,11 @@ def test_density_matched_references_by_enumeration(evidence):
         evidence.decide(exact(f"E_p[K_0], E_p[as] at N = {N}, p = 3/10: formula = enumeration", f"{got_K0:.6g}",
                               "pass iff equal to 1e-12", ok))
     evidence["enumeration"] = rows
-    for n, k in ((60, 21), (100, 38)):
-        lo, _ = median_bounds(list(range(n)), LEVEL, "lower")
-        _, hi = median_bounds(list(range(n)), LEVEL, "upper")
+    for n, k in ((SG6.target, 21), (SG6.bhattamishra_target, 38)):
+        lo, _ = median_bounds(list(range(n)), SG6.level, "lower")
+        _, hi = median_bounds(list(range(n)), SG6.level, "upper")
         # the k-th smallest: P(Bin(n, 1/2) <= k - 1) <= 1 - level < P(Bin(n, 1/2) <= k)
-        ok = (lo == k - 1 and hi == n - k and stats.binom.cdf(k - 1, n, 0.5) <= 1 - LEVEL
+        ok = (lo == k - 1 and hi == n - k and stats.binom.cdf(k - 1, n, 0.5) <= 1 - SG6.level
               < stats.binom.cdf(k, n, 0.5))
         evidence.decide(exact(f"99 % median bound of {n} values: order statistic", lo + 1,
                               f"pass iff the {k}th smallest (and largest)", ok))

@@ -88,19 +88,9 @@ from verify.common.seeds import seed, seed_offset
 from verify.experiments.inference import clopper_pearson
 from verify.experiments.plans import SG8_FAST, SG8_FAST_DTYPE, SG8_FULL, SG8_PARITY_BUDGETS
 from verify.experiments.training import target_truth_table, train
+from verify.experiments.claim_rules import SG8
 
 pytestmark = pytest.mark.claim("SG-8")
-
-LEVEL = 0.99
-#: a run has learned MAJORITY / FIRST when its accuracy on the held-out strings is at least this
-LEARNED_HELD_OUT = 0.95
-#: a run has learned PARITY when its exact accuracy over all strings is at least this
-LEARNED_PARITY = 0.9
-#: the proportions of the claims must clear 1/2 ("in most runs") ...
-MOST_RUNS = 0.5
-#: ... and "skewed to low sensitivity" means at most half of a random function's N/2
-LOW_SENSITIVITY = 0.25
-
 
 def _by_definition(target, bits):
     """The target on one string (a list of 0/1), written out independently of numeric.targets."""
@@ -189,17 +179,17 @@ def _more_than(estimand, k, n, threshold):
     """Three-way decision on a proportion of runs, "p > threshold": pass iff the one-sided 99 %
     Clopper-Pearson lower bound is >= threshold, fail iff the upper one is < threshold,
     inconclusive otherwise (the two bounds together form a 98 % interval)."""
-    lo = clopper_pearson(k, n, LEVEL, side="lower")[0]
-    hi = clopper_pearson(k, n, LEVEL, side="upper")[1]
-    return inside(estimand, k / n, (lo, hi), 2 * LEVEL - 1, threshold, 1.0)
+    lo = clopper_pearson(k, n, SG8.level, side="lower")[0]
+    hi = clopper_pearson(k, n, SG8.level, side="upper")[1]
+    return inside(estimand, k / n, (lo, hi), 2 * SG8.level - 1, threshold, 1.0)
 
 
 def _less_than(estimand, k, n, threshold):
     """Three-way decision "p < threshold": pass iff the 99 % upper bound is <= threshold, fail
     iff the 99 % lower bound is > threshold, inconclusive otherwise."""
-    lo = clopper_pearson(k, n, LEVEL, side="lower")[0]
-    hi = clopper_pearson(k, n, LEVEL, side="upper")[1]
-    return inside(estimand, k / n, (lo, hi), 2 * LEVEL - 1, 0.0, threshold)
+    lo = clopper_pearson(k, n, SG8.level, side="lower")[0]
+    hi = clopper_pearson(k, n, SG8.level, side="upper")[1]
+    return inside(estimand, k / n, (lo, hi), 2 * SG8.level - 1, 0.0, threshold)
 
 
 def _record(evidence, key, runs):
@@ -213,9 +203,9 @@ def test_majority_and_first_are_learned(target, evidence):
     runs, N = _runs(target), SG8_FAST[target]["N"]
     _record(evidence, target, runs)
     _decide_labels(evidence, target)
-    k, n = _count(runs, lambda r: r.held_out >= LEARNED_HELD_OUT)
+    k, n = _count(runs, lambda r: r.held_out >= SG8.learned_held_out)
     evidence.decide(_more_than(f"P(a {target} run at N = {N} reaches held-out accuracy >= "
-                               f"{LEARNED_HELD_OUT})", k, n, MOST_RUNS))
+                               f"{SG8.learned_held_out})", k, n, SG8.most_runs))
 
 
 def test_parity_fails_as_N_grows(evidence):
@@ -226,12 +216,12 @@ def test_parity_fails_as_N_grows(evidence):
     _decide_labels(evidence, "parity_long")
     evidence[f"max_accuracy_N{Nl}"] = max(r.accuracy for r in long)
     # the same loop, steps and batch fit PARITY on short inputs: the failure is due to N
-    k, n = _count(short, lambda r: r.accuracy >= LEARNED_PARITY)
-    evidence.decide(_more_than(f"P(a parity run at N = {Ns} reaches accuracy >= {LEARNED_PARITY})",
-                               k, n, MOST_RUNS))
-    k, n = _count(long, lambda r: r.accuracy >= LEARNED_PARITY)
-    evidence.decide(_less_than(f"P(a parity run at N = {Nl} reaches accuracy >= {LEARNED_PARITY})",
-                               k, n, MOST_RUNS))
+    k, n = _count(short, lambda r: r.accuracy >= SG8.learned_parity)
+    evidence.decide(_more_than(f"P(a parity run at N = {Ns} reaches accuracy >= {SG8.learned_parity})",
+                               k, n, SG8.most_runs))
+    k, n = _count(long, lambda r: r.accuracy >= SG8.learned_parity)
+    evidence.decide(_less_than(f"P(a parity run at N = {Nl} reaches accuracy >= {SG8.learned_parity})",
+                               k, n, SG8.most_runs))
 
 
 def test_parity_budget_fits_few_bit_controls_at_long_N(evidence):
@@ -246,13 +236,13 @@ def test_parity_budget_fits_few_bit_controls_at_long_N(evidence):
         runs = _runs(name)
         _record(evidence, name, runs)
         _decide_labels(evidence, name)
-        k, n = _count(runs, lambda r: r.accuracy >= LEARNED_PARITY)
+        k, n = _count(runs, lambda r: r.accuracy >= SG8.learned_parity)
         evidence.decide(_more_than(f"P(a {plan['target']} run at N = {N} under PARITY's budget "
-                                   f"reaches accuracy >= {LEARNED_PARITY})", k, n, MOST_RUNS))
+                                   f"reaches accuracy >= {SG8.learned_parity})", k, n, SG8.most_runs))
 
 
 def _low(r):
-    return r.mean_sensitivity <= LOW_SENSITIVITY * r.N
+    return r.mean_sensitivity <= SG8.low_sensitivity * r.N
 
 
 def test_trained_profiles_are_skewed_to_low_sensitivity(evidence):
@@ -263,12 +253,12 @@ def test_trained_profiles_are_skewed_to_low_sensitivity(evidence):
         _decide_labels(evidence, name)
     k, n = _count(every, _low)
     N_min = min(r.N for r in every)
-    evidence.decide(_more_than(f"P(a trained model at N >= {N_min} has as <= N/4)", k, n, MOST_RUNS))
+    evidence.decide(_more_than(f"P(a trained model at N >= {N_min} has as <= N/4)", k, n, SG8.most_runs))
     # reported, not decided: PARITY-trained models at N = 14 sometimes half-learn PARITY (4 % of
     # runs end above N/4), too often for 14 runs to decide "most runs" without many inconclusives
     N = SG8_FAST["parity_long"]["N"]
     k, n = _count(cells["parity_long"], _low)
-    interval = list(clopper_pearson(k, n, 2 * LEVEL - 1))
+    interval = list(clopper_pearson(k, n, 2 * SG8.level - 1))
     evidence[f"parity_trained_as_at_most_N/4_N{N}"] = [k, n, interval]
     evidence[f"parity_as_N{N}"] = target_mean_sensitivity("parity", N)  # = N, the largest possible
 
@@ -316,16 +306,16 @@ def test_full_sweep(target, evidence):
                               "from its definition", f"{bad} of {2**N}", "pass iff 0", bad == 0))
     large = [r for r, _ in runs if r.N >= 16]
     if target in ("majority", "first"):
-        k, n = _count([r for r, _ in runs], lambda r: r.accuracy_ci[0] >= LEARNED_HELD_OUT)
-        evidence.decide(_more_than(f"P(a {target} run reaches accuracy >= {LEARNED_HELD_OUT})",
-                                   k, n, MOST_RUNS))
+        k, n = _count([r for r, _ in runs], lambda r: r.accuracy_ci[0] >= SG8.learned_held_out)
+        evidence.decide(_more_than(f"P(a {target} run reaches accuracy >= {SG8.learned_held_out})",
+                                   k, n, SG8.most_runs))
     else:
-        k, n = _count(large, lambda r: r.accuracy_ci[1] >= LEARNED_PARITY)
+        k, n = _count(large, lambda r: r.accuracy_ci[1] >= SG8.learned_parity)
         evidence.decide(_less_than(f"P(a parity run at N >= 16 reaches accuracy >= "
-                                   f"{LEARNED_PARITY})", k, n, MOST_RUNS))
-    k, n = _count(large, lambda r: r.mean_sensitivity <= LOW_SENSITIVITY * r.N)
+                                   f"{SG8.learned_parity})", k, n, SG8.most_runs))
+    k, n = _count(large, lambda r: r.mean_sensitivity <= SG8.low_sensitivity * r.N)
     evidence.decide(_more_than(f"P(a {target}-trained model at N >= 16 has as <= N/4)", k, n,
-                               MOST_RUNS))
+                               SG8.most_runs))
 
 
 # ------------------------------------------------------------------ PARITY over budgets (slow)
@@ -365,8 +355,8 @@ def test_parity_fails_at_long_N_over_a_budget_sweep(steps, evidence):
         evidence.decide(exact(f"training labels of {target} at N = {N} that differ from its "
                               "definition", f"{wrong} of {checked}", "pass iff 0",
                               wrong == 0 and checked > 0))
-        k, n = sum(a >= LEARNED_PARITY for a, _, _ in runs), len(runs)
+        k, n = sum(a >= SG8.learned_parity for a, _, _ in runs), len(runs)
         what = f"P(a {target} run at N = {N}, {steps} steps of batch {plan['batch_size']}, " \
-               f"reaches accuracy >= {LEARNED_PARITY})"
+               f"reaches accuracy >= {SG8.learned_parity})"
         decide = _less_than if target == "parity" else _more_than
-        evidence.decide(decide(what, k, n, MOST_RUNS))
+        evidence.decide(decide(what, k, n, SG8.most_runs))

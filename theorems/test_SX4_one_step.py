@@ -47,12 +47,9 @@ from verify.common.decisions import Decision, lower_bound_above, upper_bound_bel
 from verify.common.seeds import seed_offset
 from verify.experiments.inference import clopper_pearson, compare_laws, fit_threshold_curves, quasi_level
 from verify.experiments.plans import FAST_SWEEP, FULL_DS, fast_cells, full_cells
+from verify.experiments.claim_rules import SX4
 
 pytestmark = pytest.mark.claim("SX-4")
-
-LEVEL = 0.99
-ALPHA_CEILING = 0.3
-LAW_MARGIN = 3.0
 
 
 def _arrays(cells):
@@ -63,7 +60,7 @@ def _arrays(cells):
 def _thresholds(fit, ds):
     out = {}
     for d in ds:
-        lo, hi = fit.threshold_interval(d, level=0.5, conf=quasi_level(0.95, fit.dispersion))
+        lo, hi = fit.threshold_interval(d, level=0.5, conf=quasi_level(SX4.report_conf, fit.dispersion))
         out[str(d)] = {"m50": fit.threshold(d, 0.5), "m50_ci95": [lo, hi], "m90": fit.threshold(d, 0.9)}
     return out
 
@@ -71,27 +68,28 @@ def _thresholds(fit, ds):
 def _decide_alpha(cells, evidence):
     fit = fit_threshold_curves(*_arrays(cells), law="power")
     # quasi-likelihood: the interval widens by the cells' scatter beyond binomial noise
-    lo, hi = fit.exponent_interval(conf=quasi_level(LEVEL, fit.dispersion, side="upper"), side="upper")
+    lo, hi = fit.exponent_interval(conf=quasi_level(SX4.level, fit.dispersion, side="upper"), side="upper")
     evidence["alpha"] = fit.exponent
     evidence["dispersion"] = fit.dispersion
-    return fit, evidence.decide(upper_bound_below("alpha, m*(d) ~ d^alpha", fit.exponent, (lo, hi), LEVEL,
-                                                  ALPHA_CEILING))
+    return fit, evidence.decide(upper_bound_below("alpha, m*(d) ~ d^alpha", fit.exponent, (lo, hi), SX4.level,
+                                                  SX4.alpha_ceiling))
 
 
 def _decide_cell_rates(cells, evidence):
     for d in sorted({c.d for c in cells}):
-        top = next(c for c in cells if c.d == d and c.m == 64)
-        low = next(c for c in cells if c.d == d and c.m == 8)
-        evidence.decide(lower_bound_above(f"P(success | d={d}, m=64)", top.rate,
-                                          clopper_pearson(top.successes, top.n_seeds, LEVEL, side="lower"),
-                                          LEVEL, 0.85))
+        top = next(c for c in cells if c.d == d and c.m == SX4.m_high)
+        low = next(c for c in cells if c.d == d and c.m == SX4.m_low)
+        evidence.decide(lower_bound_above(f"P(success | d={d}, m={SX4.m_high})", top.rate,
+                                          clopper_pearson(top.successes, top.n_seeds, SX4.level, side="lower"),
+                                          SX4.level, SX4.rate_high_floor))
         # the eta -> infinity limit of the step (the proof's regime) learns as well
-        evidence.decide(lower_bound_above(f"P(success of the eta -> inf limit | d={d}, m=64)", top.rate_limit,
-                                          clopper_pearson(top.successes_limit, top.n_seeds, LEVEL, side="lower"),
-                                          LEVEL, 0.85))
-        evidence.decide(upper_bound_below(f"P(success | d={d}, m=8)", low.rate,
-                                          clopper_pearson(low.successes, low.n_seeds, LEVEL, side="upper"),
-                                          LEVEL, 0.8))
+        evidence.decide(lower_bound_above(f"P(success of the eta -> inf limit | d={d}, m={SX4.m_high})",
+                                          top.rate_limit,
+                                          clopper_pearson(top.successes_limit, top.n_seeds, SX4.level, side="lower"),
+                                          SX4.level, SX4.rate_high_floor))
+        evidence.decide(upper_bound_below(f"P(success | d={d}, m={SX4.m_low})", low.rate,
+                                          clopper_pearson(low.successes, low.n_seeds, SX4.level, side="upper"),
+                                          SX4.level, SX4.rate_low_ceiling))
 
 
 def test_one_step_fast(evidence):
@@ -113,8 +111,8 @@ def test_one_step_full(evidence, tmp_path):
     polylog = fit_threshold_curves(*_arrays(cells), law="polylog")
     evidence["loglik"] = {"free": free.fit.loglik, "power": power.fit.loglik, "polylog": polylog.fit.loglik}
     evidence["k_polylog"] = polylog.exponent
-    verdict = compare_laws(polylog, power, margin=LAW_MARGIN)
+    verdict = compare_laws(polylog, power, margin=SX4.law_margin)
     evidence.decide(Decision("law of m*(d): polylog vs power", verdict, None, None,
-                             f"log-likelihood margin {LAW_MARGIN}: polylog -> pass, power or "
+                             f"log-likelihood margin {SX4.law_margin}: polylog -> pass, power or "
                              "indistinguishable -> inconclusive",
                              "pass" if verdict == "polylog" else "inconclusive"))

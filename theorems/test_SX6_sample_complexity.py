@@ -76,14 +76,10 @@ from verify.experiments import finite_samples
 from verify.experiments.inference import FitFailure, compare_laws, fit_threshold_curves, quasi_level
 from verify.experiments.plans import (FINITE_FAST_DS, FINITE_FULL_DS, fast_finite_cells,
                                      full_finite_cells)
+from verify.experiments.claim_rules import SX6
 
 pytestmark = pytest.mark.claim("SX-6")
 
-CONF = 0.99
-THRESHOLD_CONF = 0.95
-PROOF_EXPONENT = 4.0
-SEED_EXPONENT = 1.0
-LAW_MARGIN = 3.0
 REGIME_NAMES = {"one_step": "one empirical step", "gradient_flow": "training on a fixed sample"}
 
 
@@ -102,7 +98,7 @@ def _alone(cells, d):
             key = f"n{round(100 * q)}"
             row[key] = fit.threshold(d, q)
             row[key + "_ci95"] = list(fit.threshold_interval(
-                d, q, quasi_level(THRESHOLD_CONF, fit.dispersion)))
+                d, q, quasi_level(SX6.report_conf, fit.dispersion)))
     except FitFailure:
         return None
     return row
@@ -120,7 +116,7 @@ def _analyse(cells, ds, evidence):
             key = f"n{round(100 * q)}"
             row[key] = free.threshold(d, q)
             row[key + "_ci95"] = list(free.threshold_interval(
-                d, q, quasi_level(THRESHOLD_CONF, phi_free)))
+                d, q, quasi_level(SX6.report_conf, phi_free)))
         row["alone"] = _alone(cells, d)
         thresholds[str(d)] = row
     evidence["cells"] = {f"{c.d},{c.n}": [c.both_successes, c.population_successes] for c in cells}
@@ -128,18 +124,18 @@ def _analyse(cells, ds, evidence):
     evidence["slope"] = free.slope
     evidence["dispersion"] = {"free": phi_free, "power": phi}
     evidence["alpha"] = power.exponent
-    evidence["alpha_ci99"] = list(power.exponent_interval(quasi_level(CONF, phi)))
+    evidence["alpha_ci99"] = list(power.exponent_interval(quasi_level(SX6.level, phi)))
     return free, power, phi
 
 
 def _decide_growth_vs_linear(power, regime, evidence):
     lo, hi = evidence["alpha_ci99"]
-    verdict = "superlinear" if lo > SEED_EXPONENT else ("linear-or-slower" if hi < SEED_EXPONENT
-                                                        else "indistinguishable")
+    verdict = "superlinear" if lo > SX6.seed_exponent else ("linear-or-slower" if hi < SX6.seed_exponent
+                                                            else "indistinguishable")
     evidence["growth_vs_linear"] = verdict
     evidence.decide(Decision(
         f"alpha of n*(d) ~ d^alpha, {REGIME_NAMES[regime]}, against the seed's 'about linear'",
-        power.exponent, (lo, hi), CONF,
+        power.exponent, (lo, hi), SX6.level,
         "reported, not asserted: pass ('superlinear', not O(d)) iff the two-sided interval lies "
         "above 1; inconclusive if it contains 1 or lies below it; never fail",
         "pass" if verdict == "superlinear" else "inconclusive"))
@@ -147,12 +143,12 @@ def _decide_growth_vs_linear(power, regime, evidence):
 
 def _decide_proof_rate(power, phi, evidence):
     # the upper end of the two-sided 98 % interval is the one-sided 99 % upper bound
-    lo, hi = power.exponent_interval(quasi_level(2 * CONF - 1, phi))
+    lo, hi = power.exponent_interval(quasi_level(2 * SX6.level - 1, phi))
     evidence["alpha_upper99"] = hi
-    evidence["proof_exponent"] = PROOF_EXPONENT
+    evidence["proof_exponent"] = SX6.proof_exponent
     evidence.decide(upper_bound_below("alpha of n*(d) ~ d^alpha, one empirical step (one-sided "
                                       "99 % bound: upper end of the 98 % interval)",
-                                      power.exponent, (lo, hi), CONF, PROOF_EXPONENT))
+                                      power.exponent, (lo, hi), SX6.level, SX6.proof_exponent))
 
 
 def _compare_laws(cells, free, power, evidence):
@@ -166,19 +162,19 @@ def _compare_laws(cells, free, power, evidence):
     top_power = fit_threshold_curves(*_arrays(top), law="power")
     evidence[f"alpha_d_ge_{ds[-3]}"] = top_power.exponent
     evidence[f"alpha_d_ge_{ds[-3]}_ci99"] = list(top_power.exponent_interval(
-        quasi_level(CONF, top_power.dispersion)))
+        quasi_level(SX6.level, top_power.dispersion)))
     # n*/d against d: the same power law (exponent alpha - 1) and n* = A d (ln d)^k
     per_d_power = fit_threshold_curves(*_arrays(cells, per_d=True), law="power")
     per_d_polylog = fit_threshold_curves(*_arrays(cells, per_d=True), law="polylog")
     evidence["loglik"] = {"free": free.loglik, "power": power.loglik,
                           "d_polylog": per_d_polylog.loglik}
     evidence["k_of_d_polylog"] = per_d_polylog.exponent
-    evidence["law_power_vs_d_polylog"] = compare_laws(per_d_power, per_d_polylog, margin=LAW_MARGIN)
-    evidence["law_free_vs_power"] = compare_laws(free, power, margin=LAW_MARGIN)
+    evidence["law_power_vs_d_polylog"] = compare_laws(per_d_power, per_d_polylog, margin=SX6.law_margin)
+    evidence["law_free_vs_power"] = compare_laws(free, power, margin=SX6.law_margin)
 
 
 def test_empirical_gradient_on_every_input_is_the_population_gradient(evidence):
-    d, m, support = 8, 32, (2, 5)
+    d, m, support = SX6.premise_d, 32, (2, 5)
     g = torch.Generator().manual_seed(seed_offset() + 1)
     V = xor.sample_embeddings(d, m, batch_shape=(4,), generator=g)
     th = torch.stack(xor.sample_init(m, batch_shape=(4,), generator=g), dim=1)       # (4, 2, m)

@@ -22,24 +22,23 @@ from verify.common.decisions import upper_bound_below
 from verify.common.seeds import seed_offset
 from verify.experiments.inference import fit_threshold_curves, quasi_level
 from verify.experiments.plans import FULL_DS, fast_cells, full_cells
+from verify.experiments.claim_rules import SX7
 
 pytestmark = pytest.mark.claim("SX-7")
 
-LEVEL = 0.99
-
-
-def _table(cells, ds, evidence, decide_from=1000):
+def _table(cells, ds, evidence, decide_from=SX7.decide_from):
     fit = fit_threshold_curves([c.d for c in cells], [c.m for c in cells],
                                [c.successes for c in cells], [c.n_seeds for c in cells], law="free")
     rows = []
     for d in ds:
-        m90 = fit.threshold(d, 0.9)
-        lo, hi = fit.threshold_interval(d, level=0.9, conf=quasi_level(LEVEL, fit.dispersion, "upper"), side="upper")
+        m90 = fit.threshold(d, SX7.quantile)
+        lo, hi = fit.threshold_interval(d, level=SX7.quantile, conf=quasi_level(SX7.level, fit.dispersion, "upper"),
+                                        side="upper")
         rows.append({"d": d, "params_two_head": 2 * m90, "params_upper_99": 2 * hi, "params_ffnn_min": d,
                      "ratio": 2 * m90 / d})
         if d >= decide_from:
-            evidence.decide(upper_bound_below(f"2 m*_0.9(d={d}) (two-head parameters)", 2 * m90, (2 * lo, 2 * hi),
-                                              LEVEL, d / 10))
+            evidence.decide(upper_bound_below(f"2 m*_{SX7.quantile:g}(d={d}) (two-head parameters)", 2 * m90,
+                                              (2 * lo, 2 * hi), SX7.level, d / SX7.param_divisor))
     evidence["table"] = rows
     return rows
 

@@ -33,11 +33,9 @@ from verify.common.decisions import exact, lower_bound_above
 from verify.common.seeds import seed_offset
 from verify.experiments.inference import clopper_pearson
 from verify.experiments.xor_sweeps import cell_support, make_instances
+from verify.experiments.claim_rules import SX8
 
 pytestmark = pytest.mark.claim("SX-8")
-
-LEVEL = 0.99
-
 
 def _measure(d, m, n_seeds, evidence):
     a, b = cell_support(d, 1, m)
@@ -61,7 +59,8 @@ def _measure(d, m, n_seeds, evidence):
     succ = met["success"]
     wrong_assignment = succ & (met["assignment"].to(pred.dtype) != pred)
     counts = {
-        "dominant": int((ratio > 1).sum()), "order": int(both.sum()), "ratio_gt_1.2": int((ratio > 1.2).sum()),
+        "dominant": int((ratio > 1).sum()), "order": int(both.sum()),
+        f"ratio_gt_{SX8.ratio_cut:g}": int((ratio > SX8.ratio_cut).sum()),
         "successes": int(succ.sum()), "success_with_wrong_assignment": int(wrong_assignment.sum()),
         "success_without_order": int((succ & ~both).sum()),
     }
@@ -71,22 +70,23 @@ def _measure(d, m, n_seeds, evidence):
 
 
 def _decide(counts, n, evidence):
-    for key, estimand, threshold in (("dominant", "P(targets dominate every ambient position)", 0.9),
-                                     ("order", "P(each head prefers its predicted target)", 0.9),
-                                     ("ratio_gt_1.2", "P(alignment ratio > 1.2)", 0.5)):
-        lo, hi = clopper_pearson(counts[key], n, LEVEL, side="lower")
-        evidence.decide(lower_bound_above(estimand, counts[key] / n, (lo, hi), LEVEL, threshold))
+    for key, estimand, threshold in (
+            ("dominant", "P(targets dominate every ambient position)", SX8.dominance_floor),
+            ("order", "P(each head prefers its predicted target)", SX8.order_floor),
+            (f"ratio_gt_{SX8.ratio_cut:g}", f"P(alignment ratio > {SX8.ratio_cut:g})", SX8.ratio_floor)):
+        lo, hi = clopper_pearson(counts[key], n, SX8.level, side="lower")
+        evidence.decide(lower_bound_above(estimand, counts[key] / n, (lo, hi), SX8.level, threshold))
     evidence.decide(exact("successful steps with the wrong assignment or order",
                           counts["success_with_wrong_assignment"] + counts["success_without_order"],
                           "pass iff 0", counts["success_with_wrong_assignment"] + counts["success_without_order"] == 0))
 
 
 def test_interpretability_fast(evidence):
-    counts = _measure(1000, 32, 400, evidence)
-    _decide(counts, 400, evidence)
+    counts = _measure(SX8.d, SX8.m, SX8.seeds, evidence)
+    _decide(counts, SX8.seeds, evidence)
 
 
 @pytest.mark.slow
 def test_interpretability_full(evidence):
-    counts = _measure(10000, 32, 1000, evidence)
-    _decide(counts, 1000, evidence)
+    counts = _measure(SX8.full_d, SX8.m, SX8.full_seeds, evidence)
+    _decide(counts, SX8.full_seeds, evidence)
