@@ -159,6 +159,8 @@ SG4 = Rules(
     eps_control=1.0, eps_seen=1e-2,
     #: exact supremum (recorded, not decided): the first exact_models models at exact_Ns
     exact_Ns=(4, 6, 8, 10), exact_models=10,
+    #: ... where every sampled maximum of the quantile test at exact_check_N is at most the supremum
+    exact_check_N=8,
     slow_exact_Ns=(4, 6, 8, 10, 12, 14), slow_exact_models=30,
 )
 
@@ -190,7 +192,7 @@ SG6 = Rules(
     #: rule 4: the lower bound of median K_0 / E_p[K_0] lies above this; rule 5: the upper bound
     #: of median as / (2Np(1-p)) below this
     ratio_floor=1.0, as_ratio_ceiling=1.0,
-    D=8, L=2, N=10,
+    D=8, L=2, H=2, N=10,
     #: draw until `target` models compute a non-constant function, at most `max_draws`
     target=60, max_draws=2500,
     bhattamishra_H=1, bhattamishra_B=10.0, bhattamishra_eps=1e-6,
@@ -202,6 +204,8 @@ SG7 = Rules("SG-7", enumeration_N_max=20)
 SG8 = Rules(
     "SG-8",
     level=0.99,
+    #: the quick runs train in this dtype (an experiment, not a reference comparison)
+    dtype="float32",
     #: a MAJORITY / FIRST run has learned when its held-out accuracy is at least this ...
     learned_held_out=0.95,
     #: ... a PARITY (or control) run when its exact accuracy is at least this

@@ -87,7 +87,7 @@ SG4_SLOW = dict(SG4_FAST, Ns=SG4.slow_Ns)
 #: models of SG4_FAST; N_max as there, since it fixes the draw of the positional embeddings), measured
 #: with a slope interval, not decided (see the test)
 SG4_EXACT = dict(D=SG4.D, L=SG4.L, H=SG4.H, eps=SG4.eps, B=SG4.box, N_max=max(SG4.Ns),
-                 Ns=SG4.exact_Ns, models=SG4.exact_models, seed=3000, check_N=8)
+                 Ns=SG4.exact_Ns, models=SG4.exact_models, seed=3000, check_N=SG4.exact_check_N)
 SG4_EXACT_SLOW = dict(SG4_EXACT, Ns=SG4.slow_exact_Ns, models=SG4.slow_exact_models)
 #: SG-5: the same models at a small and a large N, non-constant margin-xi recognition
 SG5_FAST = dict(D=SG5.D, L=SG5.L, H=SG5.H, eps=SG5.eps, B=SG5.box, N_small=SG5.N_small,
@@ -97,7 +97,7 @@ SG5_SLOW = dict(SG5_FAST, N_large=SG5.slow_N_large)
 #: SG-6: draw models per init scheme until `target` compute a non-constant function (at most
 #: `max_draws`); exact profiles over all 2^N strings; boolverify conventions at eps = 0 (the same
 #: models re-read at `eps_check`), and the bhattamishra preset (its eps = 1e-6, U(-B, B) weights)
-SG6_FAST = dict(preset="boolverify", D=SG6.D, L=SG6.L, H=2, eps=0.0, N=SG6.N, target=SG6.target,
+SG6_FAST = dict(preset="boolverify", D=SG6.D, L=SG6.L, H=SG6.H, eps=0.0, N=SG6.N, target=SG6.target,
                 max_draws=SG6.max_draws, seed=6000, eps_check=1e-5, chunk=1024)
 SG6_BHATTAMISHRA = dict(preset="bhattamishra", D=SG6.D, L=SG6.L, H=SG6.bhattamishra_H,
                         eps=SG6.bhattamishra_eps, N=SG6.N, target=SG6.bhattamishra_target,
@@ -110,7 +110,7 @@ SG6_SLOW = (dict(SG6_FAST, D=16, N=14, seed=1000, chunk=None),
 #: MAJORITY and FIRST train on a fixed subset of 1024 of the 4096 strings (held-out accuracy is
 #: exact on the other 3072). The PARITY cells share one budget: the same steps and batch, so
 #: both see 64 x 250 strings (all 64 strings every step at N = 6).
-SG8_FAST_DTYPE = "float32"
+SG8_FAST_DTYPE = SG8.dtype
 _SG8_BUDGET = dict(steps=SG8.parity_steps, batch_size=SG8.batch_size)
 SG8_FAST = {
     "majority": dict(target="majority", N=SG8.fixed_N, runs=SG8.fixed_runs, first_seed=0,
