@@ -129,7 +129,7 @@ def _check_init(scheme, plan, evidence):
     evidence[scheme] = {
         "preset": plan["preset"], "N": N, "draws": draws, "constant": got["constant"], "nonconstant": n,
         "first_seed": s0,
-        "constant_fraction_ci95": list(clopper_pearson(got["constant"], draws, 0.95)),
+        "constant_fraction_ci95": list(clopper_pearson(got["constant"], draws, SG6.report_conf)),
         "nonconstant_K0_ge_1": int(stats_["has_K0"].sum()),
         "nonconstant_K0_zero": got["zero_K0"],
         "nonconstant_density": [float(v) for v in ratios["p"]],

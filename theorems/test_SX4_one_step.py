@@ -60,8 +60,10 @@ def _arrays(cells):
 def _thresholds(fit, ds):
     out = {}
     for d in ds:
-        lo, hi = fit.threshold_interval(d, level=0.5, conf=quasi_level(SX4.report_conf, fit.dispersion))
-        out[str(d)] = {"m50": fit.threshold(d, 0.5), "m50_ci95": [lo, hi], "m90": fit.threshold(d, 0.9)}
+        lo, hi = fit.threshold_interval(d, level=SX4.report_quantile,
+                                        conf=quasi_level(SX4.report_conf, fit.dispersion))
+        out[str(d)] = {"m50": fit.threshold(d, SX4.report_quantile), "m50_ci95": [lo, hi],
+                       "m90": fit.threshold(d, 0.9)}
     return out
 
 

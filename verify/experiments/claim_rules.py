@@ -57,8 +57,8 @@ SX4 = Rules(
     m_low=8, rate_low_ceiling=0.8,
     #: rule 4 (full sweep): polylog against power by log-likelihood with this margin
     law_margin=3.0,
-    #: the reported m*_0.5 intervals (not a decision)
-    report_conf=0.95,
+    #: the reported m*_q intervals at q = report_quantile (not a decision)
+    report_conf=0.95, report_quantile=0.5,
     #: quick plan: per d, the m grid around the transition and the seeds per cell
     fast_sweep=(
         (1000, (6, 8, 12, 16, 24, 32, 48, 64), 200),
@@ -192,6 +192,8 @@ SG6 = Rules(
     #: rule 4: the lower bound of median K_0 / E_p[K_0] lies above this; rule 5: the upper bound
     #: of median as / (2Np(1-p)) below this
     ratio_floor=1.0, as_ratio_ceiling=1.0,
+    #: the reported two-sided interval of the constant fraction (not a decision)
+    report_conf=0.95,
     D=8, L=2, H=2, N=10,
     #: draw until `target` models compute a non-constant function, at most `max_draws`
     target=60, max_draws=2500,
