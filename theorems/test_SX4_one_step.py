@@ -1,44 +1,43 @@
 r"""SX-4: one population step from the antisymmetric init learns the support with few heads:
 the success probability :math:`p(d, m)` rises from 0 to a plateau as :math:`m` grows, at an
-:math:`m` far below :math:`d` that grows slower than any power :math:`d^{0.3}` (as formalised
+:math:`m` far below :math:`d` that grows slower than the power ``SX4.alpha_ceiling`` of d (as formalised
 in boolverify: :math:`\eta = 10\,d^2\sqrt m\ln d`, :math:`\varepsilon = 0.01`).
 
 Model and estimator (:func:`verify.experiments.inference.fit_threshold_curves`): binomial
 likelihood over all :math:`(d, m)` cells,
 :math:`p(d, m) = (1 - \lambda_d)\,\sigma\bigl(s(\ln m - \mu_d)\bigr)` with a common slope
 :math:`s`, a lapse :math:`\lambda_d` per :math:`d` (the near-ties
-:math:`(v_a - v_b)\cdot\theta^{(0)} \approx 0`, which keep the plateau at 0.93 at
-:math:`d = 10^2`), and the location :math:`\mu_d` free or following a law: power
+:math:`(v_a - v_b)\cdot\theta^{(0)} \approx 0`, which keep the plateau below 1 at small
+:math:`d`), and the location :math:`\mu_d` free or following a law: power
 :math:`\mu_d = c + \alpha\ln d` or polylog :math:`\mu_d = c + k\ln\ln d`.
 :math:`m^*_q(d) = e^{\mu_d}\,(q/(1-q))^{1/s}` is the :math:`m` at which the rising part reaches
 :math:`q`; with a common slope every level grows with the same exponent :math:`\alpha`.
 
-Decision rules (fixed before the data; 99 % one-sided bounds):
+Decision rules (fixed before the data; the numbers are those of
+:data:`verify.experiments.claim_rules.SX4`, rendered in ``docs/claims.md#sx-4``; one-sided
+bounds at ``SX4.level``):
 
 1. *The step learns, with few heads*: at each :math:`d` of the plan,
-   :math:`P(\text{success} \mid m = 64)` has a Clopper-Pearson lower bound > 0.85, for the
-   default step and for its :math:`\eta\to\infty` limit.
+   :math:`P(\text{success} \mid m = m_\text{high})` has a Clopper-Pearson lower bound
+   > ``rate_high_floor``, for the default step and for its :math:`\eta\to\infty` limit.
 2. *And fails with too few* (the threshold is not an artefact of the grid):
-   :math:`P(\text{success} \mid m = 8)` has an upper bound < 0.8.
-3. *Sub-polynomial growth*: the profile-likelihood upper bound of :math:`\alpha` is < 0.3
-   (quasi-likelihood: the chi-square cut scaled by the dispersion ``max(1, deviance/df)``)
-   (rejects :math:`m^* \propto d^{0.3}` and everything faster, e.g. :math:`\sqrt d`, :math:`d`).
-4. Full run only (slow): polylog against power by log-likelihood with margin 3 (likelihood
-   ratio 20): ``polylog`` passes; ``power`` or ``indistinguishable`` is ``inconclusive`` (an
-   asymptotic law cannot be told from a small power over a few decades; never ``fail``).
+   :math:`P(\text{success} \mid m = m_\text{low})` has an upper bound < ``rate_low_ceiling``.
+3. *Sub-polynomial growth*: the profile-likelihood upper bound of :math:`\alpha` is
+   < ``alpha_ceiling`` (quasi-likelihood: the chi-square cut scaled by the dispersion
+   ``max(1, deviance/df)``; rejects :math:`m^* \propto d^{\text{alpha\_ceiling}}` and everything
+   faster, e.g. :math:`\sqrt d`, :math:`d`).
+4. Full run only (slow): polylog against power by log-likelihood with margin ``law_margin``:
+   ``polylog`` passes; ``power`` or ``indistinguishable`` is ``inconclusive`` (an asymptotic
+   law cannot be told from a small power over a few decades; never ``fail``).
 
-Sample size: fast plan :data:`verify.experiments.plans.FAST_SWEEP` (d = 10^3 and 10^4,
-200 seeds per cell, 7-8 values of m). Power of rule 3
-(:func:`verify.experiments.decision_power.exponent_rule_error_rates`, 2000 parametric
-simulations of the fast plan from the power-law fit to the full sweep,
-``docs/data/xor_sweep.json``, alpha = 0.141): correct code failed 0 times (95 % upper bound
-0.18 %); the simulated upper bounds are 0.178 +- 0.015 (quasi-likelihood, as applied), 8.1 standard deviations below
-0.3, so the false-fail probability is far below 0.1 %. At alpha = 0.3 the rule passed 0.75 %
-[0.42, 1.23] % of the runs (<= 1 % by the coverage of the bound). Rules 1-2: at the measured
-rates (0.97-0.99 at m = 64; 0.17-0.44 at m = 8) the bounds fail on correct code with
-probability < 1e-4. The logistic shape is approximate (full sweep: deviance 144 on 36 degrees
-of freedom), hence the quasi-likelihood bound; the exponent is the same under the probit link
-(0.140).
+Sample size and error rates: fast plan ``SX4.fast_sweep`` (two values of d, the seeds per cell
+and 7-8 values of m). Rule 3 was simulated as applied
+(:func:`verify.experiments.decision_power.exponent_rule_error_rates`, parametric simulations of
+the fast plan from the power-law fit to the full sweep, ``docs/data/xor_sweep.json``): correct
+code fails with probability far below 0.1 %, and at :math:`\alpha` = ``alpha_ceiling`` the rule
+passes with probability at most 1 % (the coverage of the bound). Rules 1-2 fail on correct code
+with probability below 1e-4 at the rates of the full sweep. The logistic shape is approximate,
+hence the quasi-likelihood bound. Measured values: ``docs/results-paper-a.md``.
 """
 
 import pytest

@@ -11,7 +11,7 @@ Regimes (:mod:`verify.experiments.finite_samples`, same instances and samples pe
 Estimand: per ``d``, the conditional success
 :math:`p_d(n) = P(\text{trained model succeeds} \mid \text{population step succeeds on the same
 instance})` (trials = the population successes of a cell; the conditioning removes the
-population step's own failures, 5-25 % at these ``d``), and :math:`n^*_q(d)`, the ``n`` at which
+population step's own failures), and :math:`n^*_q(d)`, the ``n`` at which
 the logistic part of :math:`p_d` reaches ``q`` (0.5; 0.9 reported).
 
 Estimator (:func:`verify.experiments.inference.fit_threshold_curves`, logit link, lapse per
@@ -26,37 +26,35 @@ quasi-likelihood intervals: the profile deviance is divided by the dispersion
 :math:`\phi = \max(1, D/\mathrm{df})` of the fit (the chi-square cut is multiplied by
 :math:`\phi`).
 
-Decision rules (fixed before the data):
+Decision rules (fixed before the data; the numbers are those of
+:data:`verify.experiments.claim_rules.SX6`, rendered in ``docs/claims.md#sx-6``):
 
-1. *Loose proof rate* (one step): pass iff the one-sided 99 % upper bound of :math:`\alpha` is
-   below 4 (rejects :math:`n^* \propto d^4` and anything faster); fail otherwise.
-2. *The seed's "about linear"* (each regime, reported): the two-sided 99 % interval of
-   :math:`\alpha`; ``superlinear`` (the interval lies above 1: :math:`n^*(d)` is not O(d)) is
-   recorded as pass; an interval that contains 1 (``indistinguishable``) or lies below it
-   (``linear-or-slower``) is ``inconclusive``; never ``fail``.
-3. *The experiment's gradient* (a premise, exact): with every input of :math:`\{\pm1\}^8` once,
-   the empirical gradient of :mod:`verify.experiments.finite_samples` equals the closed-form
-   population gradient (relative error <= 1e-10); fail otherwise.
+1. *Loose proof rate* (one step): pass iff the one-sided ``SX6.level`` upper bound of
+   :math:`\alpha` is below ``proof_exponent`` (rejects :math:`n^* \propto d^4` and anything
+   faster); fail otherwise.
+2. *The seed's "about linear"* (each regime, reported): the two-sided ``SX6.level`` interval of
+   :math:`\alpha`; ``superlinear`` (the interval lies above ``seed_exponent``: :math:`n^*(d)` is
+   not O(d)) is recorded as pass; an interval that contains it (``indistinguishable``) or lies
+   below it (``linear-or-slower``) is ``inconclusive``; never ``fail``.
+3. *The experiment's gradient* (a premise, exact): with every input of
+   :math:`\{\pm1\}^{\text{premise\_d}}` once, the empirical gradient of
+   :mod:`verify.experiments.finite_samples` equals the closed-form population gradient (the
+   float64 tolerance); fail otherwise.
 4. Full run only, reported: :math:`n^* = A d^\alpha` against :math:`n^* = A\,d(\ln d)^k` (the
    same power law fitted to :math:`n/d` against a polylog law in :math:`n/d`) by
-   log-likelihood with margin 3; and free locations against the power law.
+   log-likelihood with margin ``law_margin``; and free locations against the power law.
 
-Sample size and power (quick plan :data:`verify.experiments.plans.FINITE_FAST_DS` = 8, 16, 32;
-one step: 120 seeds per cell, i.e. about 92, 99, 104 population successes (trials) per cell, on
-n = d/2 ... max(d^3, 2^14), 23-25 cells per d; training: 100 seeds on n = d/16 ... 16 d). Rule 1
-simulated exactly as applied here (dispersion-scaled bound; trials and successes drawn from
-the power-law fit to the full run, :math:`\alpha = 1.89`, 2000 runs each): correct code failed
-0 times (95 % upper bound 0.18 %); its upper bounds were 2.06 +- 0.07, 27 standard deviations
-below 4, so it fails with probability far below 0.1 %. With :math:`\alpha = 4` the rule passed
-0.80 % [0.46, 1.30] % of the runs (<= 1 %: the coverage of the one-sided 99 % bound). The real
-quick runs for seed bases 0-9 gave upper bounds 1.71-1.97 (dispersion 1.2-2.2). Rule 2 cannot
-fail; with 100 seeds the training's interval lay above 1 for all ten seed bases
-(:math:`\alpha` 1.33-1.51).
+Sample size and error rates (quick plan ``SX6.fast_ds``, ``SX6.fast_seeds`` seeds per cell by
+regime; one step on n = d/2 ... max(d^3, 2^14), training on n = d/16 ... 16 d). Rule 1 was
+simulated exactly as applied here (dispersion-scaled bound; trials and successes drawn from the
+power-law fit to the full run): correct code fails with probability far below 0.1 %, and with
+:math:`\alpha` = ``proof_exponent`` the rule passes with probability at most 1 % (the coverage
+of the one-sided bound). Rule 2 cannot fail. Measured values: ``docs/results-paper-a.md``.
 
 Full run (slow): :data:`verify.experiments.plans.FINITE_FULL_DS` = 8 ... 128, 200 seeds per cell,
 from ``BOOLVERIFY_XOR_SAMPLES_GRID_FILE`` (``docs/data/xor_samples_grid.json``) and
 ``BOOLVERIFY_XOR_FIXED_SAMPLE_FILE`` (``docs/data/xor_fixed_sample_training.json``), resumed
-without recomputing, else recomputed (about 30 min on one core). The power law is an average
+without recomputing, else recomputed. The power law is an average
 over the range: the growth between neighbouring ``d`` steepens with ``d`` (free locations beat
 the power law), so the local exponents and the exponent over the three largest ``d`` are recorded
 too.
