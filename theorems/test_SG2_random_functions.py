@@ -8,26 +8,24 @@ P(K_0 >= 1) exactly). The limit: the Chen-Stein bound
 (:func:`~verify.experiments.random_function_sampling.chen_stein_bound`, exact rationals) tends
 to 0, so :math:`P_N(K_0 \ge 1) \to 1 - 1/e`; :math:`\delta_{16} = 409/65536 \approx 0.0062`.
 
-Monte Carlo (the statistical contract). Estimands, per N in (2, 4, 8, 12, 16):
-:math:`p_N = P(K_0 \ge 1)` and :math:`E[K_0]`. Estimators: the fraction of 8,192 sampled
-functions with :math:`K_0 \ge 1`, with its exact two-sided Clopper-Pearson interval, and the
-sample mean of :math:`K_0` with the normal interval of the *exact* variance (a mean of 8,192
-near-Poisson counts: skewness :math:`\approx 0.011`, the normal quantile is accurate). Every
-interval is at two-sided level :math:`1 - 10^{-4}`; there are 9 decisions, so by Bonferroni
-correct code fails with probability :math:`\le 9 \cdot 10^{-4} < 0.1\%` whatever the seed
-base. Rules (fixed in advance): the interval of :math:`p_N` contains the enumerated exact
-value (N = 2, 4); the interval of :math:`E[K_0]` contains 1 (every N); the interval of
+Monte Carlo (the statistical contract; the numbers are those of
+:data:`verify.experiments.claim_rules.SG2`, rendered in ``docs/claims.md#sg-2``). Estimands,
+per N in ``SG2.Ns``: :math:`p_N = P(K_0 \ge 1)` and :math:`E[K_0]`. Estimators: the fraction of
+``SG2.samples`` sampled functions with :math:`K_0 \ge 1`, with its exact two-sided
+Clopper-Pearson interval, and the sample mean of :math:`K_0` with the normal interval of the
+*exact* variance (a mean of that many near-Poisson counts: the normal quantile is accurate).
+Rules (fixed in advance): the interval of :math:`p_N` contains the enumerated exact value
+(N <= ``exact_N_max``); the interval of :math:`E[K_0]` contains 1 (every N); the interval of
 :math:`p_N` meets the band :math:`[1 - 1/e - \delta_N, 1 - 1/e + \delta_N]`, which contains
-the exact :math:`p_N` (N = 12, 16; fail iff disjoint).
+the exact :math:`p_N` (N >= ``band_N_min``; fail iff disjoint).
 
-Power: at N = 16 the interval's half-width is about 0.021 (:math:`\sqrt{p(1-p)/8192} = 0.0053`),
-so a sampler whose :math:`p_{16}` is off by 0.04 or more from :math:`1 - 1/e` (e.g. a
-wrong neighbourhood, a biased bit source) fails with probability :math:`\ge 99\%`
-(:math:`0.0062 + 3.89 \cdot 0.0053 + 2.33 \cdot 0.0053 < 0.04`); a mean of :math:`K_0` off by
-0.07 likewise (:math:`(3.89 + 2.33) \cdot 0.011`). Measured over 40 seed bases (0..39):
-:math:`\hat p_{16} \in [0.618, 0.643]` (mean 0.631, standard deviation 0.0052, the binomial
-0.0053), none of the 360 decisions failed; the closest interval still overlapped the band by
-0.013.
+Error rates: every interval is at two-sided level :math:`1 - \text{false\_fail}/k`, :math:`k`
+the number of decisions of the test (9 in the quick plan), so by Bonferroni correct code fails
+with probability at most ``false_fail`` (0.1 %) whatever the seed base. Power: at N = 16 the
+interval's half-width is about 4 binomial standard errors (:math:`\sqrt{p(1-p)/8192} \approx
+0.0053`), so a sampler whose :math:`p_{16}` is off by 0.04 or more from :math:`1 - 1/e` (e.g.
+a wrong neighbourhood, a biased bit source) fails with probability :math:`\ge 99\%`; a mean of
+:math:`K_0` off by 0.07 likewise. Measured values: ``docs/results-boolean.md`` and the report.
 """
 
 from fractions import Fraction

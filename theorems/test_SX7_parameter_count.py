@@ -1,8 +1,8 @@
 r"""SX-7: the two-head model needs :math:`2\,m^*(d)` trainable parameters, against :math:`\ge d`
 for any FFNN whose first layer is dense (as formalised in boolverify).
 
-Estimand: :math:`2\,m^*_{0.9}(d)`, where :math:`m^*_{0.9}(d)` is the :math:`m` at which the
-rising part of the success curve reaches 0.9 (the SX-4 model,
+Estimand: :math:`2\,m^*_q(d)`, where :math:`m^*_q(d)` is the :math:`m` at which the
+rising part of the success curve reaches :math:`q` = ``SX7.quantile`` (the SX-4 model,
 :func:`verify.experiments.inference.fit_threshold_curves` with a free location per
 :math:`d`), with its profile-likelihood interval, at every :math:`d` measured.
 
