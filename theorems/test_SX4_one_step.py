@@ -1,7 +1,8 @@
 r"""SX-4: one population step from the antisymmetric init learns the support with few heads:
 the success probability :math:`p(d, m)` rises from 0 to a plateau as :math:`m` grows, at an
-:math:`m` far below :math:`d` that grows slower than the power ``SX4.alpha_ceiling`` of d (as formalised
-in boolverify: :math:`\eta = 10\,d^2\sqrt m\ln d`, :math:`\varepsilon = 0.01`).
+:math:`m` far below :math:`d` that grows slower than the power ``SX4.alpha_ceiling`` of
+:math:`d` (as formalised in boolverify: :math:`\eta = 10\,d^2\sqrt m\ln d`,
+:math:`\varepsilon = 0.01`).
 
 Model and estimator (:func:`verify.experiments.inference.fit_threshold_curves`): binomial
 likelihood over all :math:`(d, m)` cells,
