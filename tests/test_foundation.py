@@ -33,7 +33,15 @@ def test_is_close_uses_relative_and_scaled_absolute_terms():
 
 
 def test_claims_registry_has_all_sixteen_ids():
-    assert list(CLAIMS) == [f"SX-{i}" for i in range(1, 9)] + [f"SG-{i}" for i in range(1, 9)]
+    ids = list(CLAIMS)
+    assert {f"{p}-{i}" for p in ("SX", "SG") for i in range(1, 9)} <= set(ids)
+    # paper A (SX) before paper B (SG), numbered in order within each: a new claim appends
+    assert ids == sorted(ids, key=lambda cid: (cid[:2] != "SX", int(cid[3:])))
+    for prefix, paper in (("SX", "A"), ("SG", "B")):
+        own = [cid for cid in ids if cid.startswith(prefix + "-")]
+        assert own == [f"{prefix}-{i}" for i in range(1, len(own) + 1)]
+        assert all(CLAIMS[cid].paper == paper for cid in own)
+    assert len(ids) == len(set(ids)) and all(cid[:2] in ("SX", "SG") for cid in ids)
     assert get_claim("SG-6").theorem_file == "theorems/test_SG6_random_init_sensitivity.py"
 
 

@@ -77,12 +77,44 @@ def test_api_bad_input_raises_input_error(tmp_path):
         load_report(tmp_path / "missing.json")
 
 
-def test_claims_doc_decision_rules_are_generated_from_registry():
-    from verify.report.readme import RULES_END, RULES_START, render_rules, update_rules
+def test_claims_doc_tables_are_generated_from_registry():
+    """docs/claims.md's decision rules and per-paper tables are what the registry renders."""
+    from verify.report.readme import claims_doc_regions, update_claims_doc
 
     doc = ROOT / "docs" / "claims.md"
-    region = table_region(doc.read_text(encoding="utf-8"), markers=(RULES_START, RULES_END))
-    assert region == render_rules(), "docs/claims.md's decision rules are stale: run `python -m verify.report.readme`"
-    assert update_rules(doc, write=False) is False
+    text = doc.read_text(encoding="utf-8")
+    for markers, table in claims_doc_regions():
+        assert table_region(text, markers=markers) == table, (
+            f"docs/claims.md's region {markers[0]} is stale: run `python -m verify.report.readme`")
+    assert update_claims_doc(doc, write=False) is False
     kinds = {c.kind for c in CLAIMS.values()}
-    assert kinds == {"exact", "stochastic"} and all(c.rule for c in CLAIMS.values())
+    assert kinds == {"exact", "stochastic"}
+    assert all(c.rule and c.formalised and c.checked for c in CLAIMS.values())
+
+
+def test_paper_tables_have_one_anchored_row_per_claim():
+    from verify.report.readme import render_paper_table
+
+    rows = [line for paper in ("A", "B") for line in render_paper_table(paper).splitlines()[2:]]
+    assert [row.split("</a>")[1].split(" |")[0] for row in rows] == list(CLAIMS)
+    for row, claim in zip(rows, CLAIMS.values()):
+        assert row.startswith(f'| <a id="{claim.id.lower()}"></a>{claim.id} |')
+        assert row.endswith(f"(../{claim.theorem_file}) |") and row.count(" | ") == 3
+
+
+def test_stale_claims_doc_region_is_rewritten_and_checked(tmp_path):
+    from verify.report.readme import PAPER_MARKERS, update_claims_doc
+
+    doc = tmp_path / "claims.md"
+    text = (ROOT / "docs" / "claims.md").read_text(encoding="utf-8")
+    first, _ = PAPER_MARKERS["B"]
+    stale = text.replace("| theorem file |", "| theorem |", 2)
+    assert stale != text and first in stale
+    doc.write_text(stale, encoding="utf-8")
+    readme = tmp_path / "README.md"
+    readme.write_text((ROOT / "README.md").read_text(encoding="utf-8"), encoding="utf-8")
+    argv = ["--readme", str(readme), "--report", str(REPORT), "--claims-doc", str(doc)]
+    assert main(argv + ["--check"]) == 1
+    assert doc.read_text(encoding="utf-8") == stale  # --check writes nothing
+    assert main(argv) == 0 and doc.read_text(encoding="utf-8") == text
+    assert update_claims_doc(doc, write=False) is False

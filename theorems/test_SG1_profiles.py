@@ -14,6 +14,7 @@ from numeric.boolean import truth_table
 from numeric.sensitivity import profile
 from verify.stats.decisions import exact
 from verify.symbolic.profile_proofs import FORMS, formula_profile, prove_all
+from verify.experiments.claim_rules import SG1
 
 
 
@@ -85,15 +86,15 @@ def _enumerate(Ns, evidence):
 
 @pytest.mark.claim("SG-1")
 def test_enumeration_matches_proof_N_le_20(evidence):
-    _enumerate(range(1, 21), evidence)
+    _enumerate(range(1, SG1.enumeration_N_max + 1), evidence)
 
 
 @pytest.mark.slow
 @pytest.mark.claim("SG-1")
 def test_enumeration_matches_proof_all_dictators_and_sparse_sets(evidence):
-    # every dictator position and several sparse sets, N <= 20
+    # every dictator position and several sparse sets, every N of the enumeration
     compared = 0
-    for N in range(1, 21):
+    for N in range(1, SG1.enumeration_N_max + 1):
         for i in range(N):
             assert _as_dict(profile(truth_table("dictator", N, i=i))) == formula_profile("dictator", N)
             compared += 1

@@ -1,59 +1,57 @@
 r"""SG-5 (as formalised in boolverify): for :math:`\varepsilon > 0` only the constant
 functions stay recognisable with margin :math:`\xi` as :math:`N` grows.
 
-Two checks:
+Two checks; the numbers are those of :data:`verify.experiments.claim_rules.SG5` (rendered in
+``docs/claims.md#sg-5``), named by their fields.
 
 1. **Random models.** A model recognises a function with margin :math:`\xi` if every string
    has :math:`T \ge \xi` (accept) or :math:`T \le -\xi` (reject); a non-constant such
    function needs a neighbouring pair with :math:`|T(x) - T(x\oplus e_n)| \ge 2\xi`, which the
    :math:`O(1/N)` influence (SG-4) forbids for large :math:`N`.
 
-   *Estimand*: :math:`p_N`, the probability that a uniform-box model (D = 16, L = 2, H = 2,
-   eps = 1e-5, B = 1) recognises a non-constant function with margin :math:`\xi = 0.01` over
-   all :math:`2^N` strings; the same 400 models (one parameter vector each) at
-   :math:`N = 4` and :math:`N = 10`. *Estimators*: the fractions, with exact Clopper-Pearson
-   bounds. *Rules* (fixed in advance, one-sided 99 % bounds):
+   *Estimand*: :math:`p_N`, the probability that a uniform-box model (``D``, ``L``, ``H``,
+   ``eps`` > 0, box ``box``) recognises a non-constant function with margin :math:`\xi` =
+   ``xi`` over all :math:`2^N` strings; the same ``models`` models (one parameter vector each)
+   at :math:`N` = ``N_small`` and ``N_large``. *Estimators*: the fractions, with exact
+   Clopper-Pearson bounds. *Rules* (fixed in advance, one-sided ``level`` bounds):
 
-   a. :math:`p_{10}`: pass iff the upper bound is :math:`< 0.05` (one model in 20, the level
-      of :math:`N \le 4`: 7–12 of 200 in ``docs/results-paper-b.md``), else fail;
-   b. :math:`p_4`: pass iff the lower bound is :math:`> 0` (the check is not vacuous);
+   a. :math:`p_{N_\text{large}}`: pass iff the upper bound is below ``p_max`` (the level of
+      small N in ``docs/results-paper-b.md``), else fail;
+   b. :math:`p_{N_\text{small}}`: pass iff the lower bound is above ``p_small_min`` (the
+      check is not vacuous);
    c. paired, three-way: among models that recognise at exactly one of the two lengths,
-      :math:`\theta` = the share recognising at :math:`N = 4` only; pass iff the 98 % two-sided
-      interval lies in :math:`[0.5, 1]` (the fraction falls), fail iff it lies below 0.5,
-      inconclusive otherwise.
+      :math:`\theta` = the share recognising at the small N only; pass iff the two-sided
+      interval (the two one-sided bounds) lies in the window ``falls`` (the fraction falls),
+      fail iff it lies below it, inconclusive otherwise.
 
-   *Sample size and error rates.* Measured over 30 seed bases of this test (12,000 models):
-   :math:`p_{10} \approx 0.0053` (64 models; 95 % upper bound 0.0066; per base 0–6 of 400,
-   largest upper bound 0.036), :math:`p_4 \approx 0.046` (557 models; per base 8–27 of 400).
-   With 400 models rule a fails iff 11 or more recognise at N = 10: probability
-   :math:`1.4\cdot 10^{-5}` at :math:`p = 0.0053`, :math:`9\cdot 10^{-5}` at 0.0066; under
-   the alternative :math:`p_{10} \ge 0.05` it passes with probability :math:`\le 1\%`. Rule b
-   fails with probability :math:`6\cdot 10^{-9}`. Rule c: of the 573 discordant models 533
-   recognised at N = 4 only; 29 bases passed, 1 was inconclusive, none failed (it fails only
-   if the fraction *rises*).
+   *Error rates.* Under the alternative :math:`p_{N_\text{large}} \ge` ``p_max`` rule a passes
+   with probability :math:`\le 1\%`; at the rates measured over many seed bases
+   (``docs/results-paper-b.md``) correct code fails rule a with probability of order
+   :math:`10^{-5}` and rule b far more rarely; rule c fails only if the fraction *rises*.
 
    Planted bugs: a transformer that ignores its input fails rule b (no model recognises a
    non-constant function); hard-max attention (:math:`O(1)` influence) fails rule a.
 
-   *eps* (decided, exact): SG-5's numbers do not differ between eps = 0 and eps = 1e-5: pass
-   iff no model's recognition at N = 4 changes (0 of 400 at base 0) and the largest
-   :math:`|T_{10^{-5}} - T_0|` over all strings at N = 10 of 8 models is < :math:`\xi/100`
-   (measured :math:`1.3\cdot 10^{-6}`). At random parameters the layer-norm variances are of
-   order one, so eps = 1e-5 changes nothing; the regime where eps bounds the blowup is not
-   reached. Control: at eps = 1 the same comparison must move T by more than :math:`\xi`
-   (measured 0.115). Planted: a transformer that runs at eps = 1e-5 whatever its config fails it.
+   *eps* (decided, exact): SG-5's numbers do not differ between eps = 0 and ``eps``: pass iff
+   no model's recognition at the small N changes and the largest :math:`|T_\varepsilon - T_0|`
+   over all strings at the large N of ``eps_models`` models is below
+   :math:`\xi/`\ ``eps_same_divisor``. At random parameters the layer-norm variances are of
+   order one, so a small eps changes nothing; the regime where eps bounds the blowup is not
+   reached. Control: at ``eps_control`` the same comparison must move T by more than
+   :math:`\xi`. Planted: a transformer that runs at a fixed eps whatever its config fails it.
 
    *Not decided*: the best margin reachable inside the box
-   (:func:`verify.experiments.random_transformers.optimised_margin`, FIRST, 150 Adam steps on the
-   soft minimum of the margins, parameters clipped to [-1, 1]) was 14.6 and 11.6 at N = 4 and 14.9
-   at N = 8: it does not fall at these N, so the claim's large-N regime is not reached there.
+   (:func:`verify.experiments.random_transformers.optimised_margin`, FIRST, Adam on the soft
+   minimum of the margins, parameters clipped to the box); measured, it does not fall at small
+   N (``docs/results-paper-b.md``), so the claim's large-N regime is not reached there.
 
 2. **Packing bound** (:mod:`verify.bounds`, 50 digits): :math:`|F_N| \le (1 +
    C_{\mathrm{Lip}}\operatorname{diam}\Theta/\xi)^M` does not depend on :math:`N`, while there
    are :math:`2^{2^N}` functions; the crossover :math:`N^*` (smallest :math:`N` with
-   :math:`2^{2^N}` above the bound) is :math:`\le 40` for every tabulated
-   :math:`C_{\mathrm{Lip}} \le 10^{24}`, :math:`D \le 64`, :math:`\xi \ge 0.01` (the
-   constant :math:`C_{\mathrm{Lip}}` is a parameter of our formalisation).
+   :math:`2^{2^N}` above the bound) is at most ``packing_N_max`` for every tabulated
+   :math:`C_{\mathrm{Lip}}`, :math:`D` in ``packing_Ds`` and :math:`\xi` in ``packing_xis``
+   (the constant :math:`C_{\mathrm{Lip}}` is a parameter of our formalisation); the loosest row
+   is certified.
 """
 
 from __future__ import annotations
@@ -66,6 +64,7 @@ from numeric.transformer import TransformerConfig, evaluate_all, random_model
 from verify.common.seeds import seed
 from verify.common.tolerances import assert_close
 from verify.experiments.plans import SG5_FAST, SG5_SLOW
+from verify.experiments.claim_rules import SG5
 from verify.experiments.random_transformers import margin_table
 from verify.reference import certified
 from verify.reference.bounds import DEFAULT_C_LIPS, n_params, packing_crossover
@@ -73,9 +72,6 @@ from verify.stats.decisions import exact, inside, lower_bound_above, upper_bound
 from verify.stats.intervals import clopper_pearson
 
 
-
-
-LEVEL = 0.99
 
 
 def _config(plan, eps):
@@ -115,23 +111,24 @@ def _check_models(plan, evidence):
                           changed_small == 0))
     evidence.decide(exact(f"largest |T(eps = {plan['eps']:g}) - T(eps = 0)| at N = {Ns[1]} over all strings "
                           f"({plan['eps_models']} models)", diff,
-                          f"pass iff < xi/100 = {xi / 100:g}: eps moves no output by a visible share of the margin",
-                          diff < xi / 100))
+                          f"pass iff < xi/{SG5.eps_same_divisor} = {xi / SG5.eps_same_divisor:g}: eps moves no "
+                          "output by a visible share of the margin", diff < xi / SG5.eps_same_divisor))
     evidence.decide(exact(f"largest |T(eps = {plan['eps_control']:g}) - T(eps = 0)| at N = {Ns[1]} (control)",
                           diff_control, f"pass iff > xi = {xi:g}: the ablation sees eps once it is comparable "
                           "to the layer-norm variances", diff_control > xi))
 
     def ci(k, m):  # two-sided 98 %: its ends are the one-sided 99 % bounds
-        return clopper_pearson(k, m, 2 * LEVEL - 1)
+        return clopper_pearson(k, m, 2 * SG5.level - 1)
 
     what = f"P(recognises a non-constant function with margin {xi:g}"
-    evidence.decide(upper_bound_below(f"{what} | N={Ns[1]})", large / n, ci(large, n), 2 * LEVEL - 1,
+    evidence.decide(upper_bound_below(f"{what} | N={Ns[1]})", large / n, ci(large, n), 2 * SG5.level - 1,
                                       plan["p_max"]))
-    evidence.decide(lower_bound_above(f"{what} | N={Ns[0]})", small / n, ci(small, n), 2 * LEVEL - 1, 0.0))
+    evidence.decide(lower_bound_above(f"{what} | N={Ns[0]})", small / n, ci(small, n), 2 * SG5.level - 1,
+                                      SG5.p_small_min))
     m = only_small + only_large
     theta = (only_small / m, ci(only_small, m)) if m else (None, (0.0, 1.0))
     evidence.decide(inside(f"share recognising at N={Ns[0]} only, among models recognising at exactly one "
-                           f"of N={Ns[0]}, {Ns[1]}", theta[0], theta[1], 2 * LEVEL - 1, 0.5, 1.0))
+                           f"of N={Ns[0]}, {Ns[1]}", theta[0], theta[1], 2 * SG5.level - 1, *SG5.falls))
 
 
 @pytest.mark.claim("SG-5")
@@ -148,9 +145,9 @@ def test_nonconstant_margin_recognition_vanishes_full(evidence):
 @pytest.mark.claim("SG-5")
 def test_packing_bound_crossover_table(evidence):
     rows = []
-    for D in (16, 32, 64):
+    for D in SG5.packing_Ds:
         M = n_params(D, 2, None, 64)
-        for xi in (0.01, 0.1):
+        for xi in SG5.packing_xis:
             for C in DEFAULT_C_LIPS:
                 p = packing_crossover(M, C, 2.0, xi)
                 assert p["checked"]
@@ -170,9 +167,9 @@ def test_packing_bound_crossover_table(evidence):
     evidence["certificate_loosest_row"] = cert.evidence
     evidence.decide(exact(f"packing crossover N* for D = {loose['D']}, C_lip = {loose['C_lip']:g}, "
                           f"xi = {loose['xi']:g} [{cert.precision}]", cert.value,
-                          "pass iff N* equals the 50-digit value and N* <= 25",
-                          cert.value == loose["N_star"] and cert.value <= 25))
+                          f"pass iff N* equals the 50-digit value and N* <= {SG5.packing_N_max}",
+                          cert.value == loose["N_star"] and cert.value <= SG5.packing_N_max))
     # even the loosest row (D = 64, M = 104385, C_lip = 1e24, xi = 0.01: log2 bound ~ 9.1e6 < 2^24)
-    # is overtaken by 2^(2^N) at N <= 25: the count of recognisable functions is bounded
-    # independently of N while 2^(2^N) is not
-    assert worst <= 25
+    # is overtaken by 2^(2^N) at N <= packing_N_max: the count of recognisable functions is
+    # bounded independently of N while 2^(2^N) is not
+    assert worst <= SG5.packing_N_max

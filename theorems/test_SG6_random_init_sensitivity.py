@@ -3,22 +3,25 @@ non-constant Boolean function have far more zero-sensitivity strings than a rand
 the same density; Theorem 4.5 states :math:`K_0 \ge N^{a}` for all large :math:`N` at
 :math:`\varepsilon = 0`, :math:`a(D,L) = \frac{D-1}{2L} - 5`.
 
-Finite-:math:`N` evidence (exact profiles over all :math:`2^N` strings), at N = 10, in two
-settings (:data:`verify.experiments.plans.SG6_FAST`, :data:`~verify.experiments.plans.SG6_BHATTAMISHRA`):
+Finite-:math:`N` evidence (exact profiles over all :math:`2^N` strings), at ``SG6.N``, in two
+settings (:data:`verify.experiments.plans.SG6_FAST`, :data:`~verify.experiments.plans.SG6_BHATTAMISHRA`;
+the numbers are those of :data:`verify.experiments.claim_rules.SG6`, rendered in
+``docs/claims.md#sg-6``, named by their fields):
 
 - the ``boolverify`` conventions (post-LN, biased variance, eps inside the square root, linear
-  readout at 0) at D = 8, L = 2, H = 2, F = 4D, **eps = 0**, each of the four init schemes
+  readout at 0) at ``D``, ``L``, ``H``, F = 4D, **eps = 0**, each of the four init schemes
   (uniform box B = 1 and Gaussian sigma = 1 on every parameter, biases and LN included; Xavier);
 - the ``bhattamishra`` preset (the public random-transformer experiment: pre-LN + final LN,
-  unbiased std + eps = 1e-6, sqrt(D) token scale, zero biases, LN gain 1, sigmoid at 1/2,
-  F = 2D, float32) at D = 8, L = 2, H = 1 with every weight U(-10, 10): **eps > 0**.
+  unbiased std + ``bhattamishra_eps``, sqrt(D) token scale, zero biases, LN gain 1, sigmoid at
+  1/2, F = 2D, float32) at ``D``, ``L``, ``bhattamishra_H`` heads with every weight
+  U(-``bhattamishra_B``, ``bhattamishra_B``): **eps > 0**.
 
-Most random models compute a *constant* function (measured at N = 10: 94 % uniform, 88 %
-Gaussian, 64-66 % Xavier, 47 % bhattamishra), which has :math:`K_0 = 2^N` trivially and says
-nothing about sensitivity; a transformer that ignores its input computes only constants. So the
-constant fraction is estimated and reported on its own, and the claim is about the
-**non-constant** models: drawn (seeds from the seed base) until 60 per scheme (100 for the
-bhattamishra preset) compute a non-constant function, at most 2,500 (1,000) draws.
+Most random models compute a *constant* function (``docs/results-paper-b.md``), which has
+:math:`K_0 = 2^N` trivially and says nothing about sensitivity; a transformer that ignores its
+input computes only constants. So the constant fraction is estimated and reported on its own,
+and the claim is about the **non-constant** models: drawn (seeds from the seed base) until
+``target`` per scheme (``bhattamishra_target`` for the preset) compute a non-constant
+function, at most ``max_draws`` (``bhattamishra_max_draws``) draws.
 
 The comparison is density-matched: a model whose function reads 1 on a fraction :math:`p` of
 the strings is compared with a random function with i.i.d. Bernoulli(:math:`p`) values, which
@@ -27,49 +30,36 @@ checked here by exact enumeration). A nearly constant function has
 :math:`K_0 \approx E_p[K_0] \approx 2^N`, so the uniform-random-function value :math:`2^{-N}`
 of :math:`K_0/2^N` would be no test at all.
 
-*Estimands and rules* (fixed in advance; one-sided 99 % bounds; Clopper-Pearson for
+*Estimands and rules* (fixed in advance; one-sided ``level`` bounds; Clopper-Pearson for
 proportions, exact also under this draw-until-n rule; for medians the distribution-free
-order-statistic bound, :func:`~verify.stats.intervals.median_bounds`: the
-21st smallest of 60, the 38th smallest of 100):
+order-statistic bound, :func:`~verify.stats.intervals.median_bounds`):
 
 1. pass iff the target number of non-constant models turns up within the draw cap (exact);
-2. :math:`P(\text{constant})`: pass iff the upper bound is :math:`< 0.99` (its two-sided 95 %
-   interval is recorded);
+2. :math:`P(\text{constant})`: pass iff the upper bound is below ``constant_max`` (its
+   two-sided ``report_conf`` interval is recorded);
 3. :math:`P(K_0 \ge 1 \mid \text{non-constant})`: pass iff the lower bound is above
-   :math:`1 - 1/e \approx 0.632`, the value of uniformly random functions; the models with
-   :math:`K_0 = 0` are recorded with their seed, the function if it is a (negated) parity or
-   DICTATOR, else the nearest such and how often it agrees, not hidden;
-4. median of :math:`K_0/E_p[K_0]` over non-constant models: pass iff the lower bound is above 1;
-5. median of :math:`\mathrm{as}(f)/(2Np(1-p))`: pass iff the upper bound is below 1.
+   ``p_random_function`` = :math:`1 - 1/e`, the value of uniformly random functions; the models
+   with :math:`K_0 = 0` are recorded with their seed, the function if it is a (negated) parity
+   or DICTATOR, else the nearest such and how often it agrees, not hidden;
+4. median of :math:`K_0/E_p[K_0]` over non-constant models: pass iff the lower bound is above
+   ``ratio_floor``;
+5. median of :math:`\mathrm{as}(f)/(2Np(1-p))`: pass iff the upper bound is below
+   ``as_ratio_ceiling``.
 
 So the claim is **not** "almost surely :math:`K_0 \ge 1`": at these sizes models with
-:math:`K_0 = 0` occur at a small positive rate, mostly (negated) DICTATORs, the others (in
-the runs below) close to a parity of two bits (one Walsh coefficient :math:`\ge 0.73 \cdot 2^N`).
-Seed bases 0-4:
-2 of 1,200 boolverify non-constant models (NOT DICTATOR :math:`x_3`; one 94 % like
-:math:`x_0 \oplus x_8`), 18 of 500 under the bhattamishra preset (16 DICTATORs or negations);
-pilots: 1 of 1,200, and 8 of 300 (D = 8) / 14 of 300 (D = 16) under the bhattamishra preset,
-all DICTATORs; the public experiment reports 3 of 200 at D = 64, L = 4.
+:math:`K_0 = 0` occur at a small positive rate, mostly (negated) DICTATORs (measured counts:
+``docs/results-paper-b.md``).
 
 *Error rates of correct code*, from pilots of 300 non-constant models per setting at seeds
-800000+ (not a test seed range): the share of non-constant models with ratio
-:math:`K_0/E_p[K_0] \le 1` (mostly functions with one or two strings read differently, whose
-ratio is just below 1) was 0.06 / 0.037 / 0.10 / 0.107 (uniform / Gaussian / Xavier-uniform /
-Xavier-normal) and 0.15 (bhattamishra); rule 4 fails only if 21 of 60 (38 of 100) do: at
-the 95 % upper bounds of those shares (at most 0.141 / 0.188) with probability
-:math:`< 4\cdot 10^{-5}` per scheme (:math:`6\cdot 10^{-6}` bhattamishra); rule 5 is the
-mirror image (shares 0.03-0.12, no larger error). Non-constant shares 0.06 / 0.12 / 0.33 /
-0.35 / 0.53, so rule 1 fails with probability :math:`< 10^{-13}`;
-:math:`P(K_0 \ge 1 \mid \text{non-constant})` was 0.97-1.00 against the threshold 0.632. A
-transformer that ignores its input fails rules 1 and 2. Measured over seed bases 0-4 (25
-runs, all passed): draws 977-1043 / 396-581 / 167-192 / 178-234 / 175-202; smallest lower
-bound of rule 4 1.086 (boolverify) and 1.061 (bhattamishra), largest upper bound of rule 5
-0.712 / 0.610; smallest lower bound of rule 3 0.894 / 0.860; largest upper bound of rule 2
-0.958.
+800000+ (not a test seed range): rule 4 fails only if at least the order statistic's share of
+models has a ratio at or below 1 (mostly functions with one or two strings read differently),
+with probability below :math:`10^{-4}` per scheme at the 95 % upper bounds of the pilot shares;
+rule 5 is the mirror image, with no larger error; rule 1 fails with probability below
+:math:`10^{-13}`; rule 3's threshold lies far below the pilot rates. A transformer that ignores
+its input fails rules 1 and 2.
 
 *eps*: the same boolverify non-constant models at eps = 1e-5 are recorded beside eps = 0
-(fraction with :math:`K_0 \ge 1`, how many profiles change; seed bases 0-4: 4 of 1,200
-profiles changed, none in :math:`K_0 \ge 1`): at random parameters the
+(fraction with :math:`K_0 \ge 1`, how many profiles change): at random parameters the
 layer-norm variances are of order one, so the difference between eps = 0 (Theorem 4.5) and
 eps > 0 (SG-4, SG-5) does not show at these N; the bhattamishra setting has eps > 0 throughout.
 
@@ -103,6 +93,7 @@ from scipy import stats
 from numeric.transformer import SCHEMES, BooleanTransformer, TransformerConfig, initialize_, preset_config
 from verify.common.seeds import seed
 from verify.experiments.plans import SG6_BHATTAMISHRA, SG6_FAST, SG6_SLOW
+from verify.experiments.claim_rules import SG6
 from verify.experiments.random_transformers import (
     density_matched_ratios, profile_statistics, random_function_avg_sensitivity,
     random_function_K0, readout_profile, sample_nonconstant_profiles,
@@ -111,11 +102,6 @@ from verify.reference import certified
 from verify.reference.bounds import crossover, theorem_exponent
 from verify.stats.decisions import exact, lower_bound_above, upper_bound_below
 from verify.stats.intervals import clopper_pearson, median_bounds
-
-P_RANDOM = 1 - math.exp(-1)
-LEVEL = 0.99
-CONSTANT_MAX = 0.99
-
 
 def _config(plan, eps):
     return preset_config(plan["preset"], N_max=plan["N"], D=plan["D"], L=plan["L"], H=plan["H"], eps=eps)
@@ -133,7 +119,7 @@ def _check_init(scheme, plan, evidence):
     evidence[scheme] = {
         "preset": plan["preset"], "N": N, "draws": draws, "constant": got["constant"], "nonconstant": n,
         "first_seed": s0,
-        "constant_fraction_ci95": list(clopper_pearson(got["constant"], draws, 0.95)),
+        "constant_fraction_ci95": list(clopper_pearson(got["constant"], draws, SG6.report_conf)),
         "nonconstant_K0_ge_1": int(stats_["has_K0"].sum()),
         "nonconstant_K0_zero": got["zero_K0"],
         "nonconstant_density": [float(v) for v in ratios["p"]],
@@ -141,7 +127,7 @@ def _check_init(scheme, plan, evidence):
         "nonconstant_as_ratio": [float(v) for v in ratios["as_ratio"]],
         "nonconstant_K0_frac": [float(v) for v in stats_["K0_frac"]],
         "nonconstant_avg_sensitivity": [float(v) for v in stats_["avg_sensitivity"]],
-        "random_function": {"P_K0_ge_1": P_RANDOM, "K0_ratio": 1.0, "as_ratio": 1.0},
+        "random_function": {"P_K0_ge_1": SG6.p_random_function, "K0_ratio": 1.0, "as_ratio": 1.0},
     }
     if plan["eps_check"] is not None:
         # the eps mechanism: the same non-constant models at eps > 0
@@ -153,22 +139,22 @@ def _check_init(scheme, plan, evidence):
         evidence[scheme][f"eps_{plan['eps_check']:g}"] = {
             "nonconstant_K0_ge_1": sum(int(k[0] >= 1) for k in K_eps),
             "profiles_changed": sum(int((a != b).any()) for a, b in zip(K, K_eps))}
-    lvl = 2 * LEVEL - 1  # two-sided 98 % intervals: their ends are the one-sided 99 % bounds
+    lvl = 2 * SG6.level - 1  # two-sided 98 % intervals: their ends are the one-sided 99 % bounds
     evidence.decide(exact(f"{scheme}: non-constant models within {cap} draws", n,
                           f"pass iff >= {target}", n >= target))
     evidence.decide(upper_bound_below(f"{scheme}: P(constant function)", got["constant"] / draws,
-                                      clopper_pearson(got["constant"], draws, lvl), lvl, CONSTANT_MAX))
+                                      clopper_pearson(got["constant"], draws, lvl), lvl, SG6.constant_max))
     if n < 2:  # nothing to estimate from (rule 1 has already failed): say so
         evidence.decide(exact(f"{scheme}: non-constant models to decide on", n, "pass iff >= 2", False))
     has = int(stats_["has_K0"].sum())
     evidence.decide(lower_bound_above(f"{scheme}: P(K_0 >= 1 | non-constant)", has / n,
-                                      clopper_pearson(has, n, lvl), lvl, P_RANDOM))
+                                      clopper_pearson(has, n, lvl), lvl, SG6.p_random_function))
     r = ratios["K0_ratio"]
     evidence.decide(lower_bound_above(f"{scheme}: median K_0 / E_p[K_0] | non-constant", float(r.median()),
-                                      median_bounds(r, LEVEL, "lower"), LEVEL, 1.0))
+                                      median_bounds(r, SG6.level, "lower"), SG6.level, SG6.ratio_floor))
     r = ratios["as_ratio"]
     evidence.decide(upper_bound_below(f"{scheme}: median as / (2Np(1-p)) | non-constant", float(r.median()),
-                                      median_bounds(r, LEVEL, "upper"), LEVEL, 1.0))
+                                      median_bounds(r, SG6.level, "upper"), SG6.level, SG6.as_ratio_ceiling))
 
 
 @pytest.mark.claim("SG-6")
@@ -217,11 +203,11 @@ def test_density_matched_references_by_enumeration(evidence):
         evidence.decide(exact(f"E_p[K_0], E_p[as] at N = {N}, p = 3/10: formula = enumeration", f"{got_K0:.6g}",
                               "pass iff equal to 1e-12", ok))
     evidence["enumeration"] = rows
-    for n, k in ((60, 21), (100, 38)):
-        lo, _ = median_bounds(list(range(n)), LEVEL, "lower")
-        _, hi = median_bounds(list(range(n)), LEVEL, "upper")
+    for n, k in ((SG6.target, 21), (SG6.bhattamishra_target, 38)):
+        lo, _ = median_bounds(list(range(n)), SG6.level, "lower")
+        _, hi = median_bounds(list(range(n)), SG6.level, "upper")
         # the k-th smallest: P(Bin(n, 1/2) <= k - 1) <= 1 - level < P(Bin(n, 1/2) <= k)
-        ok = (lo == k - 1 and hi == n - k and stats.binom.cdf(k - 1, n, 0.5) <= 1 - LEVEL
+        ok = (lo == k - 1 and hi == n - k and stats.binom.cdf(k - 1, n, 0.5) <= 1 - SG6.level
               < stats.binom.cdf(k, n, 0.5))
         evidence.decide(exact(f"99 % median bound of {n} values: order statistic", lo + 1,
                               f"pass iff the {k}th smallest (and largest)", ok))

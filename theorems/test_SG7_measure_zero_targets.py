@@ -12,6 +12,7 @@ from numeric.boolean import truth_table
 from numeric.sensitivity import min_sensitivity, profile
 from verify.stats.decisions import exact
 from verify.symbolic.profile_proofs import FORMS, formula_profile, prove_dictator, prove_parity, prove_sparse_parity
+from verify.experiments.claim_rules import SG7
 
 
 
@@ -50,7 +51,8 @@ def test_K0_is_zero_for_all_N_symbolically(evidence):
 @pytest.mark.claim("SG-7")
 def test_K0_is_zero_by_enumeration(evidence):
     rows = 0
-    for N in range(1, 21):
+    N_max = SG7.enumeration_N_max
+    for N in range(1, N_max + 1):
         tables = {
             "parity": truth_table("parity", N),
             "first": truth_table("first", N),
@@ -67,6 +69,6 @@ def test_K0_is_zero_by_enumeration(evidence):
             K0 = int(profile(truth_table("majority", N))[0])
             assert K0 == formula_profile("majority", N)[0] > 0
     evidence["functions_checked"] = rows
-    evidence["N_range"] = [1, 20]
-    evidence["majority_K0_N20"] = formula_profile("majority", 20)[0]
+    evidence["N_range"] = [1, N_max]
+    evidence[f"majority_K0_N{N_max}"] = formula_profile("majority", N_max)[0]
     evidence["implication"] = IMPLICATION

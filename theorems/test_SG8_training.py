@@ -1,33 +1,34 @@
 r"""SG-8 (as formalised in boolverify): training the transformer with AdamW on Boolean targets.
 
-MAJORITY is learned reliably, FIRST at moderate N, PARITY fails as N grows, and the trained
-models' sensitivity profiles stay skewed to low sensitivity.
+MAJORITY and FIRST are learned at a moderate N, PARITY is learned at a short N but not at a
+long one under the same budget (where FIRST and a 2-sparse parity are learned), and the trained
+models' sensitivity profiles stay skewed to low sensitivity. The numbers below are those of
+:data:`verify.experiments.claim_rules.SG8` (rendered in ``docs/claims.md#sg-8``), named by
+their fields.
 
 Setup: :func:`verify.experiments.training.train` (D = 16, L = 2, H = 2, eps = 1e-5,
-Xavier-uniform init, AdamW lr 3e-3, weight decay 0.01, logistic loss); float32 in the fast
-version (training is an experiment, not a reference comparison, and float32 halves its time),
-float64 in the full one. Run ``i`` of a cell uses the seed
+Xavier-uniform init, AdamW lr 3e-3, weight decay 0.01, logistic loss); ``dtype`` (float32) in
+the fast version (training is an experiment, not a reference comparison, and float32 halves
+its time), float64 in the full one. Run ``i`` of a cell uses the seed
 ``verify.common.seeds.seed(first_seed + i)``: every ``BOOLVERIFY_SEED`` base draws new,
 independent runs. Accuracies and profiles are exact over all :math:`2^N` strings.
 
-Fast plan (``verify.experiments.plans.SG8_FAST``): MAJORITY and FIRST at N = 12, 12 runs
-each, 80 steps of batch 128 on a fixed subset of 1024 strings, so that the accuracy on the
-other 3072 (held out) is exact; PARITY at N = 6 and at N = 14, 14 runs each, under one budget:
-250 steps of batch 64 at both, the same steps and the same 16 000 strings seen (at N = 6 all 64
-strings every step). About 40 s on one core.
+Fast plan (``verify.experiments.plans.SG8_FAST``): MAJORITY and FIRST at ``fixed_N``,
+``fixed_runs`` runs each, ``fixed_steps`` steps of batch 128 on a fixed subset of
+``train_strings`` strings, so that the accuracy on the others (held out) is exact; PARITY at
+``parity_short_N`` and at ``parity_long_N``, ``parity_runs`` runs each, under one budget:
+``parity_steps`` steps of batch ``batch_size`` at both, the same steps and the same strings
+seen.
 
 Positive controls (``first_long``, ``parity01_long``): FIRST and the 2-sparse parity of bits
-0 and 1 at N = 14 under PARITY's budget there (250 steps of batch 64), 7 runs each: the loop and
-the budget fit a function of few bits at that N, so PARITY's failure is one of the N-bit
-parity. Rule: P(accuracy >= 0.9) > 1/2, three-way as below (n = 7: pass iff 7 of 7, fail iff
-0). Measured: 7 of 7 runs each reached 0.9 at bases 0-4 (3 probe runs each with other seeds:
-accuracy 1.0; PARITY at N = 14 in 3 probe runs: 0.5).
+0 and 1 at ``parity_long_N`` under PARITY's budget there, ``control_runs`` runs each: the loop
+and the budget fit a function of few bits at that N, so PARITY's failure is one of the N-bit
+parity. Rule: P(accuracy >= ``learned_parity``) > ``most_runs``, three-way as below.
 
-Budget sweep (slow, :data:`~verify.experiments.plans.SG8_PARITY_BUDGETS`): PARITY at N = 14
-with 1000 and 4000 steps of batch 64 (about 4 and 16 passes over the 16 384 strings), 7 runs
-each: P(accuracy >= 0.9) < 1/2 (pass iff 0 of 7, fail iff 7 of 7), with the 2-sparse control
-> 1/2 at each budget. Base 0: passed at both budgets (no PARITY run reached 0.9, every control
-run did); about 19 min on one core.
+Budget sweep (slow, :data:`~verify.experiments.plans.SG8_PARITY_BUDGETS`): PARITY at
+``parity_long_N`` with ``budget_steps`` steps of batch ``batch_size``, ``budget_runs`` runs
+each: P(accuracy >= ``learned_parity``) < ``most_runs``, with the 2-sparse control above it at
+each budget.
 
 Labels (exact). Every label the training loop used (every mini-batch of every run, through
 ``train(on_batch=...)``), and the truth table the accuracies are computed against, are
@@ -35,36 +36,25 @@ compared with the targets written out in this file in plain Python: strict major
 bits, the first bit, the sum of the bits mod 2. Pass iff no label differs.
 
 Estimands and decision rules (fixed before the data). Each estimand is a proportion of runs
-:math:`p`, estimated by the fraction of the n runs, with one-sided 99 % Clopper-Pearson bounds
-(together a 98 % interval). A claim ":math:`p > 1/2`" passes iff the lower bound is >= 1/2 and
-fails iff the upper bound is < 1/2 (":math:`p < 1/2`" the other way round); otherwise it is
-inconclusive: the runs cannot tell. In counts: n = 12: pass iff >= 11, fail iff <= 1;
-n = 14: pass iff >= 12, fail iff <= 2; n = 38: pass iff >= 27, fail iff <= 11 (reversed for
-":math:`p < 1/2`"). So an implementation whose true :math:`p` is on the wrong side of 1/2
-passes with probability <= 1 % (0.3-0.7 % at :math:`p = 1/2`), and one that does not learn
-(:math:`p \le 0.01` at n = 12, :math:`\le 0.03` at n = 14) fails with probability >= 99 %.
+:math:`p`, estimated by the fraction of the n runs, with one-sided ``level`` Clopper-Pearson
+bounds (together a two-sided interval). A claim ":math:`p > 1/2`" passes iff the lower bound is
+>= ``most_runs`` (1/2) and fails iff the upper bound is below it (":math:`p < 1/2`" the other
+way round); otherwise it is inconclusive: the runs cannot tell. So an implementation whose true
+:math:`p` is on the wrong side of 1/2 passes with probability <= 1 %, and one that does not
+learn at all fails with probability >= 99 %.
 
-- MAJORITY, FIRST: :math:`p` = P(a run's held-out accuracy >= 0.95) > 1/2.
-- PARITY: :math:`p_N` = P(a run's exact accuracy >= 0.9): :math:`p_6 > 1/2` (the loop fits
-  PARITY on short inputs) and :math:`p_{14} < 1/2` (it does not at N = 14 with the same steps
-  and batch); both passing orders :math:`p_6 > 1/2 > p_{14}` at 98 % (Bonferroni).
-- Profiles: :math:`q` = P(a trained model's average sensitivity :math:`as(\hat f) \le N/4`,
-  half of a uniformly random function's N/2) > 1/2, over the 38 trained models at N >= 12
-  (the MAJORITY, FIRST and N = 14 PARITY cells; PARITY itself has :math:`as = N`).
+- MAJORITY, FIRST: :math:`p` = P(a run's held-out accuracy >= ``learned_held_out``) > 1/2.
+- PARITY: :math:`p_N` = P(a run's exact accuracy >= ``learned_parity``): above 1/2 at the short
+  N (the loop fits PARITY on short inputs) and below 1/2 at the long N (it does not there with
+  the same steps and batch).
+- Profiles: :math:`q` = P(a trained model's average sensitivity :math:`as(\hat f) \le`
+  ``low_sensitivity`` N, half of a uniformly random function's N/2) > 1/2, over the trained
+  models of the MAJORITY, FIRST and long-N PARITY cells (PARITY itself has :math:`as = N`).
 
-Measured (float32, this plan, runs with independent seeds): MAJORITY's held-out accuracy
-< 0.95 in 1 of 385 runs (seed 3 of base 0: 0.683; all others 1.0); FIRST in 0 of 274; PARITY
-at N = 6 below 0.9 in 6 of 300 runs (2 %); at N = 14, 2 of 300 runs reached 0.9 (0.7 %; with
-300 steps 3 of 207, with 200 steps 0 of 123: N = 14 is near the edge of what this budget can
-fit, N = 6 is well inside); as > N/4 in 0 MAJORITY runs (as = 2.71, the target's), 0 FIRST
-(1.0) and 13 of 300 PARITY-trained runs (4 %, runs that half-learned PARITY).
-Error rates from these (exact binomial sums; in brackets at the one-sided 95 % upper bound of
-each measured rate): correct code fails with probability < 1e-14 in every decision (failing
-needs, e.g., 12 of 14 PARITY runs at N = 14 to learn); it comes out inconclusive with
-probability 2.5e-3 [1.6e-2] for PARITY at N = 6 (>= 3 of 14 runs below 0.9), 4e-4 [9e-3] for
-MAJORITY (>= 2 of 12 runs), 0 [7e-3] for FIRST, 1e-4 [3e-3] for PARITY at N = 14, < 1e-9 for
-the profiles. Bases 0-9 all pass; base 0 has 11 of 12 MAJORITY runs, base 8 12 of 14 PARITY
-runs at N = 6, bases 6 and 9 one PARITY run learned at N = 14.
+Error rates, from the rates measured over several hundred runs per cell
+(``docs/results-paper-b.md``): correct code fails with probability below 1e-14 in every
+decision, and comes out inconclusive with probability below about 2 % per decision (largest
+for PARITY at the short N, where a few runs stay below the accuracy threshold).
 
 Planted bugs: labels shifted by one row of the batch, the control's labels from three bits,
 PARITY labels from the first 10 bits only, MAJORITY labels with ties to 1, and
@@ -88,19 +78,9 @@ from verify.experiments.plans import SG8_FAST, SG8_FAST_DTYPE, SG8_FULL, SG8_PAR
 from verify.experiments.training import train
 from verify.stats.decisions import exact, inside
 from verify.stats.intervals import clopper_pearson
+from verify.experiments.claim_rules import SG8
 
 pytestmark = pytest.mark.claim("SG-8")
-
-LEVEL = 0.99
-#: a run has learned MAJORITY / FIRST when its accuracy on the held-out strings is at least this
-LEARNED_HELD_OUT = 0.95
-#: a run has learned PARITY when its exact accuracy over all strings is at least this
-LEARNED_PARITY = 0.9
-#: the proportions of the claims must clear 1/2 ("in most runs") ...
-MOST_RUNS = 0.5
-#: ... and "skewed to low sensitivity" means at most half of a random function's N/2
-LOW_SENSITIVITY = 0.25
-
 
 def _by_definition(target, bits):
     """The target on one string (a list of 0/1), written out independently of numeric.boolean."""
@@ -189,17 +169,17 @@ def _more_than(estimand, k, n, threshold):
     """Three-way decision on a proportion of runs, "p > threshold": pass iff the one-sided 99 %
     Clopper-Pearson lower bound is >= threshold, fail iff the upper one is < threshold,
     inconclusive otherwise (the two bounds together form a 98 % interval)."""
-    lo = clopper_pearson(k, n, LEVEL, side="lower")[0]
-    hi = clopper_pearson(k, n, LEVEL, side="upper")[1]
-    return inside(estimand, k / n, (lo, hi), 2 * LEVEL - 1, threshold, 1.0)
+    lo = clopper_pearson(k, n, SG8.level, side="lower")[0]
+    hi = clopper_pearson(k, n, SG8.level, side="upper")[1]
+    return inside(estimand, k / n, (lo, hi), 2 * SG8.level - 1, threshold, 1.0)
 
 
 def _less_than(estimand, k, n, threshold):
     """Three-way decision "p < threshold": pass iff the 99 % upper bound is <= threshold, fail
     iff the 99 % lower bound is > threshold, inconclusive otherwise."""
-    lo = clopper_pearson(k, n, LEVEL, side="lower")[0]
-    hi = clopper_pearson(k, n, LEVEL, side="upper")[1]
-    return inside(estimand, k / n, (lo, hi), 2 * LEVEL - 1, 0.0, threshold)
+    lo = clopper_pearson(k, n, SG8.level, side="lower")[0]
+    hi = clopper_pearson(k, n, SG8.level, side="upper")[1]
+    return inside(estimand, k / n, (lo, hi), 2 * SG8.level - 1, 0.0, threshold)
 
 
 def _record(evidence, key, runs):
@@ -213,9 +193,9 @@ def test_majority_and_first_are_learned(target, evidence):
     runs, N = _runs(target), SG8_FAST[target]["N"]
     _record(evidence, target, runs)
     _decide_labels(evidence, target)
-    k, n = _count(runs, lambda r: r.held_out >= LEARNED_HELD_OUT)
+    k, n = _count(runs, lambda r: r.held_out >= SG8.learned_held_out)
     evidence.decide(_more_than(f"P(a {target} run at N = {N} reaches held-out accuracy >= "
-                               f"{LEARNED_HELD_OUT})", k, n, MOST_RUNS))
+                               f"{SG8.learned_held_out})", k, n, SG8.most_runs))
 
 
 def test_parity_fails_as_N_grows(evidence):
@@ -226,12 +206,12 @@ def test_parity_fails_as_N_grows(evidence):
     _decide_labels(evidence, "parity_long")
     evidence[f"max_accuracy_N{Nl}"] = max(r.accuracy for r in long)
     # the same loop, steps and batch fit PARITY on short inputs: the failure is due to N
-    k, n = _count(short, lambda r: r.accuracy >= LEARNED_PARITY)
-    evidence.decide(_more_than(f"P(a parity run at N = {Ns} reaches accuracy >= {LEARNED_PARITY})",
-                               k, n, MOST_RUNS))
-    k, n = _count(long, lambda r: r.accuracy >= LEARNED_PARITY)
-    evidence.decide(_less_than(f"P(a parity run at N = {Nl} reaches accuracy >= {LEARNED_PARITY})",
-                               k, n, MOST_RUNS))
+    k, n = _count(short, lambda r: r.accuracy >= SG8.learned_parity)
+    evidence.decide(_more_than(f"P(a parity run at N = {Ns} reaches accuracy >= {SG8.learned_parity})",
+                               k, n, SG8.most_runs))
+    k, n = _count(long, lambda r: r.accuracy >= SG8.learned_parity)
+    evidence.decide(_less_than(f"P(a parity run at N = {Nl} reaches accuracy >= {SG8.learned_parity})",
+                               k, n, SG8.most_runs))
 
 
 def test_parity_budget_fits_few_bit_controls_at_long_N(evidence):
@@ -246,13 +226,13 @@ def test_parity_budget_fits_few_bit_controls_at_long_N(evidence):
         runs = _runs(name)
         _record(evidence, name, runs)
         _decide_labels(evidence, name)
-        k, n = _count(runs, lambda r: r.accuracy >= LEARNED_PARITY)
+        k, n = _count(runs, lambda r: r.accuracy >= SG8.learned_parity)
         evidence.decide(_more_than(f"P(a {plan['target']} run at N = {N} under PARITY's budget "
-                                   f"reaches accuracy >= {LEARNED_PARITY})", k, n, MOST_RUNS))
+                                   f"reaches accuracy >= {SG8.learned_parity})", k, n, SG8.most_runs))
 
 
 def _low(r):
-    return r.mean_sensitivity <= LOW_SENSITIVITY * r.N
+    return r.mean_sensitivity <= SG8.low_sensitivity * r.N
 
 
 def test_trained_profiles_are_skewed_to_low_sensitivity(evidence):
@@ -263,12 +243,12 @@ def test_trained_profiles_are_skewed_to_low_sensitivity(evidence):
         _decide_labels(evidence, name)
     k, n = _count(every, _low)
     N_min = min(r.N for r in every)
-    evidence.decide(_more_than(f"P(a trained model at N >= {N_min} has as <= N/4)", k, n, MOST_RUNS))
+    evidence.decide(_more_than(f"P(a trained model at N >= {N_min} has as <= N/4)", k, n, SG8.most_runs))
     # reported, not decided: PARITY-trained models at N = 14 sometimes half-learn PARITY (4 % of
     # runs end above N/4), too often for 14 runs to decide "most runs" without many inconclusives
     N = SG8_FAST["parity_long"]["N"]
     k, n = _count(cells["parity_long"], _low)
-    interval = list(clopper_pearson(k, n, 2 * LEVEL - 1))
+    interval = list(clopper_pearson(k, n, 2 * SG8.level - 1))
     evidence[f"parity_trained_as_at_most_N/4_N{N}"] = [k, n, interval]
     evidence[f"parity_as_N{N}"] = exact_mean_sensitivity("parity", N)  # = N, the largest possible
 
@@ -300,10 +280,7 @@ def test_full_sweep(target, evidence):
     <= 2); PARITY: P(accuracy >= 0.9) < 1/2 over the 10 runs at N >= 16 (pass iff none, fail
     iff all); each target: P(as <= N/4) > 1/2 over its 10 runs at N >= 16 (pass iff all 10,
     fail iff none). Five seeds per N make this a documentation run, not a power calculation: one odd
-    run at N >= 16 makes it inconclusive. Measured at base 0 (seeds 0-4): MAJORITY and FIRST
-    1.0 everywhere (N = 24: lower bound 0.9998); PARITY 0.83-1.0 at N = 8, 0.479-0.500 at
-    N = 16, 0.499-0.506 at N = 24 (upper bounds <= 0.514); as <= N/4 in every run at N >= 16
-    (largest 3.85 of N/4 = 6 at N = 24). About 4 min of CPU."""
+    run at N >= 16 makes it inconclusive (measured values: ``docs/data/sg8_training.json``)."""
     runs = _full_runs(target, seed_offset())
     evidence["runs"] = [{k: v for k, v in r.to_dict().items() if k != "loss_curve"}
                         for r, _ in runs]
@@ -316,16 +293,16 @@ def test_full_sweep(target, evidence):
                               "from its definition", f"{bad} of {2**N}", "pass iff 0", bad == 0))
     large = [r for r, _ in runs if r.N >= 16]
     if target in ("majority", "first"):
-        k, n = _count([r for r, _ in runs], lambda r: r.accuracy_ci[0] >= LEARNED_HELD_OUT)
-        evidence.decide(_more_than(f"P(a {target} run reaches accuracy >= {LEARNED_HELD_OUT})",
-                                   k, n, MOST_RUNS))
+        k, n = _count([r for r, _ in runs], lambda r: r.accuracy_ci[0] >= SG8.learned_held_out)
+        evidence.decide(_more_than(f"P(a {target} run reaches accuracy >= {SG8.learned_held_out})",
+                                   k, n, SG8.most_runs))
     else:
-        k, n = _count(large, lambda r: r.accuracy_ci[1] >= LEARNED_PARITY)
+        k, n = _count(large, lambda r: r.accuracy_ci[1] >= SG8.learned_parity)
         evidence.decide(_less_than(f"P(a parity run at N >= 16 reaches accuracy >= "
-                                   f"{LEARNED_PARITY})", k, n, MOST_RUNS))
-    k, n = _count(large, lambda r: r.mean_sensitivity <= LOW_SENSITIVITY * r.N)
+                                   f"{SG8.learned_parity})", k, n, SG8.most_runs))
+    k, n = _count(large, lambda r: r.mean_sensitivity <= SG8.low_sensitivity * r.N)
     evidence.decide(_more_than(f"P(a {target}-trained model at N >= 16 has as <= N/4)", k, n,
-                               MOST_RUNS))
+                               SG8.most_runs))
 
 
 # ------------------------------------------------------------------ PARITY over budgets (slow)
@@ -365,8 +342,8 @@ def test_parity_fails_at_long_N_over_a_budget_sweep(steps, evidence):
         evidence.decide(exact(f"training labels of {target} at N = {N} that differ from its "
                               "definition", f"{wrong} of {checked}", "pass iff 0",
                               wrong == 0 and checked > 0))
-        k, n = sum(a >= LEARNED_PARITY for a, _, _ in runs), len(runs)
+        k, n = sum(a >= SG8.learned_parity for a, _, _ in runs), len(runs)
         what = f"P(a {target} run at N = {N}, {steps} steps of batch {plan['batch_size']}, " \
-               f"reaches accuracy >= {LEARNED_PARITY})"
+               f"reaches accuracy >= {SG8.learned_parity})"
         decide = _less_than if target == "parity" else _more_than
-        evidence.decide(decide(what, k, n, MOST_RUNS))
+        evidence.decide(decide(what, k, n, SG8.most_runs))

@@ -16,6 +16,7 @@ from verify.reference.population import population_loss
 from verify.stats.decisions import exact
 from verify.symbolic.derivation import derive, invariant
 from verify.symbolic.enumeration import check_closed_form, check_closed_form_numeric
+from verify.experiments.claim_rules import SX1
 
 
 def _wrong_forms():
@@ -38,27 +39,30 @@ def _wrong_forms():
 @pytest.mark.claim("SX-1")
 def test_derived_closed_form_equals_symbolic_enumeration(evidence):
     D = derive()
-    rep = check_closed_form(D.loss, D.inv, ds=range(2, 7), all_pairs=True)
+    ds = range(2, SX1.symbolic_d_max + 1)
+    rep = check_closed_form(D.loss, D.inv, ds=ds, all_pairs=True)
     evidence["derivation_seconds"] = round(D.seconds, 4)
     evidence["closed_form"] = sp.sstr(D.loss)
     evidence.update({f"symbolic_{k}": v for k, v in rep.as_evidence().items()})
     assert rep.passed, rep.mismatch
-    assert len(rep.cases) == sum(d * (d - 1) for d in range(2, 7))  # every support, d = 2..6
+    assert len(rep.cases) == sum(d * (d - 1) for d in ds)  # every support of every d
 
 
 @pytest.mark.claim("SX-1")
 def test_derived_closed_form_equals_rational_enumeration_up_to_d12(evidence):
     D = derive()
-    rep = check_closed_form_numeric(D.loss, D.inv, ds=range(2, 13))
+    ds = range(2, SX1.rational_d_max + 1)
+    rep = check_closed_form_numeric(D.loss, D.inv, ds=ds)
     evidence.update(rep.as_evidence())
     assert rep.passed, rep.mismatch
-    assert [c[0] for c in rep.cases] == list(range(2, 13))
+    assert [c[0] for c in rep.cases] == list(ds)
 
 
 @pytest.mark.claim("SX-1")
 def test_residual_form_equals_enumeration_and_has_no_constant_term(evidence):
     D = derive()
-    rep = check_closed_form(D.residual_loss, D.inv, ds=range(2, 7), all_pairs=True, form="residual")
+    rep = check_closed_form(D.residual_loss, D.inv, ds=range(2, SX1.symbolic_d_max + 1), all_pairs=True,
+                            form="residual")
     zero = {s: 0 for s in D.residual_loss.free_symbols}
     evidence["residual_form"] = sp.sstr(D.residual_loss)
     evidence["residual_at_zero"] = str(D.residual_loss.xreplace(zero))

@@ -11,7 +11,7 @@ Regimes (:mod:`verify.experiments.finite_samples`, same instances and samples pe
 Estimand: per ``d``, the conditional success
 :math:`p_d(n) = P(\text{trained model succeeds} \mid \text{population step succeeds on the same
 instance})` (trials = the population successes of a cell; the conditioning removes the
-population step's own failures, 5-25 % at these ``d``), and :math:`n^*_q(d)`, the ``n`` at which
+population step's own failures), and :math:`n^*_q(d)`, the ``n`` at which
 the logistic part of :math:`p_d` reaches ``q`` (0.5; 0.9 reported).
 
 Estimator (:func:`verify.stats.thresholds.fit_threshold_curves`, logit link, lapse per
@@ -26,37 +26,35 @@ quasi-likelihood intervals: the profile deviance is divided by the dispersion
 :math:`\phi = \max(1, D/\mathrm{df})` of the fit (the chi-square cut is multiplied by
 :math:`\phi`).
 
-Decision rules (fixed before the data):
+Decision rules (fixed before the data; the numbers are those of
+:data:`verify.experiments.claim_rules.SX6`, rendered in ``docs/claims.md#sx-6``):
 
-1. *Loose proof rate* (one step): pass iff the one-sided 99 % upper bound of :math:`\alpha` is
-   below 4 (rejects :math:`n^* \propto d^4` and anything faster); fail otherwise.
-2. *The seed's "about linear"* (each regime, reported): the two-sided 99 % interval of
-   :math:`\alpha`; ``superlinear`` (the interval lies above 1: :math:`n^*(d)` is not O(d)) is
-   recorded as pass; an interval that contains 1 (``indistinguishable``) or lies below it
-   (``linear-or-slower``) is ``inconclusive``; never ``fail``.
-3. *The experiment's gradient* (a premise, exact): with every input of :math:`\{\pm1\}^8` once,
-   the empirical gradient of :mod:`verify.experiments.finite_samples` equals the closed-form
-   population gradient (relative error <= 1e-10); fail otherwise.
+1. *Loose proof rate* (one step): pass iff the one-sided ``SX6.level`` upper bound of
+   :math:`\alpha` is below ``proof_exponent`` (rejects :math:`n^* \propto d^4` and anything
+   faster); fail otherwise.
+2. *The seed's "about linear"* (each regime, reported): the two-sided ``SX6.level`` interval of
+   :math:`\alpha`; ``superlinear`` (the interval lies above ``seed_exponent``: :math:`n^*(d)` is
+   not O(d)) is recorded as pass; an interval that contains it (``indistinguishable``) or lies
+   below it (``linear-or-slower``) is ``inconclusive``; never ``fail``.
+3. *The experiment's gradient* (a premise, exact): with every input of
+   :math:`\{\pm1\}^{\text{premise\_d}}` once, the empirical gradient of
+   :mod:`verify.experiments.finite_samples` equals the closed-form population gradient (the
+   float64 tolerance); fail otherwise.
 4. Full run only, reported: :math:`n^* = A d^\alpha` against :math:`n^* = A\,d(\ln d)^k` (the
    same power law fitted to :math:`n/d` against a polylog law in :math:`n/d`) by
-   log-likelihood with margin 3; and free locations against the power law.
+   log-likelihood with margin ``law_margin``; and free locations against the power law.
 
-Sample size and power (quick plan :data:`verify.experiments.plans.FINITE_FAST_DS` = 8, 16, 32;
-one step: 120 seeds per cell, i.e. about 92, 99, 104 population successes (trials) per cell, on
-n = d/2 ... max(d^3, 2^14), 23-25 cells per d; training: 100 seeds on n = d/16 ... 16 d). Rule 1
-simulated exactly as applied here (dispersion-scaled bound; trials and successes drawn from
-the power-law fit to the full run, :math:`\alpha = 1.89`, 2000 runs each): correct code failed
-0 times (95 % upper bound 0.18 %); its upper bounds were 2.06 +- 0.07, 27 standard deviations
-below 4, so it fails with probability far below 0.1 %. With :math:`\alpha = 4` the rule passed
-0.80 % [0.46, 1.30] % of the runs (<= 1 %: the coverage of the one-sided 99 % bound). The real
-quick runs for seed bases 0-9 gave upper bounds 1.71-1.97 (dispersion 1.2-2.2). Rule 2 cannot
-fail; with 100 seeds the training's interval lay above 1 for all ten seed bases
-(:math:`\alpha` 1.33-1.51).
+Sample size and error rates (quick plan ``SX6.fast_ds``, ``SX6.fast_seeds`` seeds per cell by
+regime; one step on n = d/2 ... max(d^3, 2^14), training on n = d/16 ... 16 d). Rule 1 was
+simulated exactly as applied here (dispersion-scaled bound; trials and successes drawn from the
+power-law fit to the full run): correct code fails with probability far below 0.1 %, and with
+:math:`\alpha` = ``proof_exponent`` the rule passes with probability at most 1 % (the coverage
+of the one-sided bound). Rule 2 cannot fail. Measured values: ``docs/results-paper-a.md``.
 
 Full run (slow): :data:`verify.experiments.plans.FINITE_FULL_DS` = 8 ... 128, 200 seeds per cell,
 from ``BOOLVERIFY_XOR_SAMPLES_GRID_FILE`` (``docs/data/xor_samples_grid.json``) and
 ``BOOLVERIFY_XOR_FIXED_SAMPLE_FILE`` (``docs/data/xor_fixed_sample_training.json``), resumed
-without recomputing, else recomputed (about 30 min on one core). The power law is an average
+without recomputing, else recomputed. The power law is an average
 over the range: the growth between neighbouring ``d`` steepens with ``d`` (free locations beat
 the power law), so the local exponents and the exponent over the three largest ``d`` are recorded
 too.
@@ -77,14 +75,10 @@ from verify.experiments.plans import (FINITE_FAST_DS, FINITE_FULL_DS, fast_finit
 from verify.stats.decisions import Decision, exact, upper_bound_below
 from verify.stats.likelihood import FitFailure, quasi_level
 from verify.stats.thresholds import compare_laws, fit_threshold_curves
+from verify.experiments.claim_rules import SX6
 
 pytestmark = pytest.mark.claim("SX-6")
 
-CONF = 0.99
-THRESHOLD_CONF = 0.95
-PROOF_EXPONENT = 4.0
-SEED_EXPONENT = 1.0
-LAW_MARGIN = 3.0
 REGIME_NAMES = {"one_step": "one empirical step", "gradient_flow": "training on a fixed sample"}
 
 
@@ -103,7 +97,7 @@ def _alone(cells, d):
             key = f"n{round(100 * q)}"
             row[key] = fit.threshold(d, q)
             row[key + "_ci95"] = list(fit.threshold_interval(
-                d, q, quasi_level(THRESHOLD_CONF, fit.dispersion)))
+                d, q, quasi_level(SX6.report_conf, fit.dispersion)))
     except FitFailure:
         return None
     return row
@@ -121,7 +115,7 @@ def _analyse(cells, ds, evidence):
             key = f"n{round(100 * q)}"
             row[key] = free.threshold(d, q)
             row[key + "_ci95"] = list(free.threshold_interval(
-                d, q, quasi_level(THRESHOLD_CONF, phi_free)))
+                d, q, quasi_level(SX6.report_conf, phi_free)))
         row["alone"] = _alone(cells, d)
         thresholds[str(d)] = row
     evidence["cells"] = {f"{c.d},{c.n}": [c.both_successes, c.population_successes] for c in cells}
@@ -129,18 +123,18 @@ def _analyse(cells, ds, evidence):
     evidence["slope"] = free.slope
     evidence["dispersion"] = {"free": phi_free, "power": phi}
     evidence["alpha"] = power.exponent
-    evidence["alpha_ci99"] = list(power.exponent_interval(quasi_level(CONF, phi)))
+    evidence["alpha_ci99"] = list(power.exponent_interval(quasi_level(SX6.level, phi)))
     return free, power, phi
 
 
 def _decide_growth_vs_linear(power, regime, evidence):
     lo, hi = evidence["alpha_ci99"]
-    verdict = "superlinear" if lo > SEED_EXPONENT else ("linear-or-slower" if hi < SEED_EXPONENT
-                                                        else "indistinguishable")
+    verdict = "superlinear" if lo > SX6.seed_exponent else ("linear-or-slower" if hi < SX6.seed_exponent
+                                                            else "indistinguishable")
     evidence["growth_vs_linear"] = verdict
     evidence.decide(Decision(
         f"alpha of n*(d) ~ d^alpha, {REGIME_NAMES[regime]}, against the seed's 'about linear'",
-        power.exponent, (lo, hi), CONF,
+        power.exponent, (lo, hi), SX6.level,
         "reported, not asserted: pass ('superlinear', not O(d)) iff the two-sided interval lies "
         "above 1; inconclusive if it contains 1 or lies below it; never fail",
         "pass" if verdict == "superlinear" else "inconclusive"))
@@ -148,12 +142,12 @@ def _decide_growth_vs_linear(power, regime, evidence):
 
 def _decide_proof_rate(power, phi, evidence):
     # the upper end of the two-sided 98 % interval is the one-sided 99 % upper bound
-    lo, hi = power.exponent_interval(quasi_level(2 * CONF - 1, phi))
+    lo, hi = power.exponent_interval(quasi_level(2 * SX6.level - 1, phi))
     evidence["alpha_upper99"] = hi
-    evidence["proof_exponent"] = PROOF_EXPONENT
+    evidence["proof_exponent"] = SX6.proof_exponent
     evidence.decide(upper_bound_below("alpha of n*(d) ~ d^alpha, one empirical step (one-sided "
                                       "99 % bound: upper end of the 98 % interval)",
-                                      power.exponent, (lo, hi), CONF, PROOF_EXPONENT))
+                                      power.exponent, (lo, hi), SX6.level, SX6.proof_exponent))
 
 
 def _compare_laws(cells, free, power, evidence):
@@ -167,19 +161,19 @@ def _compare_laws(cells, free, power, evidence):
     top_power = fit_threshold_curves(*_arrays(top), law="power")
     evidence[f"alpha_d_ge_{ds[-3]}"] = top_power.exponent
     evidence[f"alpha_d_ge_{ds[-3]}_ci99"] = list(top_power.exponent_interval(
-        quasi_level(CONF, top_power.dispersion)))
+        quasi_level(SX6.level, top_power.dispersion)))
     # n*/d against d: the same power law (exponent alpha - 1) and n* = A d (ln d)^k
     per_d_power = fit_threshold_curves(*_arrays(cells, per_d=True), law="power")
     per_d_polylog = fit_threshold_curves(*_arrays(cells, per_d=True), law="polylog")
     evidence["loglik"] = {"free": free.loglik, "power": power.loglik,
                           "d_polylog": per_d_polylog.loglik}
     evidence["k_of_d_polylog"] = per_d_polylog.exponent
-    evidence["law_power_vs_d_polylog"] = compare_laws(per_d_power, per_d_polylog, margin=LAW_MARGIN)
-    evidence["law_free_vs_power"] = compare_laws(free, power, margin=LAW_MARGIN)
+    evidence["law_power_vs_d_polylog"] = compare_laws(per_d_power, per_d_polylog, margin=SX6.law_margin)
+    evidence["law_free_vs_power"] = compare_laws(free, power, margin=SX6.law_margin)
 
 
 def test_empirical_gradient_on_every_input_is_the_population_gradient(evidence):
-    d, m, support = 8, 32, (2, 5)
+    d, m, support = SX6.premise_d, 32, (2, 5)
     g = torch.Generator().manual_seed(seed_offset() + 1)
     V = xor.sample_embeddings(d, m, batch_shape=(4,), generator=g)
     th = torch.stack(xor.sample_init(m, batch_shape=(4,), generator=g), dim=1)       # (4, 2, m)

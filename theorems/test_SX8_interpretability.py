@@ -2,26 +2,27 @@ r"""SX-8: after the step the heads specialise one-to-one on a, b: the gradient's
 v_a, v_b dominates every ambient position, and the assignment (head 1 <-> a or b) is decided by
 sign((v_a - v_b) . theta0) (as formalised in boolverify), checked per instance.
 
-Estimands, per random instance (d = 1000, m = 32, seeds from ``BOOLVERIFY_SEED``):
+Estimands, per random instance (``SX8.d``, ``SX8.m``, seeds from ``BOOLVERIFY_SEED``):
 
 - :math:`p_{\mathrm{dom}}` = P(both heads' target alignment beats every ambient position);
 - :math:`p_{\mathrm{order}}` = P(each head's gradient prefers the target the sign predicts);
-- :math:`p_{1.2}` = P(alignment ratio > 1.2), i.e. the median ratio is above 1.2 iff
-  :math:`p_{1.2} > 1/2`;
+- :math:`p_{r}` = P(alignment ratio > ``ratio_cut``), i.e. the median ratio is above
+  ``ratio_cut`` iff :math:`p_{r} > 1/2`;
 - the number of successful steps whose realised assignment differs from the predicted one,
   or that happen without the predicted order (exact counts: the statement is per instance).
 
-Decision rules (fixed in advance): pass iff the one-sided 99 % Clopper-Pearson lower bound of
-:math:`p_{\mathrm{dom}}` and of :math:`p_{\mathrm{order}}` is above 0.9, that of
-:math:`p_{1.2}` above 0.5, and both exact counts are 0. Each rule rejects its alternative
-(:math:`p \le 0.9`, resp. median :math:`\le 1.2`) with probability >= 99 % by the coverage
-of the bound.
+Decision rules (fixed in advance; the numbers are those of
+:data:`verify.experiments.claim_rules.SX8`, rendered in ``docs/claims.md#sx-8``): pass iff the
+one-sided ``SX8.level`` Clopper-Pearson lower bound of :math:`p_{\mathrm{dom}}` is above
+``dominance_floor``, that of :math:`p_{\mathrm{order}}` above ``order_floor``, that of
+:math:`p_{r}` above ``ratio_floor``, and both exact counts are 0. Each rule rejects its
+alternative (:math:`p` at or below its floor) with probability >= 99 % by the coverage of the
+bound.
 
-Sample size (power): over 12 seed bases of 200 instances the measured rates were
-:math:`p_{\mathrm{dom}}` 199-200/200, :math:`p_{\mathrm{order}}` 192-199/200 (pooled 0.98),
-median ratio 1.47-1.51. With n = 400 the rule fails on correct code only if at most ~372
-orders are right, 7 standard deviations below the expected 392: false-fail probability far
-below 0.1 %. The exceptions are near-ties :math:`|(v_a - v_b)\cdot\theta_0| \approx 0`.
+Sample size and error rates: with ``SX8.seeds`` instances the rule fails on correct code only
+if the rates fall several standard deviations below those measured over many seed bases
+(``docs/results-paper-a.md``): false-fail probability far below 0.1 %. The exceptions are
+near-ties :math:`|(v_a - v_b)\cdot\theta_0| \approx 0`.
 """
 
 import pytest
@@ -33,11 +34,9 @@ from verify.common.seeds import seed_offset
 from verify.experiments.xor_sweeps import cell_support, make_instances
 from verify.stats.decisions import exact, lower_bound_above
 from verify.stats.intervals import clopper_pearson
+from verify.experiments.claim_rules import SX8
 
 pytestmark = pytest.mark.claim("SX-8")
-
-LEVEL = 0.99
-
 
 def _measure(d, m, n_seeds, evidence):
     a, b = cell_support(d, 1, m)
@@ -61,7 +60,8 @@ def _measure(d, m, n_seeds, evidence):
     succ = met["success"]
     wrong_assignment = succ & (met["assignment"].to(pred.dtype) != pred)
     counts = {
-        "dominant": int((ratio > 1).sum()), "order": int(both.sum()), "ratio_gt_1.2": int((ratio > 1.2).sum()),
+        "dominant": int((ratio > 1).sum()), "order": int(both.sum()),
+        f"ratio_gt_{SX8.ratio_cut:g}": int((ratio > SX8.ratio_cut).sum()),
         "successes": int(succ.sum()), "success_with_wrong_assignment": int(wrong_assignment.sum()),
         "success_without_order": int((succ & ~both).sum()),
     }
@@ -71,22 +71,23 @@ def _measure(d, m, n_seeds, evidence):
 
 
 def _decide(counts, n, evidence):
-    for key, estimand, threshold in (("dominant", "P(targets dominate every ambient position)", 0.9),
-                                     ("order", "P(each head prefers its predicted target)", 0.9),
-                                     ("ratio_gt_1.2", "P(alignment ratio > 1.2)", 0.5)):
-        lo, hi = clopper_pearson(counts[key], n, LEVEL, side="lower")
-        evidence.decide(lower_bound_above(estimand, counts[key] / n, (lo, hi), LEVEL, threshold))
+    for key, estimand, threshold in (
+            ("dominant", "P(targets dominate every ambient position)", SX8.dominance_floor),
+            ("order", "P(each head prefers its predicted target)", SX8.order_floor),
+            (f"ratio_gt_{SX8.ratio_cut:g}", f"P(alignment ratio > {SX8.ratio_cut:g})", SX8.ratio_floor)):
+        lo, hi = clopper_pearson(counts[key], n, SX8.level, side="lower")
+        evidence.decide(lower_bound_above(estimand, counts[key] / n, (lo, hi), SX8.level, threshold))
     evidence.decide(exact("successful steps with the wrong assignment or order",
                           counts["success_with_wrong_assignment"] + counts["success_without_order"],
                           "pass iff 0", counts["success_with_wrong_assignment"] + counts["success_without_order"] == 0))
 
 
 def test_interpretability_fast(evidence):
-    counts = _measure(1000, 32, 400, evidence)
-    _decide(counts, 400, evidence)
+    counts = _measure(SX8.d, SX8.m, SX8.seeds, evidence)
+    _decide(counts, SX8.seeds, evidence)
 
 
 @pytest.mark.slow
 def test_interpretability_full(evidence):
-    counts = _measure(10000, 32, 1000, evidence)
-    _decide(counts, 1000, evidence)
+    counts = _measure(SX8.full_d, SX8.m, SX8.full_seeds, evidence)
+    _decide(counts, SX8.full_seeds, evidence)

@@ -2,31 +2,25 @@
 counts a quick (theorem, CI) or a full (documented results in ``docs/data/``) run uses.
 
 Theorems, ``boolverify runs`` (the full runs behind ``docs/data``) and the docs read the settings
-from here; changing a plan changes every run that uses it.
+from here; changing a plan changes every run that uses it. The numbers a claim's decision rules
+fix (its sample sizes and grids) come from :mod:`verify.experiments.claim_rules`; the rest (seeds,
+architectures of the full runs) are set here.
 """
 
 import functools
 import os
 from pathlib import Path
 
+from verify.experiments.claim_rules import SG2, SG4, SG5, SG6, SG8, SX4, SX6
 from verify.experiments.finite_samples import run_finite_samples, sample_grid
 from verify.experiments.xor_sweeps import run_samples, run_sweep
 
 # -- paper A, one-step sweeps (SX-4, SX-7) -----------------------------------------------------
 #: quick plan (SX-4, SX-7): per d, the m grid around the transition and the seeds per cell
-FAST_SWEEP = (
-    (1000, (6, 8, 12, 16, 24, 32, 48, 64), 200),
-    (10000, (8, 12, 16, 24, 32, 48, 64), 200),
-)
+FAST_SWEEP = SX4.fast_sweep
 FULL_DS = (100, 1000, 10000, 100000, 1000000)
 #: the full sweep: (d, m grid, seeds) per row; >= 200 seeds at small d, fewer at large d
-FULL_SWEEP = (
-    (100, (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128), 1000),
-    (1000, (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128), 400),
-    (10000, (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128), 200),
-    (100000, (8, 12, 16, 24, 32, 48, 64, 96), 60),
-    (1000000, (12, 16, 24, 32, 48, 64), 20),
-)
+FULL_SWEEP = SX4.full_sweep
 #: the rows of the full sweep beyond 10^6 (``boolverify runs xor-sweep`` only; no theorem reads
 #: them): (d, m grid, seeds, options of run_sweep); 10^7 materialised (10.5 GB of V), 10^8
 #: streamed on two Dask workers
@@ -58,15 +52,15 @@ SAMPLES_FULL = (
 #:   seed for step lengths 0.1 ... 0.4 in every check, at 0.8 one seed in 60 differs at m = 8;
 #:   settled by half the path: in the full run 9 of the 10 578 successes came in the second
 #:   half, see both_successes_half).
-FINITE_ONE_STEP_J_LO = -2
-FINITE_ONE_STEP_MIN_TOP = 2**14
+FINITE_ONE_STEP_J_LO = SX6.one_step_j_lo
+FINITE_ONE_STEP_MIN_TOP = SX6.one_step_min_top
 FINITE_TRAINING_J = (-8, 12)
 FINITE_FAST_TRAINING_J = (-8, 8)
 FINITE_TRAINING_STEPS = 200
 FINITE_TRAINING_STEP_LENGTH = 0.4
 #: quick plan (theorem test): seeds per cell by regime
-FINITE_FAST_DS = (8, 16, 32)
-FINITE_FAST_SEEDS = {"one_step": 120, "gradient_flow": 100}
+FINITE_FAST_DS = SX6.fast_ds
+FINITE_FAST_SEEDS = SX6.fast_seeds
 #: full plan (docs/data/xor_samples_grid.json, docs/data/xor_fixed_sample_training.json)
 FINITE_FULL_DS = (8, 16, 32, 64, 128)
 FINITE_FULL_SEEDS = 200
@@ -111,8 +105,8 @@ THEOREM45_QUICK = dict(THEOREM45_FULL, D=8, schemes=("gaussian",), Ns=(6, 9), st
 
 # -- paper B, claim tests (theorems/test_SG*.py; seeds are local, shifted by the seed base) ----
 #: SG-2: Monte Carlo over uniformly random functions at these N, seed 1000 + N
-SG2_FAST = dict(Ns=(2, 4, 8, 12, 16), samples=8192, seed=1000)
-SG2_SLOW = dict(Ns=tuple(range(1, 17)), samples=1 << 16, seed=1000)
+SG2_FAST = dict(Ns=SG2.Ns, samples=SG2.samples, seed=SG2.seed)
+SG2_SLOW = dict(Ns=SG2.slow_Ns, samples=SG2.slow_samples, seed=SG2.seed)
 #: SG-2 full run (docs/data/sg2_random_functions.json, boolverify runs sg2): Monte Carlo at N = 1 ..
 #: N_max with seed seed + N, beside the exact values for N <= 4; the quick plan is a smoke run
 SG2_REPORT = dict(N_max=16, samples=1 << 16, seed=2024)
@@ -121,26 +115,30 @@ SG2_REPORT_QUICK = dict(SG2_REPORT, N_max=6, samples=256)
 #: positions <= min(Ns), so every N gets the same number of pairs
 #: eps ablation: the first `eps_models` models again at eps = 0 and at `eps_control` (an eps as large
 #: as the layer-norm variances of random models, where the comparison must see a difference)
-SG4_FAST = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(8, 16, 32, 64, 128, 256), models=30,
-                strings=4, positions=8, seed=3000, eps_models=4, eps_control=1.0)
-SG4_SLOW = dict(SG4_FAST, Ns=(8, 16, 32, 64, 128, 256, 512, 1024))
+SG4_FAST = dict(D=SG4.D, L=SG4.L, H=SG4.H, eps=SG4.eps, B=SG4.box, Ns=SG4.Ns, models=SG4.models,
+                strings=SG4.strings, positions=SG4.positions, seed=3000, eps_models=SG4.eps_models,
+                eps_control=SG4.eps_control)
+SG4_SLOW = dict(SG4_FAST, Ns=SG4.slow_Ns)
 #: SG-4, exact: the largest influence over all 2^N strings and N positions (the first `models`
 #: models of SG4_FAST; N_max as there, since it fixes the draw of the positional embeddings), measured
 #: with a slope interval, not decided (see the test)
-SG4_EXACT = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, N_max=256, Ns=(4, 6, 8, 10), models=10, seed=3000,
-                 check_N=8)
-SG4_EXACT_SLOW = dict(SG4_EXACT, Ns=(4, 6, 8, 10, 12, 14), models=30)
+SG4_EXACT = dict(D=SG4.D, L=SG4.L, H=SG4.H, eps=SG4.eps, B=SG4.box, N_max=max(SG4.Ns),
+                 Ns=SG4.exact_Ns, models=SG4.exact_models, seed=3000, check_N=SG4.exact_check_N)
+SG4_EXACT_SLOW = dict(SG4_EXACT, Ns=SG4.slow_exact_Ns, models=SG4.slow_exact_models)
 #: SG-5: the same models at a small and a large N, non-constant margin-xi recognition
-SG5_FAST = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, N_small=4, N_large=10, models=400, xi=0.01,
-                p_max=0.05, seed=4000, eps_models=8, eps_control=1.0)
-SG5_SLOW = dict(SG5_FAST, N_large=12)
+SG5_FAST = dict(D=SG5.D, L=SG5.L, H=SG5.H, eps=SG5.eps, B=SG5.box, N_small=SG5.N_small,
+                N_large=SG5.N_large, models=SG5.models, xi=SG5.xi, p_max=SG5.p_max, seed=4000,
+                eps_models=SG5.eps_models, eps_control=SG5.eps_control)
+SG5_SLOW = dict(SG5_FAST, N_large=SG5.slow_N_large)
 #: SG-6: draw models per init scheme until `target` compute a non-constant function (at most
 #: `max_draws`); exact profiles over all 2^N strings; boolverify conventions at eps = 0 (the same
 #: models re-read at `eps_check`), and the bhattamishra preset (its eps = 1e-6, U(-B, B) weights)
-SG6_FAST = dict(preset="boolverify", D=8, L=2, H=2, eps=0.0, N=10, target=60, max_draws=2500, seed=6000,
-                eps_check=1e-5, chunk=1024)
-SG6_BHATTAMISHRA = dict(preset="bhattamishra", D=8, L=2, H=1, eps=1e-6, N=10, target=100, max_draws=1000,
-                        seed=9000, B=10.0, eps_check=None, chunk=1024)
+SG6_FAST = dict(preset="boolverify", D=SG6.D, L=SG6.L, H=SG6.H, eps=0.0, N=SG6.N, target=SG6.target,
+                max_draws=SG6.max_draws, seed=6000, eps_check=1e-5, chunk=1024)
+SG6_BHATTAMISHRA = dict(preset="bhattamishra", D=SG6.D, L=SG6.L, H=SG6.bhattamishra_H,
+                        eps=SG6.bhattamishra_eps, N=SG6.N, target=SG6.bhattamishra_target,
+                        max_draws=SG6.bhattamishra_max_draws, seed=9000, B=SG6.bhattamishra_B,
+                        eps_check=None, chunk=1024)
 SG6_SLOW = (dict(SG6_FAST, D=16, N=14, seed=1000, chunk=None),
             dict(SG6_FAST, D=32, N=12, seed=2000, chunk=None))
 #: SG-8, float32: per cell the target, N, the number of runs, the local seed of the first run
@@ -148,22 +146,29 @@ SG6_SLOW = (dict(SG6_FAST, D=16, N=14, seed=1000, chunk=None),
 #: MAJORITY and FIRST train on a fixed subset of 1024 of the 4096 strings (held-out accuracy is
 #: exact on the other 3072). The PARITY cells share one budget: the same steps and batch, so
 #: both see 64 x 250 strings (all 64 strings every step at N = 6).
-SG8_FAST_DTYPE = "float32"
+SG8_FAST_DTYPE = SG8.dtype
+_SG8_BUDGET = dict(steps=SG8.parity_steps, batch_size=SG8.batch_size)
 SG8_FAST = {
-    "majority": dict(target="majority", N=12, runs=12, first_seed=0, steps=80, train_strings=1024),
-    "first": dict(target="first", N=12, runs=12, first_seed=1000, steps=80, train_strings=1024),
-    "parity_short": dict(target="parity", N=6, runs=14, first_seed=2000, steps=250, batch_size=64),
-    "parity_long": dict(target="parity", N=14, runs=14, first_seed=3000, steps=250, batch_size=64),
+    "majority": dict(target="majority", N=SG8.fixed_N, runs=SG8.fixed_runs, first_seed=0,
+                     steps=SG8.fixed_steps, train_strings=SG8.train_strings),
+    "first": dict(target="first", N=SG8.fixed_N, runs=SG8.fixed_runs, first_seed=1000,
+                  steps=SG8.fixed_steps, train_strings=SG8.train_strings),
+    "parity_short": dict(target="parity", N=SG8.parity_short_N, runs=SG8.parity_runs, first_seed=2000,
+                         **_SG8_BUDGET),
+    "parity_long": dict(target="parity", N=SG8.parity_long_N, runs=SG8.parity_runs, first_seed=3000,
+                        **_SG8_BUDGET),
     # positive controls under PARITY's budget at its long N: a failure of PARITY there is not a
     # failure of the loop or of the budget to fit a function that depends on few bits
-    "first_long": dict(target="first", N=14, runs=7, first_seed=4000, steps=250, batch_size=64),
-    "parity01_long": dict(target="parity01", N=14, runs=7, first_seed=5000, steps=250, batch_size=64),
+    "first_long": dict(target="first", N=SG8.parity_long_N, runs=SG8.control_runs, first_seed=4000,
+                       **_SG8_BUDGET),
+    "parity01_long": dict(target="parity01", N=SG8.parity_long_N, runs=SG8.control_runs,
+                          first_seed=5000, **_SG8_BUDGET),
 }
 #: SG-8 slow: PARITY at the long N under budgets 4 and 16 times the fast one (batch 64; 64 000 and
 #: 256 000 examples, about 4 and 16 passes over the 16 384 strings), with the 2-sparse parity control
 #: at every budget
-SG8_PARITY_BUDGETS = dict(N=14, steps=(1000, 4000), batch_size=64, runs=7, first_seed=6000,
-                          targets=("parity", "parity01"))
+SG8_PARITY_BUDGETS = dict(N=SG8.parity_long_N, steps=SG8.budget_steps, batch_size=SG8.batch_size,
+                          runs=SG8.budget_runs, first_seed=6000, targets=("parity", "parity01"))
 #: SG-8 slow: train's defaults (400 steps, float64) at each N, seeds first_seed .. first_seed +
 #: runs - 1 (base 0: seeds 0-2 are the runs of docs/data/sg8_training.json)
 SG8_FULL = dict(Ns=(8, 16, 24), runs=5, first_seed=0)

@@ -1,8 +1,13 @@
 """The registry of claims: id -> statement as formalised in boolverify (``docs/claims.md``,
 anchors ``docs/claims.md#sx-1`` ... ``#sg-8``, gives each claim in full with how it is checked).
 
-One source for the README table (:mod:`verify.report.readme`), the report and the claim
+One source for the README table, the two per-paper tables and the decision rules of
+``docs/claims.md`` (:mod:`verify.report.readme` renders all of them), the report and the claim
 markers. Statements are our formalisation of the papers, not quotations.
+
+Every number of a decision rule is read from :mod:`verify.experiments.claim_rules` (the f-strings
+below), the same objects the theorem files decide with, so the text cannot drift from the tests.
+Measured values are not part of a rule: where a statement mentions one, it says "measured".
 """
 
 from __future__ import annotations
@@ -10,6 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from numeric.validation import check_choice
+from verify.common.tolerances import tolerance
+from verify.experiments.claim_rules import (
+    SG1, SG2, SG4, SG5, SG6, SG7, SG8, SX1, SX4, SX5, SX6, SX7, SX8,
+)
 
 
 @dataclass(frozen=True)
@@ -24,152 +33,348 @@ class Claim:
     #: the decision rule as fixed before the data: estimand, estimator and interval, rule,
     #: error rates and sample size (rendered into docs/claims.md)
     rule: str = ""
+    #: docs/claims.md, per-paper table: the claim as formalised (Markdown) ...
+    formalised: str = ""
+    #: ... and how it is checked (Markdown)
+    checked: str = ""
 
 
-_A = [
-    ("SX-1", "Closed-form population loss of the two-head model: L = ‖γ‖²‖γ̃‖² + 2(γ·γ̃)² "
-             "− 2Σ_i γ_i²γ̃_i² − 2(γ_aγ̃_b + γ_bγ̃_a) + 1", "test_SX1_population_loss.py"),
-    ("SX-2", "Closed-form population gradient through softmax, linear and erf attention",
-             "test_SX2_population_gradient.py"),
-    ("SX-3", "The CLS-token one-layer two-head transformer equals the two-head model, forward "
-             "and one gradient step (learning rate scaled by W_K^T W_K)", "test_SX3_cls_equivalence.py"),
-    ("SX-4", "One population step from the antisymmetric init learns the support with few heads: "
-             "success rises to a plateau at m*(d) << d, and m*(d) grows slower than d^0.3 (polylog vs "
-             "power over d = 10^2..10^6: reported, decided only by the full sweep)", "test_SX4_one_step.py"),
-    ("SX-5", "Softmax is necessary: with m << d linear and erf attention fail in one step and "
-             "after T GD/Adam steps; softmax succeeds", "test_SX5_softmax_necessity.py"),
-    ("SX-6", "Finite samples: the proof's n = Omega(d^4 polylog d) is loose: the exponent of n*(d) is "
-             "below 4; the seed's 'about linear' is reported for one step and for training on a fixed "
-             "sample (measured: superlinear in both)",
-             "test_SX6_sample_complexity.py"),
-    ("SX-7", "Parameter count: 2 m*(d) trainable parameters, below d/10 at every d >= 10^3 measured, "
-             "against >= d for a dense-first-layer FFNN",
-             "test_SX7_parameter_count.py"),
-    ("SX-8", "After the step the heads specialise one-to-one on a, b, assignment decided by "
-             "sign((v_a - v_b).theta0)", "test_SX8_interpretability.py"),
-]
-_B = [
-    ("SG-1", "Exact sensitivity profiles of PARITY, sparse parity, FIRST, DICTATOR, strict "
-             "MAJORITY (K_0 = 2^N - C(N+1, floor(N/2)+1))", "test_SG1_profiles.py"),
-    ("SG-2", "Uniformly random Boolean function: E[K_0] = 1, P(K_0 >= 1) -> about 1 - 1/e",
-             "test_SG2_random_functions.py"),
-    ("SG-3", "eps > 0: z <= 1/sqrt(eps), so blowup beta^L <= (1 + 1/sqrt(eps))^L' for all "
-             "parameters and inputs", "test_SG3_blowup_bound.py"),
-    ("SG-4", "eps > 0, parameters in a box: a single bit flip moves T(eos) by O(1/N): decided on a fixed "
-             "upper quantile (the max over 32 random string/position pairs), which decays faster than N^-1/2 "
-             "over N = 8..256, the 1/N window of its slope three-way; the exact supremum over all strings is "
-             "measured at N = 4..10 (slow: ..14) and does not decay there, so the claim is not decided on it. "
-             "The numbers do not differ between eps = 0 and eps = 1e-5 (decided; random layer-norm variances "
-             "are of order one, far above eps), while eps = 1 changes them (control)",
-             "test_SG4_influence.py"),
-    ("SG-5", "eps > 0: only constant functions stay recognisable with margin xi as N grows "
-             "(packing bound independent of N): decided for uniform-box random models, N = 4 vs 10; the "
-             "counts do not differ between eps = 0 and eps = 1e-5 (decided, model by model; eps = 1 moves T by "
-             "more than xi, control). Not decided: the best margin reachable by optimising inside the box, "
-             "which at N <= 8 does not fall", "test_SG5_margin_recognition.py"),
-    ("SG-6", "Random init, N = 10 (boolverify conventions at eps = 0 under all four init schemes, and the "
-             "bhattamishra preset at eps = 1e-6): the constant fraction is reported apart; among models that "
-             "compute a non-constant function, K_0 >= 1 far more often than for random functions (~0.632), and "
-             "the median model has more zero-sensitivity strings and less average sensitivity than a random "
-             "function of the same density; models with K_0 = 0 occur (mostly DICTATORs) and are listed, so not "
-             "'almost surely' at these sizes; the Theorem 4.5 exponent a = (D-1)/(2L) - 5 and the crossover N "
-             "where N^a < 2^N are computed (certified), not asserted at finite N",
-             "test_SG6_random_init_sensitivity.py"),
-    ("SG-7", "PARITY, sparse parity, DICTATOR, FIRST have K_0 = 0, hence lie in the "
-             "measure-zero set of Theorem 4.5", "test_SG7_measure_zero_targets.py"),
-    ("SG-8", "Training: MAJORITY and FIRST are learned at N = 12, PARITY is learned at N = 6 but not at "
-             "N = 14 under the same budget (the same steps, batch and examples seen), while FIRST and the "
-             "2-sparse parity of bits 0, 1 are learned at N = 14 under that budget (positive controls); "
-             "PARITY at N = 14 over budgets 4x and 16x (slow); every training label equals the target's "
-             "definition; trained profiles stay skewed to low sensitivity",
-             "test_SG8_training.py"),
-]
+# -- formatting of rule numbers ----------------------------------------------------------------
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _pct(level) -> str:
+    """0.99 -> '99 %'."""
+    return f"{100 * level:g} %"
+
+
+def _pow10(n, unicode=False) -> str:
+    """1000 -> '10^3' (or '10³'); other numbers as they are."""
+    k = len(str(n)) - 1
+    if n != 10**k or k < 2:
+        return str(n)
+    return "10" + str(k).translate(_SUPERSCRIPT) if unicode else f"10^{k}"
+
+
+def _join(values, last=", ") -> str:
+    values = [str(v) for v in values]
+    return ", ".join(values[:-1]) + last + values[-1] if len(values) > 1 else "".join(values)
+
+
+def _n(x) -> str:
+    """A rule number as the rules write it: 1e-05 -> '1e-5'."""
+    return f"{x:g}".replace("e-0", "e-").replace("e+0", "e")
+
+
+def _grid_bottom(j) -> str:
+    """The bottom of the grid n = d 2^(j/2) for an even j <= 0: 'd/2', 'd/16', 'd'."""
+    return "d" if j == 0 else f"d/{2 ** (-j // 2)}"
+
+
+_F64 = tolerance("float64")
+_SX4_DS = [d for d, _, _ in SX4.fast_sweep]
+_SX4_SEEDS = sorted({s for _, _, s in SX4.fast_sweep})
+_SX4_FULL_DS = [d for d, _, _ in SX4.full_sweep]
+_SG2_EXACT_NS = [N for N in SG2.Ns if N <= SG2.exact_N_max]
+_SG2_BAND_NS = [N for N in SG2.Ns if N >= SG2.band_N_min]
+_SG2_DECISIONS = len(SG2.Ns) + len(_SG2_EXACT_NS) + len(_SG2_BAND_NS)
+_SG8_PROFILE_RUNS = 2 * SG8.fixed_runs + SG8.parity_runs  # MAJORITY, FIRST, PARITY at the long N
+_SG8_BUDGETS = _join([f"{s // SG8.parity_steps}x" for s in SG8.budget_steps], " and ")
 
 _EXACT_REFERENCE = ("no sampling error: every check compares exact values (sympy, enumeration) or the "
-                    "float64 engine with a 50-digit reference under the tolerance table (rtol 1e-10); "
-                    "Hypothesis draws the inputs of properties that must hold for all of them; pass iff "
-                    "every comparison holds")
-_RULES_EXACT = {
-    "SX-1": _EXACT_REFERENCE, "SX-2": _EXACT_REFERENCE, "SX-3": _EXACT_REFERENCE + " (numeric side <= 1e-12)",
-    "SG-1": "exact: sympy proofs over Hamming weights for symbolic N and enumeration for N <= 20; pass iff equal",
-    "SG-3": "for all parameters and inputs (Hypothesis): pass iff max z * sqrt(eps) <= 1 and beta^L <= the "
-            "certified bound (1 + 1/sqrt(eps))^L' (relative slack 1e-10 for float64 rounding)",
-    "SG-7": "exact profiles and symbolic K_0 = 0 for all N; pass iff K_0 = 0 exactly",
-}
-_RULES_STOCHASTIC: dict[str, str] = {
-    "SX-4": "binomial likelihood over all (d, m) cells, p = (1 - lapse_d) logistic(s (ln m - mu_d)), mu_d free or "
-            "c + alpha ln d; fast plan d = 10^3, 10^4, 200 seeds per cell: P(success | m = 64) 99 % lower bound > 0.85 "
-            "(default step and eta -> inf limit) and P(success | m = 8) upper bound < 0.8 at each d "
-            "(Clopper-Pearson); pass iff the 99 % quasi-likelihood profile "
-            "upper bound of alpha < 0.3 (2000 simulations from the full-sweep fit: correct code failed 0 times, "
-            "bounds 0.178 +- 0.015; alpha = 0.3 passed 0.75 %). Full sweep: polylog vs power by log-likelihood "
-            "with margin 3: polylog -> pass, power or indistinguishable -> inconclusive",
-    "SX-5": "p = P(one softmax step reaches L < 1e-6) at d = 1000, m = 32: pass iff the one-sided 99 % "
-            "Clopper-Pearson lower bound > 0.85 (n = 400 seeds; measured 0.945; false fail < 1e-6, an "
-            "implementation with p <= 0.85 passes with probability <= 1 %). Linear and erf: P(one step succeeds) "
-            "and P(one step reaches L <= 0.9) have 99 % upper bounds < 0.05; every trained run (6 seeds, best "
-            "rate of a grid) ends finite and > 0.9 (a certainty given the representational bounds >= 0.99)",
-    "SX-6": "conditional success p_d(n) = P(n-sample training succeeds | the population step succeeds), binomial "
-            "likelihood over all (d, n) cells of a log grid n = d 2^(j/2) (d/2 .. max(d^3, 2^14)), n* ~ d^alpha; "
-            "quasi-likelihood profile intervals. Pass iff the one-sided 99 % upper bound of alpha < 4 (one step; "
-            "quick plan d = 8, 16, 32, 120 seeds per cell: 2000 simulations gave bounds 2.06 +- 0.07, 0 failures; "
-            "alpha = 4 passed 0.80 %). Reported, never failing: 'superlinear' (99 % interval above 1: not O(d)) "
-            "-> pass, else inconclusive, for one step and for training on a fixed sample (gradient flow). Exact "
-            "premise: the empirical gradient over all of {+-1}^8 equals the population gradient (1e-10)",
-    "SX-7": "estimand 2 m*_0.9(d) (the m where the rising part of the SX-4 success curve reaches 0.9, free "
-            "location per d) with its profile-likelihood interval: pass iff the 99 % upper bound < d/10 at every "
-            "d >= 10^3 of the plan (fast: 10^3, 10^4; measured 33 and 46 with quasi-likelihood upper bounds 37 and 52)",
-    "SX-8": "per instance at d = 1000, m = 32, n = 400 seeds: P(targets dominate every ambient position) and "
-            "P(each head prefers its predicted target) have 99 % Clopper-Pearson lower bounds > 0.9, P(alignment "
-            "ratio > 1.2) > 0.5 (median > 1.2); successful steps with the wrong assignment: exactly 0. Measured "
-            "0.98-1.0 over 12 seed bases: a correct implementation fails with probability far below 0.1 %",
-    "SG-2": "exact: E[K_0] = 1 and Var[K_0] symbolically and by enumeration (N <= 4), and the Chen-Stein bound "
-            "|P(K_0 >= 1) - (1 - 1/e)| <= (1 + 3N + 3 C(N,2))/2^N (0.0062 at N = 16). Monte Carlo, 8192 functions "
-            "per N = 2, 4, 8, 12, 16, 9 decisions at two-sided level 1 - 1e-4 (Bonferroni: false fail <= 0.09 %): "
-            "the Clopper-Pearson interval contains the exact P at N = 2, 4; the interval of E[K_0] contains 1; at "
-            "N = 12, 16 the interval meets the Chen-Stein band (fail only if disjoint). An error >= 0.04 in P is "
-            "rejected with probability >= 99 %",
-    "SG-4": "estimand: the mean over models of the per-model least-squares slope of log max-influence (32 random "
-            "string/position pairs per N) against log N, N = 8..256, 30 uniform-box models, Student-t 99 % "
-            "interval. Pass iff the upper bound < -0.5 (rejects O(1) and O(N^-1/2)); three-way: interval inside "
-            "[-1.3, -0.7] -> pass, disjoint -> fail, straddling -> inconclusive. Over 30 seed bases the means were "
-            "-0.88..-0.71 (largest upper bound -0.61): false fail ~2e-6. eps ablation (exact, 4 models, same pairs): "
-            "pass iff every relative change eps = 0 vs 1e-5 < 1e-3 (measured 4.5e-6) and some change at eps = 1 "
-            "> 1e-2 (measured 0.23). Exact supremum over all 2^N strings (10 models, N = 4..10): every sampled max "
-            "<= it (exact); its per-model slope is recorded with a t interval, not decided (measured 0.24, 98 % "
-            "[-0.34, 0.82]; slow, 30 models to N = 14: +0.21 [+0.02, +0.40])",
-    "SG-5": "p_N = P(a uniform-box model recognises a non-constant function with margin 0.01), 400 models at N = 4 "
-            "and 10: pass iff the 99 % Clopper-Pearson upper bound of p_10 < 0.05 and the lower bound of p_4 > 0 "
-            "(not vacuous); paired three-way test that recognition is lost, not gained, from N = 4 to 10. Over 30 "
-            "seed bases p_10 ~ 0.005 (false fail 1.4e-5), p_4 ~ 0.046. eps ablation (exact): pass iff no model's "
-            "recognition at N = 4 changes between eps = 0 and 1e-5, max |dT| at N = 10 < xi/100 (8 models; "
-            "measured 1.3e-6) and, as a control, max |dT| at eps = 1 > xi (measured 0.115)",
-    "SG-6": "per setting (4 init schemes at D = 8, L = 2, N = 10, eps = 0; bhattamishra preset D = 8, H = 1, "
-            "U(-10, 10)): models drawn until 60 (100) compute a non-constant function (cap 2500 / 1000; fewer is "
-            "a fail); P(constant) 99 % upper bound < 0.99 (a model ignoring its input fails here); among "
-            "non-constant models P(K_0 >= 1) 99 % lower bound > 1 - 1/e, the median of K_0 / E_p[K_0] "
-            "(E_p[K_0] = 2^N (p^(N+1) + (1-p)^(N+1)), p the model's density) 99 % order-statistic lower bound > 1 "
-            "and the median of as / (2Np(1-p)) upper bound < 1; K_0 = 0 models recorded with seed and function; "
-            "references = exact enumeration; forward pass = an independent loop to 1e-10. Seed bases 0-4: "
-            "all passed. The Theorem 4.5 crossover N* (certified) is computed, not asserted at finite N",
-    "SG-8": "proportions of training runs (float32, seeds from the base), one-sided 99 % Clopper-Pearson bounds, "
-            "three-way against 1/2 (lower bound >= 1/2 -> pass, upper bound < 1/2 -> fail, else inconclusive): "
-            "MAJORITY and FIRST at N = 12 (12 runs each, 80 steps on 1024 strings): P(held-out accuracy >= 0.95); "
-            "PARITY under one budget (250 steps of batch 64 at N = 6 and 14, 14 runs each): P(accuracy >= 0.9) "
-            "above 1/2 at N = 6 and below at N = 14; trained profiles: P(average sensitivity <= N/4) over the 38 "
-            "models at N >= 12. Positive controls under PARITY's N = 14 budget, 7 runs each: P(accuracy >= 0.9) > 1/2 "
-            "for FIRST and for the parity of bits 0, 1 (pass iff 7 of 7, fail iff 0). Slow: PARITY at N = 14 with "
-            "1000 and 4000 steps, 7 runs each, P(accuracy >= 0.9) < 1/2 (pass iff 0 of 7) with the 2-sparse "
-            "control > 1/2 at each budget. Exact premise: every training label equals an independent definition. "
-            "Measured over 385/274/300/300 runs: correct code fails below 1e-14, inconclusive <= 0.25 %",
-}
+                    "float64 engine with a 50-digit reference under the tolerance table "
+                    f"(rtol {_n(_F64.rtol)}); Hypothesis draws the inputs of properties that must hold "
+                    "for all of them; pass iff every comparison holds")
 
-CLAIMS: dict[str, Claim] = {
-    cid: Claim(cid, "A" if cid.startswith("SX") else "B", stmt, f"theorems/{fname}",
-               "stochastic" if cid in _RULES_STOCHASTIC else "exact",
-               _RULES_STOCHASTIC.get(cid) or _RULES_EXACT[cid])
-    for cid, stmt, fname in _A + _B
-}
+_A = [
+    Claim(
+        "SX-1", "A",
+        "Closed-form population loss of the two-head model: L = ‖γ‖²‖γ̃‖² + 2(γ·γ̃)² − 2Σ_i γ_i²γ̃_i² "
+        "− 2(γ_aγ̃_b + γ_bγ̃_a) + 1",
+        "theorems/test_SX1_population_loss.py", "exact", _EXACT_REFERENCE,
+        "`L = ‖γ‖²‖γ̃‖² + 2(γ·γ̃)² − 2Σγ_i²γ̃_i² − 2(γ_aγ̃_b + γ_bγ̃_a) + 1` for any weights",
+        f"sympy moment-rule derivation = exhaustive enumeration (exact, d ≤ {SX1.symbolic_d_max}; "
+        f"rational, d ≤ {SX1.rational_d_max}); reference = enumeration at 50 digits; torch = reference "
+        "(Hypothesis), also at `L < 1e-20`; a wrong closed form is rejected"),
+    Claim(
+        "SX-2", "A", "Closed-form population gradient through softmax, linear and erf attention",
+        "theorems/test_SX2_population_gradient.py", "exact", _EXACT_REFERENCE,
+        "closed-form gradient through softmax, linear and erf attention",
+        "sympy; reference vs enumeration; torch vs reference, autograd and gradcheck (float64)"),
+    Claim(
+        "SX-3", "A",
+        "The CLS-token one-layer two-head transformer equals the two-head model, forward and one "
+        "gradient step (learning rate scaled by W_K^T W_K)",
+        "theorems/test_SX3_cls_equivalence.py", "exact",
+        _EXACT_REFERENCE + f" (numeric side <= {_n(_F64.atol)})",
+        "CLS-token one-layer two-head transformer (structural masks) = two-head model; a step on `W_Q` "
+        "= a step on `θ` with lr scaled by `W_Kᵀ W_K`",
+        f"sympy identity + numeric (≤ {_n(_F64.atol)})"),
+    Claim(
+        "SX-4", "A",
+        "One population step from the antisymmetric init learns the support with few heads: success "
+        f"rises to a plateau at m*(d) << d, and m*(d) grows slower than d^{_n(SX4.alpha_ceiling)} "
+        f"(polylog vs power over d = {_pow10(_SX4_FULL_DS[0])}..{_pow10(_SX4_FULL_DS[-1])}: reported, "
+        "decided only by the full sweep)",
+        "theorems/test_SX4_one_step.py", "stochastic",
+        "binomial likelihood over all (d, m) cells, p = (1 - lapse_d) logistic(s (ln m - mu_d)), mu_d free "
+        f"or c + alpha ln d; fast plan d = {_join(map(_pow10, _SX4_DS))}, {_join(_SX4_SEEDS)} seeds per "
+        f"cell: P(success | m = {SX4.m_high}) {_pct(SX4.level)} lower bound > {_n(SX4.rate_high_floor)} "
+        f"(default step and eta -> inf limit) and P(success | m = {SX4.m_low}) upper bound < "
+        f"{_n(SX4.rate_low_ceiling)} at each d (Clopper-Pearson); pass iff the {_pct(SX4.level)} "
+        f"quasi-likelihood profile upper bound of alpha < {_n(SX4.alpha_ceiling)}. Full sweep "
+        f"(d = {_join(map(_pow10, _SX4_FULL_DS))}): polylog vs power by log-likelihood with margin "
+        f"{_n(SX4.law_margin)}: polylog -> pass, power or indistinguishable -> inconclusive. Error rates "
+        "(parametric simulation of the fast plan, theorem docstring): correct code fails far below "
+        f"0.1 %; alpha = {_n(SX4.alpha_ceiling)} passes with probability <= {_pct(1 - SX4.level)}",
+        "one step learns the support with few heads: success rises to a plateau at `m*(d) ≪ d`, and "
+        f"`m*(d)` grows slower than `d^{_n(SX4.alpha_ceiling)}`; polylog vs power over "
+        f"`d = {_pow10(_SX4_FULL_DS[0], True)} … {_pow10(_SX4_FULL_DS[-1], True)}` is reported "
+        "(full sweep only), not asserted",
+        "sweep over `(d, m, seed)`, binomial likelihood over all cells, profile-likelihood intervals, "
+        "Clopper-Pearson bounds"),
+    Claim(
+        "SX-5", "A",
+        "Softmax is necessary: with m << d linear and erf attention fail in one step and after T GD/Adam "
+        "steps; softmax succeeds",
+        "theorems/test_SX5_softmax_necessity.py", "stochastic",
+        f"p = P(one softmax step reaches L < 1e-6) at d = {SX5.d}, m = {SX5.m}: pass iff the one-sided "
+        f"{_pct(SX5.level)} Clopper-Pearson lower bound > {_n(SX5.softmax_floor)} (n = {SX5.seeds} "
+        f"seeds; an implementation with p <= {_n(SX5.softmax_floor)} passes with probability <= "
+        f"{_pct(1 - SX5.level)}; correct code fails far below 0.1 %). Linear and erf: P(one step "
+        f"succeeds) and P(one step reaches L <= {_n(SX5.loss_floor)}) have {_pct(SX5.level)} upper "
+        f"bounds < {_n(SX5.failure_ceiling)}; every trained run ({SX5.train_seeds} seeds x "
+        f"{SX5.train_steps} GD/Adam steps, best rate of a grid; slow: {SX5.full_train_seeds} x "
+        f"{SX5.full_train_steps}) ends finite and > {_n(SX5.loss_floor)} (a certainty given the "
+        f"representational bounds > {_n(SX5.linear_bound_floor)})",
+        "softmax is necessary: linear and erf fail (one step and T GD/Adam steps) while one softmax step "
+        f"reaches `L < 1e-6` in most instances (lower bound > {_n(SX5.softmax_floor)}); best loss of "
+        "linear attention with `m < d` bounded away from 0",
+        "same instances side by side; Clopper-Pearson bounds; computed representational bound (erf "
+        "bound exact)"),
+    Claim(
+        "SX-6", "A",
+        "Finite samples: the proof's n = Omega(d^4 polylog d) is loose: the exponent of n*(d) is below "
+        f"{_n(SX6.proof_exponent)}; the seed's 'about linear' is reported for one step and for training "
+        "on a fixed sample (measured: superlinear in both)",
+        "theorems/test_SX6_sample_complexity.py", "stochastic",
+        "conditional success p_d(n) = P(n-sample training succeeds | the population step succeeds), "
+        "binomial likelihood over all (d, n) cells of a log grid n = d 2^(j/2) "
+        f"({_grid_bottom(SX6.one_step_j_lo)} .. max(d^3, 2^{SX6.one_step_min_top.bit_length() - 1})), "
+        "n* ~ d^alpha; quasi-likelihood profile intervals. Pass iff the one-sided "
+        f"{_pct(SX6.level)} upper bound of alpha < {_n(SX6.proof_exponent)} (one step; quick plan "
+        f"d = {_join(SX6.fast_ds)}, {SX6.fast_seeds['one_step']} seeds per cell; alpha = "
+        f"{_n(SX6.proof_exponent)} passes with probability <= {_pct(1 - SX6.level)}, correct code fails "
+        "far below 0.1 % (parametric simulation, theorem docstring)). Reported, never failing: "
+        f"'superlinear' (two-sided {_pct(SX6.level)} interval above {_n(SX6.seed_exponent)}: not O(d)) "
+        "-> pass, else inconclusive, for one step and for training on a fixed sample (gradient flow, "
+        f"{SX6.fast_seeds['gradient_flow']} seeds per cell). Exact premise: the empirical gradient over "
+        f"all of {{+-1}}^{SX6.premise_d} equals the population gradient (rtol {_n(_F64.rtol)})",
+        "finite samples: the proof's `n = Ω(d⁴ polylog d)` is loose: the exponent of `n*(d)` is below "
+        f"{_n(SX6.proof_exponent)}. The seed's \"empirically O(d)\" is reported, for one step and for "
+        "training on a fixed sample, not asserted (measured values: `docs/results-paper-a.md`)",
+        "log grid `n = d·2^{j/2}` per `d`, conditional success given the population step, likelihood "
+        "fit of `n* ∝ d^α`"),
+    Claim(
+        "SX-7", "A",
+        f"Parameter count: 2 m*(d) trainable parameters, below d/{SX7.param_divisor} at every "
+        f"d >= {_pow10(SX7.decide_from)} measured, against >= d for a dense-first-layer FFNN",
+        "theorems/test_SX7_parameter_count.py", "stochastic",
+        f"estimand 2 m*_{_n(SX7.quantile)}(d) (the m where the rising part of the SX-4 success curve "
+        f"reaches {_n(SX7.quantile)}, free location per d) with its profile-likelihood interval: pass "
+        f"iff the {_pct(SX7.level)} upper bound < d/{SX7.param_divisor} at every "
+        f"d >= {_pow10(SX7.decide_from)} of the plan (fast: the SX-4 cells, d = "
+        f"{_join(_pow10(d) for d in _SX4_DS if d >= SX7.decide_from)})",
+        f"`2m*(d)` parameters, below `d/{SX7.param_divisor}` at every "
+        f"`d ≥ {_pow10(SX7.decide_from, True)}` measured, against `≥ d` for a dense-first-layer FFNN",
+        f"`m*_{_n(SX7.quantile)}(d)` from the SX-4 fit with upper bounds, at every measured `d`"),
+    Claim(
+        "SX-8", "A",
+        "After the step the heads specialise one-to-one on a, b, assignment decided by "
+        "sign((v_a - v_b).theta0)",
+        "theorems/test_SX8_interpretability.py", "stochastic",
+        f"per instance at d = {SX8.d}, m = {SX8.m}, n = {SX8.seeds} seeds (slow: d = {SX8.full_d}, "
+        f"n = {SX8.full_seeds}), one-sided {_pct(SX8.level)} Clopper-Pearson lower bounds: "
+        f"P(targets dominate every ambient position) > {_n(SX8.dominance_floor)}, P(each head prefers "
+        f"its predicted target) > {_n(SX8.order_floor)}, P(alignment ratio > {_n(SX8.ratio_cut)}) > "
+        f"{_n(SX8.ratio_floor)} (median > {_n(SX8.ratio_cut)}); successful steps with the wrong "
+        "assignment or order: exactly 0. Error rates: each rule passes its alternative with probability "
+        f"<= {_pct(1 - SX8.level)}; correct code fails far below 0.1 % (theorem docstring)",
+        "heads specialise one-to-one on `a`, `b`; assignment decided by `sign((v_a − v_b)·θ⁽⁰⁾)`; "
+        "gradient alignment with `v_a, v_b` dominates",
+        "per-instance rates with Clopper-Pearson bounds; exact count of wrong assignments"),
+]
+
+_B = [
+    Claim(
+        "SG-1", "B",
+        "Exact sensitivity profiles of PARITY, sparse parity, FIRST, DICTATOR, strict MAJORITY "
+        "(K_0 = 2^N - C(N+1, floor(N/2)+1))",
+        "theorems/test_SG1_profiles.py", "exact",
+        "exact: sympy proofs over Hamming weights for symbolic N and enumeration for "
+        f"N <= {SG1.enumeration_N_max}; pass iff equal",
+        "exact profiles: PARITY `K_N = 2^N`, k-sparse parity `K_k = 2^N`, FIRST/DICTATOR `K_1 = 2^N`, "
+        "strict MAJORITY `K_0 = 2^N − C(N+1, ⌊N/2⌋+1)`",
+        "sympy proofs over Hamming weights for symbolic N (even and odd); enumeration "
+        f"N ≤ {SG1.enumeration_N_max}"),
+    Claim(
+        "SG-2", "B", "Uniformly random Boolean function: E[K_0] = 1, P(K_0 >= 1) -> about 1 - 1/e",
+        "theorems/test_SG2_random_functions.py", "stochastic",
+        "exact: E[K_0] = 1 and Var[K_0] symbolically and by enumeration "
+        f"(N <= {SG2.exact_N_max}), and the Chen-Stein bound |P(K_0 >= 1) - (1 - 1/e)| <= "
+        "(1 + 3N + 3 C(N,2))/2^N ("
+        + _join([f"<= {_n(float(b))} at N = {N}" for N, b in SG2.chen_stein_checks], " and ")
+        + f"). Monte Carlo, {SG2.samples} functions per N = {_join(SG2.Ns)}, {_SG2_DECISIONS} decisions "
+        f"at two-sided level 1 - {_n(SG2.false_fail)}/{_SG2_DECISIONS} (Bonferroni: false fail <= "
+        f"{_pct(SG2.false_fail)}): the Clopper-Pearson interval contains the exact P at "
+        f"N = {_join(_SG2_EXACT_NS)}; the interval of E[K_0] contains 1; at N = {_join(_SG2_BAND_NS)} "
+        "the interval meets the Chen-Stein band (fail only if disjoint)",
+        "uniformly random function: `E[K_0] = 1`, `P(K_0 ≥ 1) → ≈ 1 − 1/e`",
+        f"exact for N ≤ {SG2.exact_N_max} (all functions), Chen-Stein bound, Monte Carlo with "
+        "Clopper-Pearson intervals, mpmath limit"),
+    Claim(
+        "SG-3", "B",
+        "eps > 0: z <= 1/sqrt(eps), so blowup beta^L <= (1 + 1/sqrt(eps))^L' for all parameters and "
+        "inputs",
+        "theorems/test_SG3_blowup_bound.py", "exact",
+        "for all parameters and inputs (Hypothesis): pass iff max z * sqrt(eps) <= 1 and beta^L <= the "
+        f"certified bound (1 + 1/sqrt(eps))^L' (relative slack {_n(_F64.rtol)} for float64 rounding)",
+        "`ε > 0`: `z ≤ 1/√ε`, `β^L ≤ (1 + 1/√ε)^{L'}`",
+        "Hypothesis over parameters and inputs"),
+    Claim(
+        "SG-4", "B",
+        "eps > 0, parameters in a box: a single bit flip moves T(eos) by O(1/N): decided on a fixed upper "
+        f"quantile (the max over {SG4.strings * SG4.positions} random string/position pairs), which "
+        f"decays faster than N^-1/2 over N = {SG4.Ns[0]}..{SG4.Ns[-1]}, the 1/N window of its slope "
+        f"three-way; the exact supremum over all strings is recorded at N = {SG4.exact_Ns[0]}.."
+        f"{SG4.exact_Ns[-1]} (slow: ..{SG4.slow_exact_Ns[-1]}), not decided (measured: it does not decay "
+        f"there). The numbers do not differ between eps = 0 and eps = {_n(SG4.eps)} (decided; random "
+        f"layer-norm variances are of order one, far above eps), while eps = {_n(SG4.eps_control)} "
+        "changes them (control)",
+        "theorems/test_SG4_influence.py", "stochastic",
+        "estimand: the mean over models of the per-model least-squares slope of log max-influence "
+        f"({SG4.strings * SG4.positions} random string/position pairs per N: {SG4.strings} strings x "
+        f"{SG4.positions} positions) against log N, N = {SG4.Ns[0]}..{SG4.Ns[-1]} (slow: "
+        f"..{SG4.slow_Ns[-1]}), {SG4.models} uniform-box models (D = {SG4.D}, L = {SG4.L}, H = {SG4.H}, "
+        f"eps = {_n(SG4.eps)}, B = {_n(SG4.box)}), Student-t intervals. Exact premise: every sampled max "
+        f"is positive. Pass iff the one-sided {_pct(SG4.level)} upper bound < {_n(SG4.slope_max)} "
+        "(rejects O(1) and O(N^-1/2): either passes with probability "
+        f"<= {_pct(1 - SG4.level)}); three-way: the two-sided {_pct(SG4.level)} interval inside "
+        f"[{_n(SG4.consistent[0])}, {_n(SG4.consistent[1])}] -> pass, disjoint -> fail, straddling -> "
+        "inconclusive; correct code fails far below 0.1 % (theorem docstring). eps ablation (exact, "
+        f"the first {SG4.eps_models} models, same pairs): pass iff every relative change eps = 0 vs "
+        f"{_n(SG4.eps)} < {_n(SG4.eps_same)} and some change at eps = {_n(SG4.eps_control)} > "
+        f"{_n(SG4.eps_seen)}. Exact supremum over all 2^N strings ({SG4.exact_models} models, "
+        f"N = {_join(SG4.exact_Ns)}; slow: {SG4.slow_exact_models} models to N = {SG4.slow_exact_Ns[-1]}): "
+        f"every sampled max at N = {SG4.exact_check_N} <= it and every supremum > 0 (exact); its "
+        "per-model slope is recorded with a t interval, not decided",
+        "`ε > 0`, parameters in a box: one bit flip moves `T(eos)` by `O(1/N)`",
+        f"sampled max influence over N = {SG4.Ns[0]} … {SG4.Ns[-1]} (fast) / {SG4.slow_Ns[-1]} (slow), "
+        "per-model log-log slopes, t interval; the 1/N window is a three-way decision; the exact "
+        f"supremum over all strings (N ≤ {SG4.exact_Ns[-1]}, slow ≤ {SG4.slow_exact_Ns[-1]}) is recorded, "
+        f"not decided; the numbers do not differ between ε = 0 and {_n(SG4.eps)} (decided, with an "
+        f"ε = {_n(SG4.eps_control)} control that does differ)"),
+    Claim(
+        "SG-5", "B",
+        "eps > 0: only constant functions stay recognisable with margin xi as N grows (packing bound "
+        f"independent of N): decided for uniform-box random models, N = {SG5.N_small} vs {SG5.N_large}; "
+        f"the counts do not differ between eps = 0 and eps = {_n(SG5.eps)} (decided, model by model; "
+        f"eps = {_n(SG5.eps_control)} moves T by more than xi, control). Not decided: the best margin "
+        "reachable by optimising inside the box (measured: it does not fall at small N)",
+        "theorems/test_SG5_margin_recognition.py", "stochastic",
+        f"p_N = P(a uniform-box model recognises a non-constant function with margin {_n(SG5.xi)}), the "
+        f"same {SG5.models} models at N = {SG5.N_small} and {SG5.N_large} (slow: {SG5.slow_N_large}): pass "
+        f"iff the one-sided {_pct(SG5.level)} Clopper-Pearson upper bound of p_{SG5.N_large} < "
+        f"{_n(SG5.p_max)} (p_{SG5.N_large} >= {_n(SG5.p_max)} passes with probability <= "
+        f"{_pct(1 - SG5.level)}) and the lower bound of p_{SG5.N_small} > {_n(SG5.p_small_min)} (not "
+        "vacuous); paired three-way test that recognition is lost, not gained: the two-sided "
+        f"{_pct(2 * SG5.level - 1)} interval of the share recognising at N = {SG5.N_small} only, among "
+        f"models recognising at exactly one N, against [{_n(SG5.falls[0])}, {_n(SG5.falls[1])}]; correct "
+        "code fails far below 0.1 % (theorem docstring). eps ablation (exact): pass iff no model's "
+        f"recognition at N = {SG5.N_small} changes between eps = 0 and {_n(SG5.eps)}, max |dT| at "
+        f"N = {SG5.N_large} < xi/{SG5.eps_same_divisor} ({SG5.eps_models} models) and, as a control, "
+        f"max |dT| at eps = {_n(SG5.eps_control)} > xi. Packing bound (50 digits, loosest row "
+        f"certified): crossover N* <= {SG5.packing_N_max} for D = {_join(SG5.packing_Ds)}, "
+        f"xi = {_join(map(_n, SG5.packing_xis))} and every tabulated C_Lip",
+        "`ε > 0`: only constants stay recognisable with margin ξ; packing bound independent of N",
+        "fraction of models recognising a non-constant function with margin ξ, Clopper-Pearson bounds at "
+        f"N = {SG5.N_small} and {SG5.N_large}; ε = 0 vs {_n(SG5.eps)} changes no recognition (decided; "
+        f"ε = {_n(SG5.eps_control)} control differs); certified crossover table"),
+    Claim(
+        "SG-6", "B",
+        f"Random init, N = {SG6.N} (boolverify conventions at eps = 0 under all four init schemes, and "
+        f"the bhattamishra preset at eps = {_n(SG6.bhattamishra_eps)}): the constant fraction is reported "
+        "apart; among models that compute a non-constant function, K_0 >= 1 far more often than for "
+        f"random functions (~{SG6.p_random_function:.3f}), and the median model has more "
+        "zero-sensitivity strings and less average sensitivity than a random function of the same "
+        "density; models with K_0 = 0 occur (measured: mostly DICTATORs) and are listed, so not 'almost "
+        "surely' at these sizes; the Theorem 4.5 exponent a = (D-1)/(2L) - 5 and the crossover N where "
+        "N^a < 2^N are computed (certified), not asserted at finite N",
+        "theorems/test_SG6_random_init_sensitivity.py", "stochastic",
+        f"per setting (each of the four init schemes at D = {SG6.D}, L = {SG6.L}, H = {SG6.H}, "
+        f"N = {SG6.N}, eps = 0; bhattamishra preset D = {SG6.D}, H = {SG6.bhattamishra_H}, "
+        f"U(-{_n(SG6.bhattamishra_B)}, {_n(SG6.bhattamishra_B)}), eps = {_n(SG6.bhattamishra_eps)}): "
+        f"models drawn until {SG6.target} ({SG6.bhattamishra_target}) compute a non-constant function "
+        f"(cap {SG6.max_draws} / {SG6.bhattamishra_max_draws}; fewer is a fail); P(constant) "
+        f"{_pct(SG6.level)} upper bound < {_n(SG6.constant_max)} (a model ignoring its input fails "
+        f"here); among non-constant models P(K_0 >= 1) {_pct(SG6.level)} lower bound > 1 - 1/e, the "
+        "median of K_0 / E_p[K_0] (E_p[K_0] = 2^N (p^(N+1) + (1-p)^(N+1)), p the model's density) "
+        f"{_pct(SG6.level)} order-statistic lower bound > {_n(SG6.ratio_floor)} and the median of "
+        f"as / (2Np(1-p)) upper bound < {_n(SG6.as_ratio_ceiling)}; correct code fails far below "
+        "0.1 % (pilot error rates, theorem docstring); K_0 = 0 models recorded with seed and function; "
+        "references = exact enumeration; forward pass = an independent loop. The Theorem 4.5 crossover "
+        "N* (certified) is computed, not asserted at finite N",
+        "`ε = 0`, random init: `K_0 ≥ 1` for random transformers (vs ≈ 0.632 for random functions), "
+        "profile skewed to 0; Theorem 4.5 exponent `a(D,L) = (D−1)/(2L) − 5` and where `N^a < 2^N`",
+        f"exact profiles over all `2^N` strings of non-constant models (drawn until {SG6.target} per "
+        f"init; `bhattamishra` preset until {SG6.bhattamishra_target}), constant fraction bounded; "
+        "median `K_0` against a random function of the same density; models with `K_0 = 0` reported; "
+        "forward pass = an independent loop; Lambert W, crossover certified with Arb balls"),
+    Claim(
+        "SG-7", "B",
+        "PARITY, sparse parity, DICTATOR, FIRST have K_0 = 0, hence lie in the measure-zero set of "
+        "Theorem 4.5",
+        "theorems/test_SG7_measure_zero_targets.py", "exact",
+        "exact profiles and symbolic K_0 = 0 for all N, enumeration for "
+        f"N <= {SG7.enumeration_N_max}; pass iff K_0 = 0 exactly",
+        "PARITY, sparse parity, DICTATOR, FIRST have `K_0 = 0`, hence lie in the measure-zero set",
+        f"exact profiles (sympy for all N, enumeration N ≤ {SG7.enumeration_N_max}) + the implication"),
+    Claim(
+        "SG-8", "B",
+        f"Training: MAJORITY and FIRST are learned at N = {SG8.fixed_N}, PARITY is learned at "
+        f"N = {SG8.parity_short_N} but not at N = {SG8.parity_long_N} under the same budget (the same "
+        "steps, batch and examples seen), while FIRST and the 2-sparse parity of bits 0, 1 are learned "
+        f"at N = {SG8.parity_long_N} under that budget (positive controls); PARITY at "
+        f"N = {SG8.parity_long_N} over budgets {_SG8_BUDGETS} (slow); every training label equals the "
+        "target's definition; trained profiles stay skewed to low sensitivity",
+        "theorems/test_SG8_training.py", "stochastic",
+        f"proportions of training runs ({SG8.dtype}, seeds from the base), one-sided {_pct(SG8.level)} "
+        f"Clopper-Pearson bounds, three-way against {_n(SG8.most_runs)} (lower bound >= "
+        f"{_n(SG8.most_runs)} -> pass, upper bound < {_n(SG8.most_runs)} -> fail, else inconclusive; "
+        f"the wrong side of {_n(SG8.most_runs)} passes with probability <= {_pct(1 - SG8.level)}): "
+        f"MAJORITY and FIRST at N = {SG8.fixed_N} ({SG8.fixed_runs} runs each, {SG8.fixed_steps} steps "
+        f"on {SG8.train_strings} strings): P(held-out accuracy >= {_n(SG8.learned_held_out)}); PARITY "
+        f"under one budget ({SG8.parity_steps} steps of batch {SG8.batch_size} at N = "
+        f"{SG8.parity_short_N} and {SG8.parity_long_N}, {SG8.parity_runs} runs each): P(accuracy >= "
+        f"{_n(SG8.learned_parity)}) above {_n(SG8.most_runs)} at N = {SG8.parity_short_N} and below at "
+        f"N = {SG8.parity_long_N}; trained profiles: P(average sensitivity <= "
+        f"{_n(SG8.low_sensitivity)} N) over the {_SG8_PROFILE_RUNS} models at N >= "
+        f"{min(SG8.fixed_N, SG8.parity_long_N)}. Positive controls under PARITY's N = {SG8.parity_long_N} "
+        f"budget, {SG8.control_runs} runs each: P(accuracy >= {_n(SG8.learned_parity)}) > "
+        f"{_n(SG8.most_runs)} for FIRST and for the parity of bits 0, 1. Slow: PARITY at "
+        f"N = {SG8.parity_long_N} with {_join(SG8.budget_steps, ' and ')} steps, {SG8.budget_runs} runs "
+        f"each, P(accuracy >= {_n(SG8.learned_parity)}) < {_n(SG8.most_runs)} with the 2-sparse control "
+        f"> {_n(SG8.most_runs)} at each budget. Exact premise: every training label equals an "
+        "independent definition",
+        f"training: MAJORITY and FIRST learned at N = {SG8.fixed_N}; PARITY learned at "
+        f"N = {SG8.parity_short_N} but not at N = {SG8.parity_long_N} under the same budget, where FIRST "
+        "and a 2-sparse parity are learned; trained profiles skewed to low sensitivity",
+        "AdamW runs with labels checked against the definition of each target; PARITY against FIRST and "
+        f"a 2-sparse parity under the same budget (positive controls), a budget sweep {_SG8_BUDGETS} "
+        "(slow); accuracy and profile per run"),
+]
+
+CLAIMS: dict[str, Claim] = {claim.id: claim for claim in _A + _B}
 
 
 def get_claim(claim_id: str) -> Claim:

@@ -1,5 +1,8 @@
-"""The claims table of README.md, generated from the claims registry
-(:mod:`verify.report.claims`) and the latest report (``docs/report.json``), never kept by hand.
+"""The claims table of README.md and the generated tables of ``docs/claims.md`` (the decision
+rules and the per-paper tables of the claims as formalised), rendered from the claims registry
+(:mod:`verify.report.claims`, whose rule numbers come from
+:mod:`verify.experiments.claim_rules`) and the latest report (``docs/report.json``), never kept
+by hand.
 
 The table lies between two marker comments of README.md::
 
@@ -8,14 +11,17 @@ The table lies between two marker comments of README.md::
     ...
     <!-- claims-table:end -->
 
-and only that region is rewritten. Regenerate it after ``boolverify check --json
-docs/report.json`` (or after a change to the registry) with::
+and only that region is rewritten; likewise the regions of ``docs/claims.md`` between
+``<!-- decision-rules:start -->``, ``<!-- claims-paper-a:start -->`` and
+``<!-- claims-paper-b:start -->`` and their end markers. Regenerate them after ``boolverify
+check --json docs/report.json`` (or after a change to the registry or the rules) with::
 
-    python -m verify.report.readme                 # rewrite README.md's table in place
-    python -m verify.report.readme --check         # exit 1 if README.md's table is stale
+    python -m verify.report.readme                 # rewrite the tables in place
+    python -m verify.report.readme --check         # exit 1 if a table is stale
 
-(``--readme FILE`` and ``--report FILE`` choose other files.) ``tests/test_readme_table.py``
-fails when README.md's table differs from what the registry and the report render.
+(``--readme FILE``, ``--report FILE`` and ``--claims-doc FILE`` choose other files.)
+``tests/test_readme_table.py`` fails when a table differs from what the registry and the
+report render.
 """
 
 from __future__ import annotations
@@ -32,6 +38,9 @@ END = "<!-- claims-table:end -->"
 
 RULES_START = "<!-- decision-rules:start -->"
 RULES_END = "<!-- decision-rules:end -->"
+#: the markers of docs/claims.md's table of the claims of each paper
+PAPER_MARKERS = {paper: (f"<!-- claims-paper-{paper.lower()}:start -->",
+                         f"<!-- claims-paper-{paper.lower()}:end -->") for paper in ("A", "B")}
 
 DEFAULT_README = "README.md"
 DEFAULT_CLAIMS_DOC = "docs/claims.md"
@@ -84,6 +93,26 @@ def render_rules(claims=None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_paper_table(paper: str, claims=None) -> str:
+    """docs/claims.md's table of the claims of ``paper`` (``"A"`` or ``"B"``): per claim its
+    anchor, the claim as formalised, how it is checked and a link to its theorem file."""
+    claims = CLAIMS if claims is None else claims
+    lines = ["| id | claim as formalised | how it is checked | theorem file |", "|---|---|---|---|"]
+    for cid, claim in claims.items():
+        if claim.paper != paper:
+            continue
+        fname = claim.theorem_file.split("/")[-1]
+        lines.append(f"| <a id=\"{cid.lower()}\"></a>{cid} | {_cell(claim.formalised)} | "
+                     f"{_cell(claim.checked)} | [{fname}](../{claim.theorem_file}) |")
+    return "\n".join(lines) + "\n"
+
+
+def claims_doc_regions(claims=None) -> list[tuple[tuple[str, str], str]]:
+    """The generated regions of docs/claims.md: (markers, rendered table) each."""
+    return [((RULES_START, RULES_END), render_rules(claims))] + [
+        (markers, render_paper_table(paper, claims)) for paper, markers in PAPER_MARKERS.items()]
+
+
 def _region(text: str, name, markers=(START, END)) -> tuple[int, int]:
     """Where the table lies: from the end of the start marker to the end marker."""
     first, last = markers
@@ -105,9 +134,10 @@ def table_region(text: str, name="readme", markers=(START, END)) -> str:
     return text[start:end].lstrip("\n")
 
 
-def update_rules(claims_doc=DEFAULT_CLAIMS_DOC, *, write=True, name="claims") -> bool:
-    """Render the decision rules of the registry into ``claims_doc``'s marked region; ``True``
-    when it differed (and, with ``write``, was rewritten atomically)."""
+def update_claims_doc(claims_doc=DEFAULT_CLAIMS_DOC, *, write=True, name="claims") -> bool:
+    """Render the decision rules and the per-paper tables of the registry into ``claims_doc``'s
+    marked regions; ``True`` when one differed (and, with ``write``, the file was rewritten
+    atomically)."""
     from verify.common.atomic_io import atomic_write_text
 
     path = Path(claims_doc)
@@ -115,8 +145,9 @@ def update_rules(claims_doc=DEFAULT_CLAIMS_DOC, *, write=True, name="claims") ->
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{name} = {str(claims_doc)!r}: expected a readable text file ({exc})") from None
-    new = replace_region(text, render_rules(), name=f"{name} = {str(claims_doc)!r}",
-                         markers=(RULES_START, RULES_END))
+    new = text
+    for markers, table in claims_doc_regions():
+        new = replace_region(new, table, name=f"{name} = {str(claims_doc)!r}", markers=markers)
     if new == text:
         return False
     if write:
@@ -160,28 +191,30 @@ def main(argv=None) -> int:
     parser.add_argument("--report", default=DEFAULT_REPORT, metavar="FILE",
                         help=f"report of 'boolverify check --json' (default {DEFAULT_REPORT})")
     parser.add_argument("--claims-doc", default=DEFAULT_CLAIMS_DOC, metavar="FILE",
-                        help=f"the file with the marked decision-rules table (default {DEFAULT_CLAIMS_DOC})")
+                        help=f"the file with the marked decision-rules and claims tables (default "
+                        f"{DEFAULT_CLAIMS_DOC})")
     parser.add_argument("--check", action="store_true",
                         help="only compare: exit 1 if the table is stale, write nothing")
     args = parser.parse_args(argv)
     try:
         changed = update_readme(args.readme, args.report, write=not args.check,
                                 names=("--readme", "--report"))
-        rules_changed = update_rules(args.claims_doc, write=not args.check, name="--claims-doc")
+        rules_changed = update_claims_doc(args.claims_doc, write=not args.check, name="--claims-doc")
     except InputError as exc:
         print(f"boolverify: error: {exc}", file=sys.stderr)
         return 2
     if args.check:
         print(f"{args.readme}: claims table {'is stale' if changed else 'is up to date'}")
-        print(f"{args.claims_doc}: decision rules {'are stale' if rules_changed else 'are up to date'}")
+        print(f"{args.claims_doc}: claims tables {'are stale' if rules_changed else 'are up to date'}")
         return 1 if changed or rules_changed else 0
     print(f"{args.readme}: claims table {'rewritten' if changed else 'already up to date'}")
-    print(f"{args.claims_doc}: decision rules {'rewritten' if rules_changed else 'already up to date'}")
+    print(f"{args.claims_doc}: claims tables {'rewritten' if rules_changed else 'already up to date'}")
     return 0
 
 
-__all__ = ["START", "END", "RULES_START", "RULES_END", "load_report", "render_table", "render_rules",
-           "replace_region", "table_region", "update_readme", "update_rules", "main"]
+__all__ = ["START", "END", "RULES_START", "RULES_END", "PAPER_MARKERS", "load_report", "render_table",
+           "render_rules", "render_paper_table", "claims_doc_regions", "replace_region", "table_region",
+           "update_readme", "update_claims_doc", "main"]
 
 
 if __name__ == "__main__":  # pragma: no cover

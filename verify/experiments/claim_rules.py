@@ -1,0 +1,234 @@
+"""The numbers of every claim's decision rules, fixed before the data, each written once.
+
+One :class:`Rules` object per claim (``SX4`` ... ``SG8``): levels, thresholds, sample sizes
+and grids. The theorem files decide with these numbers, :mod:`verify.experiments.plans`
+builds its quick plans from them, and :mod:`verify.report.claims` renders the rule text of the
+report, of README.md and of ``docs/claims.md`` from them; changing a number here changes the
+test, the plan and every document (after ``python -m verify.report.readme``).
+
+Only rule numbers live here: measured values never do (they live in the generated documents
+and in ``docs/results-*.md``). Pure data: no import of torch or of the rest of the suite, so
+the command line and the report can read it cheaply.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+
+class Rules:
+    """The named, read-only numbers of one claim's decision rules (``SX5.softmax_floor``)."""
+
+    __slots__ = ("claim", "_values")
+
+    def __init__(self, claim: str, **values):
+        object.__setattr__(self, "claim", claim)
+        object.__setattr__(self, "_values", dict(values))
+
+    def __getattr__(self, name):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"{self.claim} has no rule number {name!r}") from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"the rules of {self.claim} are fixed: {name!r} cannot be set")
+
+    def names(self) -> tuple[str, ...]:
+        """The names of the rule numbers, in the order they were given."""
+        return tuple(self._values)
+
+    def __repr__(self):
+        body = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        return f"Rules({self.claim!r}, {body})"
+
+
+# -- paper A --------------------------------------------------------------------------------
+SX1 = Rules("SX-1", symbolic_d_max=6, rational_d_max=12)
+
+SX4 = Rules(
+    "SX-4",
+    level=0.99,
+    #: rule 3: the one-sided upper bound of alpha (m*(d) ~ d^alpha) must lie below this
+    alpha_ceiling=0.3,
+    #: rules 1-2: the step learns at m_high and fails at m_low, at every d of the plan
+    m_high=64, rate_high_floor=0.85,
+    m_low=8, rate_low_ceiling=0.8,
+    #: rule 4 (full sweep): polylog against power by log-likelihood with this margin
+    law_margin=3.0,
+    #: the reported m*_q intervals at q = report_quantile (not a decision)
+    report_conf=0.95, report_quantile=0.5,
+    #: quick plan: per d, the m grid around the transition and the seeds per cell
+    fast_sweep=(
+        (1000, (6, 8, 12, 16, 24, 32, 48, 64), 200),
+        (10000, (8, 12, 16, 24, 32, 48, 64), 200),
+    ),
+    #: the full sweep: (d, m grid, seeds) per row; >= 200 seeds at small d, fewer at large d
+    full_sweep=(
+        (100, (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128), 1000),
+        (1000, (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128), 400),
+        (10000, (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128), 200),
+        (100000, (8, 12, 16, 24, 32, 48, 64, 96), 60),
+        (1000000, (12, 16, 24, 32, 48, 64), 20),
+    ),
+)
+
+SX5 = Rules(
+    "SX-5",
+    d=1000, m=32, seeds=400, level=0.99,
+    #: softmax: P(one step reaches L < 1e-6) has a lower bound above this
+    softmax_floor=0.85,
+    #: linear and erf: P(one step succeeds) and P(one step reaches L <= loss_floor) stay below this
+    failure_ceiling=0.05,
+    #: every trained linear/erf run must end with a finite loss above this
+    loss_floor=0.9,
+    #: the representational bound of linear attention that makes loss_floor a certainty
+    linear_bound_floor=0.99,
+    train_seeds=6, train_steps=200,
+    full_train_seeds=30, full_train_steps=2000,
+)
+
+SX6 = Rules(
+    "SX-6",
+    level=0.99,
+    #: rule 1: the one-sided upper bound of alpha (n*(d) ~ d^alpha, one step) lies below this
+    proof_exponent=4.0,
+    #: rule 2 (reported): the two-sided interval of alpha against the seed's "about linear"
+    seed_exponent=1.0,
+    law_margin=3.0,
+    #: the reported n*_q intervals (not a decision)
+    report_conf=0.95,
+    #: quick plan: d values and seeds per cell by regime
+    fast_ds=(8, 16, 32),
+    fast_seeds={"one_step": 120, "gradient_flow": 100},
+    #: the one step's grid n = d 2^(j/2) from j = one_step_j_lo to max(d^3, one_step_min_top)
+    one_step_j_lo=-2, one_step_min_top=2**14,
+    #: the premise: the empirical gradient over all of {+-1}^premise_d
+    premise_d=8,
+)
+
+SX7 = Rules(
+    "SX-7",
+    level=0.99,
+    #: the estimand is 2 m*_q(d): the m where the rising part of the success curve reaches q
+    quantile=0.9,
+    #: decided at every d >= decide_from: the upper bound of 2 m*_q(d) is below d / param_divisor
+    decide_from=1000, param_divisor=10,
+)
+
+SX8 = Rules(
+    "SX-8",
+    d=1000, m=32, seeds=400, level=0.99,
+    dominance_floor=0.9, order_floor=0.9,
+    #: P(alignment ratio > ratio_cut) has a lower bound above ratio_floor (median > ratio_cut)
+    ratio_cut=1.2, ratio_floor=0.5,
+    full_d=10000, full_seeds=1000,
+)
+
+# -- paper B --------------------------------------------------------------------------------
+SG1 = Rules("SG-1", enumeration_N_max=20)
+
+SG2 = Rules(
+    "SG-2",
+    #: total probability that correct code fails one Monte Carlo test (Bonferroni over decisions)
+    false_fail=1e-3,
+    Ns=(2, 4, 8, 12, 16), samples=8192, seed=1000,
+    slow_Ns=tuple(range(1, 17)), slow_samples=1 << 16,
+    #: exact enumeration of all functions for N <= exact_N_max (and the exact P checked there)
+    exact_N_max=4,
+    #: the interval of P(K_0 >= 1) must meet the Chen-Stein band for N >= band_N_min
+    band_N_min=12,
+    #: exact: the Chen-Stein bound at N is at most the given value
+    chen_stein_checks=((16, Fraction(1, 100)), (40, Fraction(1, 10**8))),
+)
+
+SG4 = Rules(
+    "SG-4",
+    level=0.99,
+    #: rule 1: the one-sided upper bound of the mean slope lies below this
+    slope_max=-0.5,
+    #: rule 2, three-way: the two-sided interval against this window (consistent with 1/N)
+    consistent=(-1.3, -0.7),
+    D=16, L=2, H=2, eps=1e-5, box=1.0,
+    Ns=(8, 16, 32, 64, 128, 256), slow_Ns=(8, 16, 32, 64, 128, 256, 512, 1024),
+    models=30, strings=4, positions=8,
+    #: eps ablation: no difference iff every relative change eps = 0 vs eps is below eps_same ...
+    eps_models=4, eps_same=1e-3,
+    #: ... and the ablation sees eps iff at eps_control some relative change exceeds eps_seen
+    eps_control=1.0, eps_seen=1e-2,
+    #: exact supremum (recorded, not decided): the first exact_models models at exact_Ns
+    exact_Ns=(4, 6, 8, 10), exact_models=10,
+    #: ... where every sampled maximum of the quantile test at exact_check_N is at most the supremum
+    exact_check_N=8,
+    slow_exact_Ns=(4, 6, 8, 10, 12, 14), slow_exact_models=30,
+)
+
+SG5 = Rules(
+    "SG-5",
+    level=0.99,
+    D=16, L=2, H=2, eps=1e-5, box=1.0,
+    N_small=4, N_large=10, slow_N_large=12, models=400, xi=0.01,
+    #: rule a: the upper bound of p_{N_large} lies below p_max
+    p_max=0.05,
+    #: rule b: the lower bound of p_{N_small} lies above p_small_min (not vacuous)
+    p_small_min=0.0,
+    #: rule c, three-way: the share recognising at N_small only lies in this window
+    falls=(0.5, 1.0),
+    #: eps ablation: |T_eps - T_0| at N_large stays below xi / eps_same_divisor (eps_models models);
+    #: control: at eps_control it exceeds xi
+    eps_models=8, eps_same_divisor=100, eps_control=1.0,
+    #: packing bound: the crossover N* is at most packing_N_max for every tabulated row
+    packing_N_max=25, packing_Ds=(16, 32, 64), packing_xis=(0.01, 0.1),
+)
+
+SG6 = Rules(
+    "SG-6",
+    level=0.99,
+    #: uniformly random functions: P(K_0 >= 1) -> 1 - 1/e
+    p_random_function=1 - math.exp(-1),
+    #: rule 2: the upper bound of P(constant) lies below this
+    constant_max=0.99,
+    #: rule 4: the lower bound of median K_0 / E_p[K_0] lies above this; rule 5: the upper bound
+    #: of median as / (2Np(1-p)) below this
+    ratio_floor=1.0, as_ratio_ceiling=1.0,
+    #: the reported two-sided interval of the constant fraction (not a decision)
+    report_conf=0.95,
+    D=8, L=2, H=2, N=10,
+    #: draw until `target` models compute a non-constant function, at most `max_draws`
+    target=60, max_draws=2500,
+    bhattamishra_H=1, bhattamishra_B=10.0, bhattamishra_eps=1e-6,
+    bhattamishra_target=100, bhattamishra_max_draws=1000,
+)
+
+SG7 = Rules("SG-7", enumeration_N_max=20)
+
+SG8 = Rules(
+    "SG-8",
+    level=0.99,
+    #: the quick runs train in this dtype (an experiment, not a reference comparison)
+    dtype="float32",
+    #: a MAJORITY / FIRST run has learned when its held-out accuracy is at least this ...
+    learned_held_out=0.95,
+    #: ... a PARITY (or control) run when its exact accuracy is at least this
+    learned_parity=0.9,
+    #: the proportions must clear this ("in most runs")
+    most_runs=0.5,
+    #: "skewed to low sensitivity": average sensitivity at most this share of N
+    low_sensitivity=0.25,
+    #: MAJORITY and FIRST: N, runs, steps on a fixed subset of train_strings strings
+    fixed_N=12, fixed_runs=12, fixed_steps=80, train_strings=1024,
+    #: PARITY under one budget at a short and a long N
+    parity_short_N=6, parity_long_N=14, parity_runs=14, parity_steps=250, batch_size=64,
+    #: positive controls under PARITY's long-N budget: FIRST and the parity of bits 0, 1
+    control_runs=7,
+    #: slow: PARITY at the long N over larger budgets, with the 2-sparse control
+    budget_steps=(1000, 4000), budget_runs=7,
+)
+
+#: every claim's rules by claim id (claims without rule numbers of their own have none)
+RULES: dict[str, Rules] = {r.claim: r for r in (SX1, SX4, SX5, SX6, SX7, SX8, SG1, SG2, SG4, SG5,
+                                                 SG6, SG7, SG8)}
+
+__all__ = ["Rules", "RULES", "SX1", "SX4", "SX5", "SX6", "SX7", "SX8", "SG1", "SG2", "SG4", "SG5",
+           "SG6", "SG7", "SG8"]
