@@ -13,7 +13,7 @@ Reports, measured in one run:
 - the eos-only last layer against the full last layer (same outputs);
 - strings per second, side by side: the exact profile at ``N`` by the table-driven pass of
   :func:`numeric.transformer_eval.evaluate_all` against the plain batched forward pass
-  (``model._run`` on 256-string chunks, ``--N-plain``), and the sampled sensitivities at
+  (``model.run`` on 256-string chunks, ``--N-plain``), and the sampled sensitivities at
   ``--N-sample`` (each string with its N neighbours, :mod:`numeric.transformer_sample`) against
   the plain batched forward of the same strings in passes of 256 sequences; ``--repeats``
   runs each, reporting the median. ``--speed-only`` runs only these.
@@ -69,7 +69,7 @@ def _plain_exact(model, N, chunk=256):
     T = torch.empty(total, dtype=torch.float64)
     for start in range(0, total, chunk):
         idx = torch.arange(start, min(start + chunk, total))
-        T[start : start + len(idx)] = model._run(strings(idx, N), full=False, record=False)[0]
+        T[start : start + len(idx)] = model.run(strings(idx, N), full=False, record=False)[0]
     return T
 
 

@@ -29,10 +29,10 @@ _NEIGHBOUR_SWAPS = "numeric.sensitivity.NEIGHBOUR_SWAPS"
 _TRUTH_TABLE = "numeric.boolean.truth_table"
 _LABELS = "numeric.targets.labels"
 _MODEL = "numeric.transformer_model.BooleanTransformer"
-_RUN = "numeric.transformer_model.BooleanTransformer._run"
-_LAYER_NORM = "numeric.transformer_model.BooleanTransformer._ln"
+_RUN = "numeric.transformer_model.BooleanTransformer.run"
+_LAYER_NORM = "numeric.transformer_model.BooleanTransformer.layer_norm"
 _PRE_LN_LAYERS = "numeric.transformer_model.BooleanTransformer._pre_ln_layers"
-_FAST_RUN = "numeric.transformer_eval._FastEval.run"
+_FAST_RUN = "numeric.transformer_eval.FastEvaluator.run"
 _READOUT_TABLE = "numeric.transformer_model.readout_table"
 _MARGIN = "numeric.transformer_eval.margin_recognition"
 _RANDOM = "verify.experiments.random_transformers"
@@ -281,12 +281,12 @@ def _control_labels_three_bits(original):
 
 
 def _ignores_input(original):
-    def _run(self, x, full, record, labels=None):
+    def run(self, x, full, record, labels=None):
         import torch
 
         x = torch.as_tensor(x)
         return original(self, torch.zeros_like(x), full, record, labels)   # every x reads as 0...0
-    return _run
+    return run
 
 
 def _fast_eval_ignores_input(original):
@@ -316,24 +316,20 @@ def _config_eps_ignored(original):
     return __init__
 
 
-def _layer_norm(unbiased=False, ignore_eps=False):
+def _layer_norm_under(**convention):
+    """A mutant of the layer norm that runs under ``convention`` (fields of the model's
+    :class:`TransformerConfig`) instead of the model's own, everything else unchanged."""
     def maker(original):
-        def _ln(self, ln, u, layer, which, labels, record, offset, n_total):
-            import torch
+        def layer_norm(self, *args):
+            import dataclasses
 
-            mean = u.mean(-1, keepdim=True)
-            c = u - mean
-            D = u.shape[-1]
-            var = (c * c).sum(-1) / (D - 1 if unbiased else D)
-            eps = self.config.eps
-            if eps == 0.0:
-                flat = (u == u[..., :1]).all(-1) | (var == 0)
-                if flat.any():
-                    self._zero_var_error(flat, layer, which, labels, offset, n_total)
-            z = torch.rsqrt(var if ignore_eps else var + eps)
-            y = ln.gain * (c * z.unsqueeze(-1)) + ln.bias
-            return y, (z if record else None)
-        return _ln
+            config = self.config
+            self.config = dataclasses.replace(config, **convention)
+            try:
+                return original(self, *args)
+            finally:
+                self.config = config
+        return layer_norm
     return maker
 
 
@@ -345,10 +341,10 @@ def _pre_ln_residual_normalised(original):
         h = table.index_select(0, flat.reshape(-1)).unflatten(0, flat.shape)
         zs = []
         for ell, lay in enumerate(self.layers):
-            a, z = self._ln(lay.ln1, h, ell, 0, labels, record, 0, N + 1)
+            a, z = self.layer_norm(lay.ln1, h, ell, 0, labels, record, 0, N + 1)
             zs.append(z)
             h1 = a + self._attention(lay, lay.q(a), lay.k(a), lay.v(a))
-            m, z = self._ln(lay.ln2, h1, ell, 1, labels, record, 0, N + 1)
+            m, z = self.layer_norm(lay.ln2, h1, ell, 1, labels, record, 0, N + 1)
             zs.append(z)
             h = m + lay.fc2(torch.relu(lay.fc1(m)))
         return h, zs, 0
@@ -529,7 +525,7 @@ PAPER_B: tuple[Mutant, ...] = (
     Mutant("no_positional_embedding", "positional embedding never initialised or trained (zero)",
            f"{_MODEL}.__init__", _no_positional_embedding, _transformer(), (_SG8,)),
     Mutant("layer_norm_ignores_eps", "layer norm 1/sqrt(var) without the epsilon",
-           _LAYER_NORM, _layer_norm(ignore_eps=True), _transformer(eps=0.5, scheme="uniform"), (_SG3,)),
+           _LAYER_NORM, _layer_norm_under(eps=0.0), _transformer(eps=0.5, scheme="uniform"), (_SG3,)),
     Mutant("margin_all_accepted_nonconstant",
            "margin recognition: the all-accepting function counted as non-constant",
            _MARGIN, _margin_all_accepted_nonconstant, _margin, (_SG5,)),
@@ -550,7 +546,7 @@ PAPER_B: tuple[Mutant, ...] = (
            _VARIANCE_K0, _variance_union_off_by_one, _variance, (_SG2,)),
     # model conventions and the density-matched SG-6 references
     Mutant("layer_norm_unbiased_variance", "layer norm with the unbiased variance (divide by D - 1)",
-           _LAYER_NORM, _layer_norm(unbiased=True), _transformer(), (_SG6,)),
+           _LAYER_NORM, _layer_norm_under(ln_variance="unbiased"), _transformer(), (_SG6,)),
     Mutant("random_function_K0_exponent_N", "E_p[K_0] of a Bernoulli(p) random function with p^N, not p^(N+1)",
            f"{_RANDOM}.random_function_K0", _random_function_K0_exponent_N, _random_function_K0, (_SG6,)),
     Mutant("median_bound_one_step_inward", "the order-statistic median bound one order statistic too tight",
