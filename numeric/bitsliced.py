@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-_M = [np.uint64(m) for m in (
+#: per bit n < 6 of the string index, the mask of the low member of each pair of neighbours
+#: (strings x and x ^ 2^n) inside a 64-bit word of the bit-sliced table
+NEIGHBOUR_MASKS = [np.uint64(m) for m in (
     0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x00FF00FF00FF00FF,
     0x0000FFFF0000FFFF, 0x00000000FFFFFFFF)]
 
@@ -119,7 +121,7 @@ def profile_counts(t: np.ndarray, N: int, chunk_log: int = 20) -> list[int]:
                 tmp = acc.buf()
                 np.right_shift(x, sh, out=d)
                 d ^= x
-                d &= _M[n]
+                d &= NEIGHBOUR_MASKS[n]
                 np.left_shift(d, sh, out=tmp)
                 d |= tmp
                 acc.pool.append(tmp)

@@ -35,8 +35,9 @@ from numeric.boolean import bit_counts, bit_view, memory_limit
 from numeric.validation import check_choice, check_int, reject
 
 _WORD = 3  # log2(bytes per int64 word)
-# byte-swap masks for bits 0, 1, 2 inside an int64 word (low member of each pair)
-_SWAP = {
+#: per bit n < 3 of the string index, the byte shift and mask of the low member of each pair of
+#: neighbours (strings x and x ^ 2^n) inside an int64 word of the byte table
+NEIGHBOUR_SWAPS = {
     0: (8, 0x00FF00FF00FF00FF),
     1: (16, 0x0000FFFF0000FFFF),
     2: (32, 0x00000000FFFFFFFF),
@@ -113,7 +114,7 @@ def _chunks(t: torch.Tensor, N: int, chunk_log: int | None):
         if c >= _WORD:
             xw, sw = x.view(torch.int64), s.view(torch.int64)
             for n in range(_WORD):
-                sh, m = _SWAP[n]
+                sh, m = NEIGHBOUR_SWAPS[n]
                 partner = ((xw >> sh) & m) | ((xw << sh) & _signed(~m & ((1 << 64) - 1)))
                 sw += xw ^ partner  # per-byte values <= N < 256: no carry between bytes
             for n in range(_WORD, c):
@@ -330,7 +331,7 @@ to_msb_first = from_msb_first
 _HARD = 32
 
 __all__ = [
-    "as_table", "profile", "sensitivity", "average_sensitivity", "min_sensitivity",
+    "NEIGHBOUR_SWAPS", "as_table", "profile", "sensitivity", "average_sensitivity", "min_sensitivity",
     "max_sensitivity", "walsh_hadamard", "fourier_coefficients", "fourier_average_sensitivity",
     "character_matrix_average_sensitivity", "to_normalized", "from_normalized", "to_pm1",
     "from_pm1", "from_msb_first", "to_msb_first",

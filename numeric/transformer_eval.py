@@ -44,7 +44,7 @@ def strings(idx: torch.Tensor, N: int) -> torch.Tensor:
 
 
 def fast_path_applies(model) -> bool:
-    """Whether :func:`evaluate_all` can use the table-driven pass (:class:`_FastEval`): the
+    """Whether :func:`evaluate_all` can use the table-driven pass (:class:`FastEvaluator`): the
     default (post-LN, float64, linear readout) conventions and ``L >= 2`` (with ``L = 1`` the
     only layer is also the eos-only last layer, which the model's own pass already shortcuts)."""
     cfg = model.config
@@ -55,13 +55,13 @@ def fast_path_applies(model) -> bool:
 def fast_evaluator(model, N, chunk):
     """The table-driven pass for strings of length ``N``, ``chunk`` strings at a time (for
     :mod:`numeric.transformer_sample`); ``None`` where :func:`fast_path_applies` does not."""
-    return _FastEval(model, N, chunk) if fast_path_applies(model) else None
+    return FastEvaluator(model, N, chunk) if fast_path_applies(model) else None
 
 
-class _FastEval:
+class FastEvaluator:
     r"""The eos-only forward pass of every string of one length, organised for enumeration.
 
-    The same function as ``model._run(x, full=False)`` (same operations up to the order of
+    The same function as ``model.run(x, full=False)`` (same operations up to the order of
     floating-point sums; the Boolean tables agree, tested), but:
 
     - layer 1 reads per-head query/key/value rows from a ``(3(N+1), d_h)`` table (a position's
@@ -75,7 +75,7 @@ class _FastEval:
       :math:`2(N+1)D^2` of the key and value projections.
 
     With ``eps = 0`` a layer-norm input whose computed variance is at rounding level (all a
-    mathematically zero variance can give) sends the chunk through ``model._run``, which
+    mathematically zero variance can give) sends the chunk through ``model.run``, which
     raises the precise :class:`InputError` (or evaluates it, if the variance was not zero).
     """
 
@@ -241,7 +241,7 @@ def _evaluate(model, N, chunk, blowup, fast=None):
     beta = torch.empty(total, dtype=torch.float64, device=dev) if blowup else None
     if fast is None:
         fast = fast_path_applies(model)
-    fe = _FastEval(model, N, chunk) if fast and not blowup else None
+    fe = FastEvaluator(model, N, chunk) if fast and not blowup else None
     for start in range(0, total, chunk):
         idx = torch.arange(start, min(start + chunk, total), device=dev)
         if fe is not None:
@@ -250,7 +250,7 @@ def _evaluate(model, N, chunk, blowup, fast=None):
                 T[start : start + len(idx)] = Tc
                 continue
         x = strings(idx, N)
-        Tc, zs = model._run(x, full=blowup, record=blowup, labels=idx)
+        Tc, zs = model.run(x, full=blowup, record=blowup, labels=idx)
         T[start : start + len(idx)] = Tc
         if blowup:
             beta[start : start + len(idx)] = torch.stack([(1 + z).amax(-1) for z in zs], -1).prod(-1)
@@ -261,7 +261,7 @@ def evaluate_all(model: BooleanTransformer, N: int, *, chunk: int | None = None,
                  fast: bool | None = None) -> torch.Tensor:
     r""":math:`T(x)` for all :math:`x \in \{0,1\}^N` in string-index order, by batched
     forward passes of ``chunk`` strings (``None``: ``DEFAULT_CHUNK`` on CPU,
-    ``DEFAULT_CHUNK_CUDA`` on CUDA). ``fast``: the table-driven pass of :class:`_FastEval`
+    ``DEFAULT_CHUNK_CUDA`` on CUDA). ``fast``: the table-driven pass of :class:`FastEvaluator`
     (``None``: wherever :func:`fast_path_applies`; ``False``: the model's own forward pass).
 
     Returns:
@@ -405,7 +405,7 @@ def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, 
 
 
 __all__ = [
-    "check_length", "fast_evaluator", "fast_path_applies", "random_profiles",
+    "check_length", "FastEvaluator", "fast_evaluator", "fast_path_applies", "random_profiles",
     "ENUM_LIMIT", "strings", "evaluate_all", "evaluate_all_blowup", "boolean_table",
     "table_profile", "model_profile", "margin_recognition", "max_influence",
 ]

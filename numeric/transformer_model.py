@@ -337,7 +337,7 @@ class BooleanTransformer(nn.Module):
         return x.to(device=self.tok.device, dtype=torch.long)
 
     # -- pieces ------------------------------------------------------------------------
-    def _ln(self, ln, u, layer, which, labels, record, offset, n_total):
+    def layer_norm(self, ln, u, layer, which, labels, record, offset, n_total):
         r"""Layer norm of ``u`` (..., n, D) holding positions ``offset, offset+1, ...`` of
         ``n_total``; returns (LN(u), z) with :math:`z = 1/\sqrt{\operatorname{var} u + \varepsilon}`
         (``ln_eps="added_to_std"``: :math:`z = 1/(\sqrt{\operatorname{var} u} + \varepsilon)`)."""
@@ -392,7 +392,11 @@ class BooleanTransformer(nn.Module):
         return lay.o(o)
 
     # -- forward -----------------------------------------------------------------------
-    def _run(self, x, full: bool, record: bool, labels=None):
+    def run(self, x, full: bool, record: bool, labels=None):
+        r"""The forward pass behind :meth:`forward` and the all-strings evaluation:
+        ``(T, zs)`` for ``x`` ``(..., N)``. ``full``: the last layer at every position (else at
+        eos only); ``record``: ``zs`` holds the :math:`z` of each layer norm (else Nones);
+        ``labels``: the string index of each row of ``x``, named in a zero-variance error."""
         x = self._check_input(x)
         cfg = self.config
         N = x.shape[-1]
@@ -406,7 +410,7 @@ class BooleanTransformer(nn.Module):
         else:
             h, zs, off = self._pre_ln_layers(table, flat, N, full, record, labels)
         if cfg.final_ln:
-            h, z = self._ln(self.ln_f, h, cfg.L - 1, 2, labels, record, off, N + 1)
+            h, z = self.layer_norm(self.ln_f, h, cfg.L - 1, 2, labels, record, off, N + 1)
             zs.append(z)
         T = self.out(h[..., -1, :]).squeeze(-1)
         return T, zs
@@ -435,10 +439,10 @@ class BooleanTransformer(nn.Module):
                 q, k, v = lay.q(hq), lay.k(h), lay.v(h)
             u = hq + self._attention(lay, q, k, v)
             off = N if last_short else 0
-            h1, z = self._ln(lay.ln1, u, ell, 0, labels, record, off, N + 1)
+            h1, z = self.layer_norm(lay.ln1, u, ell, 0, labels, record, off, N + 1)
             zs.append(z)
             u = h1 + lay.fc2(torch.relu(lay.fc1(h1)))
-            h, z = self._ln(lay.ln2, u, ell, 1, labels, record, off, N + 1)
+            h, z = self.layer_norm(lay.ln2, u, ell, 1, labels, record, off, N + 1)
             zs.append(z)
         return h, zs, off
 
@@ -451,12 +455,12 @@ class BooleanTransformer(nn.Module):
         off = 0
         for ell, lay in enumerate(self.layers):
             last_short = (ell == L - 1) and not full
-            a, z = self._ln(lay.ln1, h, ell, 0, labels, record, 0, N + 1)
+            a, z = self.layer_norm(lay.ln1, h, ell, 0, labels, record, 0, N + 1)
             zs.append(z)
             aq, hq = (a[..., -1:, :], h[..., -1:, :]) if last_short else (a, h)
             h1 = hq + self._attention(lay, lay.q(aq), lay.k(a), lay.v(a))
             off = N if last_short else 0
-            m, z = self._ln(lay.ln2, h1, ell, 1, labels, record, off, N + 1)
+            m, z = self.layer_norm(lay.ln2, h1, ell, 1, labels, record, off, N + 1)
             zs.append(z)
             h = h1 + lay.fc2(torch.relu(lay.fc1(m)))
         return h, zs, off
@@ -465,8 +469,8 @@ class BooleanTransformer(nn.Module):
         r"""``T(x)`` for ``x`` of shape ``(..., N)``; with ``return_blowup`` also
         :math:`\beta^L(x) = \prod_{\text{LN}} \max_n (1 + z_n)`, shape ``(...)``."""
         if not return_blowup:
-            return self._run(x, full=False, record=False)[0]
-        T, zs = self._run(x, full=True, record=True)
+            return self.run(x, full=False, record=False)[0]
+        T, zs = self.run(x, full=True, record=True)
         beta = torch.stack([(1 + z).amax(-1) for z in zs], dim=-1).prod(-1)
         return T, beta
 
@@ -480,7 +484,7 @@ class BooleanTransformer(nn.Module):
             ``ln_eps="added_to_std"``), ``tau`` (..., L')
             :math:`\tau = \max_n (1 + z_n)` and ``beta`` (...) :math:`= \prod \tau`.
         """
-        T, zs = self._run(x, full=True, record=True)
+        T, zs = self.run(x, full=True, record=True)
         z = torch.stack(zs, dim=-2)
         tau = (1 + z).amax(-1)
         return {"T": T, "z": z, "tau": tau, "beta": tau.prod(-1)}

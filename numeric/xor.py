@@ -5,8 +5,7 @@ one step, sampling, empirical loss), :mod:`numeric.xor_metrics` (what one step a
 :mod:`numeric.xor_stream` (embeddings generated block by block, never materialised).
 """
 
-from numeric import xor_metrics as _metrics
-from numeric import xor_population as _population
+from numeric import xor_metrics, xor_population
 from numeric.attention import attention_weights
 from numeric.validation import check_support
 from numeric.xor_metrics import limit_step_attention, predicted_assignment
@@ -19,29 +18,42 @@ from numeric.xor_stream import (
     stream_predicted_assignment, stream_step_metrics, streamed_instance,
 )
 
-_STREAMED = "\n\n    Here ``V`` may also be a :class:`numeric.xor_stream.StreamedEmbeddings` (generated block by\n    block, never materialised).\n"
+# The four functions below take a tensor V (the engine modules' functions) or streamed
+# embeddings (numeric.xor_stream's); the engine modules stay independent of each other.
 
 
-def _accepts_streamed(module, name, streamed):
-    """The public ``name``: ``module.name`` for a tensor ``V``, ``streamed`` for
-    :class:`StreamedEmbeddings` (the engine modules stay independent of each other). The engine
-    function is looked up at each call, so a replacement installed later (a mutant) is used."""
-    materialised = getattr(module, name)
-
-    def public(V, *args, **kwargs):
-        fn = streamed if isinstance(V, StreamedEmbeddings) else getattr(module, name)
-        return fn(V, *args, **kwargs)
-
-    public.__name__ = public.__qualname__ = name
-    public.__doc__ = (materialised.__doc__ or "") + _STREAMED
-    public.__module__ = __name__
-    return public
+def population_loss(V, *args, **kwargs):
+    if isinstance(V, StreamedEmbeddings):
+        return stream_loss(V, *args, **kwargs)
+    return xor_population.population_loss(V, *args, **kwargs)
 
 
-population_loss = _accepts_streamed(_population, "population_loss", stream_loss)
-population_grad = _accepts_streamed(_population, "population_grad", stream_grad)
-one_step = _accepts_streamed(_population, "one_step", stream_one_step)
-step_metrics = _accepts_streamed(_metrics, "step_metrics", stream_step_metrics)
+def population_grad(V, *args, **kwargs):
+    if isinstance(V, StreamedEmbeddings):
+        return stream_grad(V, *args, **kwargs)
+    return xor_population.population_grad(V, *args, **kwargs)
+
+
+def one_step(V, *args, **kwargs):
+    if isinstance(V, StreamedEmbeddings):
+        return stream_one_step(V, *args, **kwargs)
+    return xor_population.one_step(V, *args, **kwargs)
+
+
+def step_metrics(V, *args, **kwargs):
+    if isinstance(V, StreamedEmbeddings):
+        return stream_step_metrics(V, *args, **kwargs)
+    return xor_metrics.step_metrics(V, *args, **kwargs)
+
+
+_STREAMED = ("\n\n    Here ``V`` may also be a :class:`numeric.xor_stream.StreamedEmbeddings` "
+             "(generated block by\n    block, never materialised).\n")
+for _public, _materialised in ((population_loss, xor_population.population_loss),
+                               (population_grad, xor_population.population_grad),
+                               (one_step, xor_population.one_step),
+                               (step_metrics, xor_metrics.step_metrics)):
+    _public.__doc__ = (_materialised.__doc__ or "") + _STREAMED
+del _public, _materialised
 
 __all__ = [
     "attention_weights", "step_metrics", "limit_step_attention", "predicted_assignment",

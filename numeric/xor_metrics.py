@@ -18,7 +18,7 @@ MAX_EXACT_SUP_D = 20
 _CHUNK_ELEMS = 1 << 22      # entries of one (inputs x batch) block in the exact sup
 
 
-def limit_step_attention(V, theta, theta_tilde, support, attention="softmax"):
+def limit_step_attention(V, theta, theta_tilde, support, attention="softmax", limit_from=None):
     r"""Attention after one step in the limit :math:`\eta \to \infty`.
 
     The post-step logits are :math:`V\theta - \eta V\nabla_\theta L`; as :math:`\eta\to\infty`
@@ -28,13 +28,23 @@ def limit_step_attention(V, theta, theta_tilde, support, attention="softmax"):
     - erf: :math:`\gamma_i \to \mathrm{sign}(s_i)/d`;
     - linear: no limit (the weights grow without bound): :class:`InputError`.
 
-    Args: as :func:`numeric.xor.population_loss`.
+    Args: as :func:`numeric.xor.population_loss`; ``limit_from``: the gradient
+    ``(grad_theta, grad_theta_tilde)`` of the step where the caller already has it (as in
+    :func:`numeric.xor_stream.stream_step_metrics`); default :func:`population_grad` at ``theta``.
 
     Returns:
         ``(gamma_1, gamma_tilde_1)``, each ``(*batch, d)``.
     """
     limit = limit_of(attention)
-    g, gt = population_grad(V, theta, theta_tilde, support, attention)
+    if limit_from is None:
+        g, gt = population_grad(V, theta, theta_tilde, support, attention)
+    else:
+        if not isinstance(limit_from, (tuple, list)) or len(limit_from) != 2:
+            reject("limit_from", f"<{type(limit_from).__name__}>",
+                   "a pair (grad_theta, grad_theta_tilde)")
+        check_model(V, theta, theta_tilde, support, attention)
+        check_model(V, limit_from[0], limit_from[1], support, attention)
+        g, gt = limit_from
     out = []
     for grad in (g, gt):
         s = -torch.matmul(grad.unsqueeze(-2), V.mT).squeeze(-2)     # (*batch, d)

@@ -487,10 +487,10 @@ def test_check_killed_leaves_no_worker_and_the_next_run_removes_its_folder(tmp_p
     assert list(tmp.glob("boolverify-check-*"))
     import tempfile
 
-    from verify.report import runner
+    from verify.report import runner, workers
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    runner._remove_stale_folders()
+    workers.remove_stale_folders(runner.TMP_PREFIX)
     assert list(tmp.glob("boolverify-check-*")) == []
 
 
@@ -500,11 +500,11 @@ def test_worker_whose_parent_died_before_it_was_set_up_exits():
     The worker then finds another parent and exits before running anything."""
     import functools
 
-    from verify.report.runner import _die_with_parent
+    from verify.report.workers import die_with_parent
 
     def run(parent):
         p = subprocess.run([sys.executable, "-c", "print('ran')"], capture_output=True, text=True,
-                           preexec_fn=functools.partial(_die_with_parent, parent), timeout=60)
+                           preexec_fn=functools.partial(die_with_parent, parent), timeout=60)
         return p.returncode, p.stdout.strip()
 
     assert run(os.getpid()) == (0, "ran")

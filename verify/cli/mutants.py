@@ -1,6 +1,6 @@
 """`boolverify mutants`: install plausible bugs one at a time and see which check catches each.
 
-The catalogue, the runs and the Markdown summary are :mod:`verify.report.mutants`'; this module
+The catalogue, the runs and the Markdown summary are :mod:`verify.report.mutation`'s; this module
 parses the options, checks them before anything runs, prints one line per mutant and the score.
 """
 
@@ -15,7 +15,7 @@ def register(sub):
     p = sub.add_parser(
         "mutants",
         help="mutation testing: does each claim's check fail on a plausible bug?",
-        description="Installs each mutant of the catalogue (verify/report/mutants.py) in a fresh "
+        description="Installs each mutant of the catalogue (verify/report/mutation/) in a fresh "
         "pytest process and runs the claim files (quick profile, -x) that should catch it. Exit 0 "
         "if every mutant is caught, 1 if any survived, 2 on bad input.",
     )
@@ -28,7 +28,7 @@ def register(sub):
 
 
 def run(args) -> int:
-    from verify.report.mutants import MUTANTS, select
+    from verify.report.mutation.runner import MUTANTS, select
 
     mutants = select(args.only)               # an unknown name: InputError naming --only
     jobs = check_int(args.jobs, "--jobs", lo=1, hi=64)
@@ -40,7 +40,7 @@ def run(args) -> int:
         print(f"{len(mutants)} of {len(MUTANTS)} mutants")
         return 0
 
-    from verify.report.mutants import run_mutants
+    from verify.report.mutation.runner import run_mutants
 
     width = max(len(m.name) for m in mutants)
     print(f"running {len(mutants)} mutants, {jobs} at a time", flush=True)

@@ -95,7 +95,7 @@ def draw_signs(generator, rows, d, signs, out=None):
     return out
 
 
-class _SampleStream:
+class SampleStream:
     """The samples of a chunk of seeds, block by block (:data:`DATA_BLOCK` rows from each
     seed's generator), into one reused buffer ``(S, rows, padded_width(d))``."""
 
@@ -264,7 +264,7 @@ def _run_cell(key, max_elems, dtype, device):
     seeds = list(range(key["seed_offset"], key["seed_offset"] + S))
     for chunk in seed_chunks(seeds, rows * padded_width(d), max_elems):
         gens, V, th0 = _instances(d, n, m, chunk, dtype)
-        stream = _SampleStream(gens, d, n, support, dtype)
+        stream = SampleStream(gens, d, n, support, dtype)
         V, th0 = V.to(device), torch.stack((th0, -th0), dim=1).to(device)     # (S, 2, m)
         if regime == "one_step":
             th, half = _one_step_chunk(stream, V, th0, n, lr, device)
@@ -292,5 +292,5 @@ def _run_cell(key, max_elems, dtype, device):
         seconds=time.perf_counter() - t0)
 
 
-__all__ = ["REGIMES", "TAG", "DATA_BLOCK", "sample_grid", "draw_signs", "gamma_grad_sum",
+__all__ = ["REGIMES", "TAG", "DATA_BLOCK", "sample_grid", "draw_signs", "SampleStream", "gamma_grad_sum",
            "theta_grad", "run_finite_samples"]

@@ -65,6 +65,17 @@ def _check(V, support):
     return V, a, b
 
 
+def relaxation_hessian(U):
+    r""":math:`H = \mathrm{vec}(I)\mathrm{vec}(I)^\top + 2I - 2W^\top W` of the vectorised
+    relaxation :math:`Q = x^\top H x - 4 b^\top x + 1` (module docstring), for an orthonormal
+    basis ``U`` ``(d, r)`` of the column space of ``V``; rows of :math:`W`:
+    :math:`\mathrm{vec}(u_iu_i^\top)`. ``(r^2, r^2)``, PSD."""
+    d, r = U.shape
+    W = np.einsum("ip,iq->ipq", U, U).reshape(d, r * r)
+    vecI = np.eye(r).reshape(-1)
+    return np.outer(vecI, vecI) + 2.0 * np.eye(r * r) - 2.0 * (W.T @ W)
+
+
 def linear_attention_loss_bound(V, support):
     r"""Lower bound on :math:`\min_{\theta,\tilde\theta} L` for linear attention (module docstring).
 
@@ -77,13 +88,10 @@ def linear_attention_loss_bound(V, support):
         ``argmin_trace``.
     """
     V, a, b = _check(V, support)
-    d, m = V.shape
     U, s, _ = np.linalg.svd(V, full_matrices=False)
     r = int((s > s[0] * 1e-12).sum())
     U = U[:, :r]
-    W = np.einsum("ip,iq->ipq", U, U).reshape(d, r * r)
-    vecI = np.eye(r).reshape(-1)
-    H = np.outer(vecI, vecI) + 2.0 * np.eye(r * r) - 2.0 * (W.T @ W)
+    H = relaxation_hessian(U)
     B = 0.5 * (np.outer(U[a], U[b]) + np.outer(U[b], U[a]))
     bv = B.reshape(-1)
     # H is PSD; the minimum 1 - 4 b^T H^+ b, through eigh (stable on a near-singular H).
@@ -131,5 +139,5 @@ def quadratic_form_loss(gamma, gamma_tilde, support):
     return float(np.trace(M) ** 2 + 2 * off)
 
 
-__all__ = ["linear_attention_loss_bound", "erf_attention_loss_bound", "matrix_form_loss",
+__all__ = ["linear_attention_loss_bound", "relaxation_hessian", "erf_attention_loss_bound", "matrix_form_loss",
            "quadratic_form_loss"]

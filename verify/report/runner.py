@@ -2,26 +2,21 @@
 
 One source of truth: the report is produced by running pytest on the installed
 :mod:`theorems` package (with :mod:`verify.report.check_plugin`), never from a second copy of the
-checks. Theorem files are split over ``jobs`` worker processes (2 cores: 2 workers, one torch
-thread each); events stream back through JSON-lines files so progress can be shown.
+checks. Theorem files are split over ``jobs`` worker processes (:mod:`verify.report.workers`;
+2 cores: 2 workers, one torch thread each); events stream back so progress can be shown.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib.resources
-import json
 import os
 import platform
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from numeric.validation import check_choice, check_int
 from verify.report.claims import CLAIMS
+from verify.report.workers import Task, run_folder, run_workers
 
 PROFILES = {
     # pytest -m expression per profile
@@ -112,119 +107,25 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
         modules = [m for m in modules if m.split(".")[-1] in wanted]
 
     started = time.time()
-    _remove_stale_folders()
-    with tempfile.TemporaryDirectory(prefix=f"{_TMP_PREFIX}{os.getpid()}-") as tmp:
-        procs = []
-        try:
-            _start_workers(_split(modules, jobs), profile, Path(tmp), procs)
-            events = _stream_events(procs, on_event)
-        except BaseException:
-            for proc, _, _ in procs:
-                proc.kill()
-            for proc, _, log in procs:
-                proc.wait()
-                log.close()
-            raise
-        logs = _collect_logs(procs)
+    groups = _split(modules, jobs)
+    tasks = [Task(str(k), ("-p", "verify.report.check_plugin", "-p", "no:cacheprovider", "--capture=sys",
+                           "-q", "-m", PROFILES[profile], "--pyargs", *group))
+             for k, group in enumerate(groups)]
+    with run_folder(TMP_PREFIX) as tmp:
+        events = []
+
+        def collect(task, ev):
+            events.append(ev)
+            if on_event:
+                on_event(ev)
+
+        finished = run_workers(tasks, tmp, len(tasks), on_event=collect)
+    logs = [(f.returncode, f.log) for f in finished]
     return _build_report(profile, claims, started, events, logs)
 
 
-_TMP_PREFIX = "boolverify-check-"
-
-
-def _remove_stale_folders() -> None:
-    """Remove the temporary folders of earlier runs whose process is gone (killed with SIGKILL,
-    which no handler can catch); the process id is part of each folder's name."""
-    import shutil
-
-    for folder in Path(tempfile.gettempdir()).glob(f"{_TMP_PREFIX}*-*"):
-        try:
-            pid = int(folder.name[len(_TMP_PREFIX):].split("-")[0])
-        except ValueError:
-            continue
-        if pid != os.getpid() and not _alive(pid):
-            shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _die_with_parent(parent: int) -> None:
-    """In a worker, before exec: ask Linux to kill it when the ``check`` process ``parent``
-    dies, even by SIGKILL (``PR_SET_PDEATHSIG``), so no worker outlives an interrupted run. A
-    parent killed between the fork and this call sends no signal, so the worker then checks that
-    its parent is still ``parent`` and exits if not."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:
-        os._exit(1)
-
-
-def _start_workers(groups, profile, tmp: Path, procs: list) -> None:
-    """One pytest process per group of theorem modules, appended to ``procs`` as
-    ``(process, events file, log file)`` as soon as it starts (so that an interrupt can stop it)."""
-    for k, group in enumerate(groups):
-        ev_path = tmp / f"events-{k}.jsonl"
-        ev_path.touch()
-        # one torch thread per worker (verify.report.pytest_plugin), and the same for OpenMP/MKL
-        env = dict(os.environ, BOOLVERIFY_EVENTS=str(ev_path), OMP_NUM_THREADS="1",
-                   MKL_NUM_THREADS="1", PYTHONUNBUFFERED="1")
-        cmd = [sys.executable, "-m", "pytest", "-p", "verify.report.check_plugin", "-p", "no:cacheprovider",
-               "--capture=sys", "-q", "-m", PROFILES[profile], "--pyargs", *group]
-        log = open(tmp / f"log-{k}.txt", "w")
-        try:
-            proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                    preexec_fn=(functools.partial(_die_with_parent, os.getpid())
-                                                if sys.platform == "linux" else None))
-        except BaseException:
-            log.close()
-            raise
-        procs.append((proc, ev_path, log))
-
-
-def _stream_events(procs, on_event) -> list[dict]:
-    """Read the workers' JSON-lines events until every worker has exited; each event goes to
-    ``on_event`` as it arrives."""
-    events: list[dict] = []
-    offsets = [0] * len(procs)
-    while True:
-        alive = False
-        for k, (proc, ev_path, _) in enumerate(procs):
-            alive |= proc.poll() is None
-            with open(ev_path, encoding="utf-8") as fh:
-                fh.seek(offsets[k])
-                chunk = fh.read()
-            # only complete lines; a partial last line is read next time
-            done = chunk.rfind("\n") + 1
-            offsets[k] += len(chunk[:done].encode("utf-8"))
-            for line in chunk[:done].splitlines():
-                ev = json.loads(line)
-                events.append(ev)
-                if on_event:
-                    on_event(ev)
-        if not alive:
-            return events
-        time.sleep(0.2)
-
-
-def _collect_logs(procs) -> list[tuple[int, str]]:
-    """``(exit code, log text)`` of each finished worker."""
-    logs = []
-    for proc, _, log in procs:
-        log.close()
-        logs.append((proc.returncode, Path(log.name).read_text(errors="replace")))
-    return logs
+#: the name of a check run's temporary folder starts with this, then the process id
+TMP_PREFIX = "boolverify-check-"
 
 
 def _build_report(profile, claims, started, events, logs) -> dict:
@@ -361,7 +262,7 @@ def to_markdown(report: dict) -> str:
     if report["worker_errors"]:
         lines += ["", "## Worker errors", "", "```", *report["worker_errors"], "```"]
     if report.get("mutants"):
-        from verify.report.mutants import mutation_summary
+        from verify.report.mutation.runner import mutation_summary
 
         lines += ["", mutation_summary(report["mutants"])]
     env = report["environment"]

@@ -1,10 +1,10 @@
 """pytest plugin of ``boolverify mutants``: install the mutant named by ``BOOLVERIFY_MUTANT``.
 
-Loaded with ``-p verify.report.mutant_plugin``. ``pytest_configure`` runs (first) before any
-test module is collected, so the theorem modules' ``from numeric.xor import population_grad``
+Loaded with ``-p verify.report.mutation.plugin``. ``pytest_configure`` runs (first) before any
+test module is collected, so the theorem modules' ``from numeric.xor import population_loss``
 already binds the mutant; bindings made earlier (by a conftest) are rebound through
-``sys.modules`` (:func:`verify.report.mutants.install`). When ``BOOLVERIFY_EVENTS`` names a file,
-one line ``{"event": "mutant", "name", "target", "rebound"}`` says the mutant is in place.
+``sys.modules`` (:func:`verify.report.mutation.engine.install`). When ``BOOLVERIFY_EVENTS`` names
+a file, one line ``{"event": "mutant", "name", "target", "rebound"}`` says the mutant is in place.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ _installed = None
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     global _installed
-    from verify.report.mutants import ENV_VAR, by_name, install
     from numeric.validation import InputError
+    from verify.report.mutation.engine import ENV_VAR, install
+    from verify.report.mutation.runner import by_name
 
     name = os.environ.get(ENV_VAR)
     if not name:

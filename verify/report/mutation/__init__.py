@@ -1,0 +1,8 @@
+"""Mutation testing of the claims: does each check fail when the code it checks is wrong?
+
+:mod:`~verify.report.mutation.engine` (what a mutant is, installing one, running one in a
+pytest worker), :mod:`~verify.report.mutation.catalogue_a` and
+:mod:`~verify.report.mutation.catalogue_b` (the plausible bugs of paper A's and paper B's code),
+:mod:`~verify.report.mutation.runner` (the whole catalogue, the score),
+:mod:`~verify.report.mutation.plugin` (the pytest plugin that installs a mutant in a worker).
+"""

@@ -1,0 +1,575 @@
+r"""Paper B's mutants: sensitivity profiles, random transformers, bounds and training (claims
+SG-1 to SG-8) and the code under them.
+
+Each maker takes the original (public) function, method or value and returns the bug: the
+original called with altered inputs, or its output perturbed. Each probe is a tiny call whose
+result the bug changes. torch, numpy and sympy are imported inside makers and probes: the
+catalogue stays cheap to import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+
+from verify.report.mutation.engine import Mutant
+
+_SG1 = "theorems/test_SG1_profiles.py"
+_SG2 = "theorems/test_SG2_random_functions.py"
+_SG3 = "theorems/test_SG3_blowup_bound.py"
+_SG4 = "theorems/test_SG4_influence.py"
+_SG5 = "theorems/test_SG5_margin_recognition.py"
+_SG6 = "theorems/test_SG6_random_init_sensitivity.py"
+_SG7 = "theorems/test_SG7_measure_zero_targets.py"
+_SG8 = "theorems/test_SG8_training.py"
+
+# the targets, one line each (the public seams the mutants wrap)
+_NEIGHBOUR_MASKS = "numeric.bitsliced.NEIGHBOUR_MASKS"
+_NEIGHBOUR_SWAPS = "numeric.sensitivity.NEIGHBOUR_SWAPS"
+_TRUTH_TABLE = "numeric.boolean.truth_table"
+_LABELS = "numeric.boolean.labels"
+_MODEL = "numeric.transformer_model.BooleanTransformer"
+_RUN = "numeric.transformer_model.BooleanTransformer.run"
+_LAYER_NORM = "numeric.transformer_model.BooleanTransformer.layer_norm"
+_FAST_RUN = "numeric.transformer_eval.FastEvaluator.run"
+_READOUT_TABLE = "numeric.transformer_model.readout_table"
+_MARGIN = "numeric.transformer_eval.margin_recognition"
+_RANDOM = "verify.experiments.random_transformers"
+_BOUNDS = "verify.reference.bounds"
+_MONTE_CARLO = "verify.experiments.random_function_sampling.monte_carlo_K0"
+_VARIANCE_K0 = "verify.reference.random_functions.variance_K0"
+_TRAINING_LABELS = "numeric.boolean.labels"
+
+
+# --------------------------------------------------------------------------- probes
+# A probe looks its functions up through the public modules at call time, so the same probe
+# sees the original before install and the mutant after.
+
+def _profile(name, N):
+    def probe():
+        from numeric.boolean import truth_table
+        from numeric.sensitivity import profile
+
+        return profile(truth_table(name, N))
+    return probe
+
+
+def _table(name, N):
+    def probe():
+        from numeric.boolean import truth_table
+
+        return truth_table(name, N)
+    return probe
+
+
+def _labels_of(target):
+    def probe():
+        import torch
+
+        from numeric.boolean import labels
+        from numeric.transformer_eval import strings
+
+        return labels(target, strings(torch.arange(1 << 12), 12))
+    return probe
+
+
+def _transformer(eps=1e-5, scheme="gaussian"):
+    def probe():
+        import torch
+
+        from numeric.transformer import TransformerConfig, random_model
+
+        model = random_model(TransformerConfig(D=4, L=1, H=2, eps=eps, N_max=6), scheme, 0)
+        with torch.no_grad():
+            return model(torch.tensor([[0, 1, 1, 0], [1, 1, 0, 0]]))
+    return probe
+
+
+def _fast_table():
+    from numeric.transformer import TransformerConfig, random_model
+    from numeric.transformer_eval import evaluate_all, fast_path_applies
+
+    model = random_model(TransformerConfig(D=4, L=2, H=2, eps=1e-5, N_max=6), "gaussian", 0)
+    assert fast_path_applies(model)
+    return evaluate_all(model, 5)
+
+
+def _pre_ln():
+    import torch
+
+    from numeric.transformer import preset_config, random_model
+
+    model = random_model(preset_config("boolverify", D=4, L=2, N_max=6, norm="pre"), "gaussian", 0)
+    with torch.no_grad():
+        return model(torch.tensor([[0, 1, 1, 0], [1, 1, 0, 0]]))
+
+
+def _margin():
+    import torch
+
+    from numeric.transformer import margin_recognition
+
+    return margin_recognition(torch.ones(4, dtype=torch.float64), 0.5)["constant"]
+
+
+def _slopes():
+    from verify.experiments.random_transformers import per_model_slopes
+
+    return per_model_slopes([1, 2, 4], [[1.0, 0.5, 0.25], [1.0, 2.0, 4.0]])
+
+
+def _blowup():
+    from verify.reference.bounds import blowup_bound
+
+    return float(blowup_bound(1e-2, 4))
+
+
+def _exponent():
+    from verify.reference.bounds import theorem_exponent
+
+    return theorem_exponent(8, 2)
+
+
+def _crossover():
+    from verify.reference.bounds import crossover_direct
+
+    return crossover_direct(10)
+
+
+def _monte_carlo():
+    from verify.experiments.random_function_sampling import monte_carlo_K0
+
+    return monte_carlo_K0(6, 128, seed=0)["mean_K0"]
+
+
+def _variance():
+    from verify.reference.random_functions import variance_K0
+
+    return variance_K0(5)
+
+
+def _n_params():
+    from verify.reference.bounds import n_params
+
+    return n_params(16, 2)
+
+
+def _random_function_K0():
+    from verify.experiments.random_transformers import random_function_K0
+
+    return random_function_K0(0.3, 4)
+
+
+def _median_bound():
+    from verify.stats.intervals import median_bounds
+
+    return median_bounds(list(range(60)), 0.99, "lower")
+
+
+def _median_readout():
+    import torch
+
+    from numeric.transformer import readout_table
+
+    return readout_table(torch.tensor([1.0, 1.0, 2.0, 0.0], dtype=torch.float64), "median")
+
+
+def _random_blocks():
+    from numeric.transformer import preset_config
+    from verify.experiments.random_transformers import MODELS_PER_TASK, sample_models
+
+    cfg = preset_config("bhattamishra", D=8, L=2, N_max=64)
+    return sample_models(cfg, "uniform", 6, MODELS_PER_TASK + 3, seed=40, B=10.0, workers=1)["profiles"]
+
+
+def _control_labels():
+    import torch
+
+    from numeric.transformer_eval import strings
+    from numeric.boolean import labels
+
+    return labels("parity01", strings(torch.arange(16), 4))
+
+
+def _exact_influence():
+    from numeric.transformer import TransformerConfig, random_model
+    from verify.experiments.random_transformers import exact_influence_maximum
+
+    return exact_influence_maximum(random_model(TransformerConfig(D=4, L=1, H=2, N_max=6), "uniform", 0), 5)
+
+
+# --------------------------------------------------------------------------- makers
+
+def _pair_masks_shifted(original):
+    import numpy as np
+
+    # bit 0 pairs string 2k+1 with 2k+2 instead of 2k with 2k+1
+    return [np.uint64(0xAAAAAAAAAAAAAAAA)] + list(original[1:])
+
+
+def _byte_swaps_shifted(original):
+    # bit n uses the partner of bit n+1 (bits 0, 1; bit 2 keeps its own): x ^ 2^(n+1)
+    return {0: original[1], 1: original[2], 2: original[2]}
+
+
+def _named_as(name, wanted):
+    return isinstance(name, str) and name.lower() == wanted
+
+
+def _majority_non_strict(original):
+    def truth_table(name, N, **kwargs):
+        t = original(name, N, **kwargs)
+        if _named_as(name, "majority"):
+            # 1 - f(complement x) of the strict 1[|x| > N/2] is 1[|x| >= N/2]: ties count as 1
+            return 1 - t.flip(0)
+        return t
+    return truth_table
+
+
+def _parity_skips_last_bit(original):
+    def truth_table(name, N, **kwargs):
+        t = original(name, N, **kwargs)
+        if _named_as(name, "parity"):
+            # the XOR of bits 0..N-2: the parity of all N bits XOR bit N-1
+            options = {k: v for k, v in kwargs.items() if k in ("device", "max_N", "allow_large")}
+            return t ^ original("dictator", N, i=N - 1, **options)
+        return t
+    return truth_table
+
+
+def _training_majority_non_strict(original):
+    def labels(target, bits):
+        out = original(target, bits)
+        if target == "majority":
+            ties = 2 * bits.sum(-1) == bits.shape[1]
+            return out | ties.to(out.dtype)               # 1[2|x| >= N]
+        return out
+    return labels
+
+
+def _training_parity_first_10_bits(original):
+    def labels(target, bits):
+        out = original(target, bits)
+        if target == "parity":
+            return out ^ (bits[:, 10:].sum(-1) % 2).to(out.dtype)   # the bits from 10 on left out
+        return out
+    return labels
+
+
+def _training_first_reads_last_bit(original):
+    def labels(target, bits):
+        if target == "first":
+            return original(target, bits.flip(-1))       # FIRST of the MSB-first string
+        return original(target, bits)
+    return labels
+
+
+def _labels_rolled(original):
+    def labels(target, bits):
+        return original(target, bits).roll(1, 0)  # row i gets the label of row i - 1
+    return labels
+
+
+def _control_labels_three_bits(original):
+    def labels(target, bits):
+        out = original(target, bits)
+        if target == "parity01":
+            return out ^ bits[:, 2].to(out.dtype)  # parity of bits 0, 1 and 2
+        return out
+    return labels
+
+
+def _ignores_input(original):
+    def run(self, x, full, record, labels=None):
+        import torch
+
+        x = torch.as_tensor(x)
+        return original(self, torch.zeros_like(x), full, record, labels)   # every x reads as 0...0
+    return run
+
+
+def _fast_eval_ignores_input(original):
+    def run(self, idx):
+        return original(self, idx.new_zeros(idx.shape))   # every string read as index 0: 0...0
+    return run
+
+
+def _no_positional_embedding(original):
+    def __init__(self, config=None):
+        original(self, config)
+        import torch
+
+        pos = torch.zeros_like(self.pos.detach())
+        del self.pos
+        self.register_buffer("pos", pos)     # never initialised, never trained: all zeros
+    return __init__
+
+
+def _config_eps_ignored(original):
+    def __init__(self, config=None):
+        import dataclasses
+
+        if config is not None and config.eps != 1e-5:
+            config = dataclasses.replace(config, eps=1e-5)
+        original(self, config)
+    return __init__
+
+
+def _layer_norm_under(**convention):
+    """A mutant of the layer norm that runs under ``convention`` (fields of the model's
+    :class:`TransformerConfig`) instead of the model's own, everything else unchanged."""
+    def maker(original):
+        def layer_norm(self, *args):
+            import dataclasses
+
+            config = self.config
+            self.config = dataclasses.replace(config, **convention)
+            try:
+                return original(self, *args)
+            finally:
+                self.config = config
+        return layer_norm
+    return maker
+
+
+def _pre_ln_runs_post_ln(original):
+    def run(self, x, full, record, labels=None):
+        import dataclasses
+
+        config = self.config
+        if config.norm != "pre":
+            return original(self, x, full, record, labels)
+        self.config = dataclasses.replace(config, norm="post")  # the convention read from the wrong field
+        try:
+            return original(self, x, full, record, labels)
+        finally:
+            self.config = config
+    return run
+
+
+def _median_readout_ties_read_one(original):
+    def readout_table(T, readout="linear"):
+        bits = original(T, readout)
+        if readout == "median":
+            return bits | (T == T.reshape(-1).median()).to(bits.dtype)   # ties at the median read 1
+        return bits
+    return readout_table
+
+
+def _margin_all_accepted_nonconstant(original):
+    def margin_recognition(T, xi):
+        r = original(T, xi)
+        if r["recognises"] and bool(r["table"].all()):
+            # only "reject everything" counted as constant
+            r = dict(r, constant=False, nonconstant=True)
+        return r
+    return margin_recognition
+
+
+def _slopes_log10(original):
+    def per_model_slopes(Ns, values):
+        return original(Ns, values) / math.log(10)     # log10 of the values, against ln N
+    return per_model_slopes
+
+
+def _random_function_K0_exponent_N(original):
+    def random_function_K0(p, N):
+        # 2^N (p^N + (1-p)^N): the string's N neighbours, not the string itself
+        return 2 * original(p, N - 1)
+    return random_function_K0
+
+
+def _median_bound_one_step_inward(original):
+    def median_bounds(values, level=0.99, side="lower"):
+        import torch
+
+        lo, hi = original(values, level, side)
+        xs = torch.sort(torch.as_tensor(values, dtype=torch.float64).flatten()).values.tolist()
+        if side == "lower" and math.isfinite(lo):
+            return xs[min(xs.index(lo) + 1, len(xs) - 1)], hi   # the (k+1)-th smallest
+        if side == "upper" and math.isfinite(hi):
+            return lo, xs[max(len(xs) - 1 - xs[::-1].index(hi) - 1, 0)]
+        return lo, hi
+    return median_bounds
+
+
+def _model_blocks_restart_seed(original):
+    def sample_models(config, scheme, N, models, *, seed=0, workers=None, scheduler=None,
+                      progress=None, **kw):
+        if workers is None and scheduler is None:
+            return original(config, scheme, N, models, seed=seed, progress=progress, **kw)
+        rt = importlib.import_module(_RANDOM)
+        per = rt.MODELS_PER_TASK
+        return rt.join_model_blocks([original(config, scheme, N, min(per, models - s), seed=seed,
+                                              workers=workers, scheduler=scheduler, **kw)
+                                     for s in range(0, models, per)])   # every block from the first seed
+    return sample_models
+
+
+def _exact_influence_mean(original):
+    def exact_influence_maximum(model, N, *, chunk=8192):
+        import torch
+
+        from numeric.transformer_eval import strings
+
+        with torch.no_grad():
+            idx = torch.arange(2**N)
+            T = model(strings(idx, N).to(model.tok.device)).reshape(-1).cpu().double()
+        sup = max(float((T[idx ^ (1 << n)] - T).abs().mean()) for n in range(N))  # mean, not max
+        return sup, original(model, N, chunk=chunk)[1]
+    return exact_influence_maximum
+
+
+def _blowup_exponent_L(original):
+    def blowup_bound(eps, L_prime, *, dps=50):
+        b = original(eps, L_prime, dps=dps)
+        import mpmath
+
+        with mpmath.workdps(dps):
+            return mpmath.sqrt(b)           # (1 + 1/sqrt(eps))^L: L layers, not L' = 2L LNs
+    return blowup_bound
+
+
+def _theorem_exponent_minus_4(original):
+    def theorem_exponent(D, L):
+        return original(D, L) + 1           # (D - 1)/(2L) - 4
+    return theorem_exponent
+
+
+def _crossover_direct_off_by_one(original):
+    def crossover_direct(a, *, dps=50):
+        return original(a, dps=dps) - 1      # the last N with N^a >= 2^N, not the one after it
+    return crossover_direct
+
+
+def _n_params_without_ln(original):
+    def n_params(D, L, F=None, N_max=64):
+        return original(D, L, F, N_max) - 4 * D * L   # gains and biases of the 2L layer norms
+    return n_params
+
+
+def _sampler_top_bit_clear(original):
+    def monte_carlo_K0(*args, **kwargs):
+        import numpy as np
+
+        real = np.random.Generator
+
+        class Drawn63Bits:
+            """The sampler's generator with draws below int64's maximum: bit 63 never set."""
+
+            def __init__(self, bit_generator):
+                self.generator = real(bit_generator)
+
+            def integers(self, *a, **k):
+                return self.generator.integers(*a, **k) & np.uint64(np.iinfo(np.int64).max)
+
+            def __getattr__(self, name):
+                return getattr(self.generator, name)
+
+        # the sampler builds its generator from numpy.random at call time: swap it for the call
+        np.random.Generator = Drawn63Bits
+        try:
+            return original(*args, **kwargs)
+        finally:
+            np.random.Generator = real
+    return monte_carlo_K0
+
+
+def _variance_union_off_by_one(original):
+    def variance_K0(N=None):
+        import sympy as sp
+
+        from verify.reference.random_functions import N_SYMBOL
+
+        n = N_SYMBOL if N is None else sp.sympify(N)
+        # the union of two overlapping neighbourhoods counted as 2N + 1 points, not 2N: each
+        # of the N + C(N, 2) close pairs of each of the 2^N strings has half its probability
+        close = 2 ** n * (n + sp.binomial(n, 2)) * sp.Rational(1, 2) ** (2 * n)
+        return sp.simplify(sp.expand(original(N) - close))
+    return variance_K0
+
+
+# --------------------------------------------------------------------------- the catalogue
+
+PAPER_B: tuple[Mutant, ...] = (
+    # profiles and Boolean functions
+    Mutant("bitsliced_neighbour_off_by_one",
+           "bit-sliced profile: bit 0 pairs strings 2k+1 and 2k+2 (mask 0xAAAA... for 0x5555...)",
+           _NEIGHBOUR_MASKS, _pair_masks_shifted, _profile("first", 8), (_SG1, _SG7)),
+    Mutant("bytes_neighbour_off_by_one",
+           "byte profile (N < 6): bits 0 and 1 flip bit n + 1 instead of bit n",
+           _NEIGHBOUR_SWAPS, _byte_swaps_shifted, _profile("first", 4), (_SG1, _SG2, _SG7)),
+    # f -> 1 - f(complement x) maps strict to non-strict MAJORITY and keeps the profile: the
+    # profile claims (SG-1, SG-7) cannot see this bug; the table is judged against SG-8's labels
+    Mutant("majority_table_non_strict", "MAJORITY truth table 1[|x| >= N/2]: ties count as 1",
+           _TRUTH_TABLE, _majority_non_strict, _table("majority", 4), (_SG8,)),
+    Mutant("parity_skips_last_bit", "PARITY over bits 0..N-2 (range(N - 1))",
+           _TRUTH_TABLE, _parity_skips_last_bit, _table("parity", 4), (_SG1, _SG7)),
+    # training targets
+    Mutant("training_majority_non_strict", "training labels of MAJORITY 1[2|x| >= N]",
+           _LABELS, _training_majority_non_strict, _labels_of("majority"), (_SG8,)),
+    Mutant("training_parity_first_10_bits", "training labels of PARITY from the first 10 bits only",
+           _LABELS, _training_parity_first_10_bits, _labels_of("parity"), (_SG8,)),
+    Mutant("training_first_reads_last_bit", "training labels of FIRST from the last bit (MSB-first order)",
+           _LABELS, _training_first_reads_last_bit, _labels_of("first"), (_SG8,)),
+    # the transformer
+    Mutant("transformer_ignores_input", "the transformer evaluates the all-zero string for every input",
+           _RUN, _ignores_input, _transformer(), (_SG6, _SG4, _SG5, _SG8)),
+    Mutant("fast_evaluation_ignores_input",
+           "the table-driven enumeration evaluates the all-zero string for every index",
+           _FAST_RUN, _fast_eval_ignores_input, _fast_table, (_SG6,)),
+    Mutant("no_positional_embedding", "positional embedding never initialised or trained (zero)",
+           f"{_MODEL}.__init__", _no_positional_embedding, _transformer(), (_SG8,)),
+    Mutant("layer_norm_ignores_eps", "layer norm 1/sqrt(var) without the epsilon",
+           _LAYER_NORM, _layer_norm_under(eps=0.0), _transformer(eps=0.5, scheme="uniform"), (_SG3,)),
+    Mutant("margin_all_accepted_nonconstant",
+           "margin recognition: the all-accepting function counted as non-constant",
+           _MARGIN, _margin_all_accepted_nonconstant, _margin, (_SG5,)),
+    Mutant("influence_slope_log10", "log-log slopes of log10(influence) against ln N",
+           f"{_RANDOM}.per_model_slopes", _slopes_log10, _slopes, (_SG4,)),
+    # bounds and random functions
+    Mutant("blowup_bound_exponent_L", "blowup bound (1 + 1/sqrt(eps))^L instead of ^(2L)",
+           f"{_BOUNDS}.blowup_bound", _blowup_exponent_L, _blowup, (_SG3,)),
+    Mutant("theorem_exponent_minus_4", "Theorem 4.5 exponent (D-1)/(2L) - 4 instead of - 5",
+           f"{_BOUNDS}.theorem_exponent", _theorem_exponent_minus_4, _exponent, (_SG6,)),
+    Mutant("crossover_direct_off_by_one", "direct crossover: the last N with N^a >= 2^N, not N* after it",
+           f"{_BOUNDS}.crossover_direct", _crossover_direct_off_by_one, _crossover, (_SG6,)),
+    Mutant("random_functions_int64_max",
+           "random functions drawn below int64's maximum: bit 63 never set, one function in 64 constant",
+           _MONTE_CARLO, _sampler_top_bit_clear, _monte_carlo, (_SG2,)),
+    Mutant("variance_K0_union_off_by_one",
+           "Var[K_0] derivation: overlapping neighbourhoods of 2N + 1 points instead of 2N",
+           _VARIANCE_K0, _variance_union_off_by_one, _variance, (_SG2,)),
+    # model conventions and the density-matched SG-6 references
+    Mutant("layer_norm_unbiased_variance", "layer norm with the unbiased variance (divide by D - 1)",
+           _LAYER_NORM, _layer_norm_under(ln_variance="unbiased"), _transformer(), (_SG6,)),
+    Mutant("random_function_K0_exponent_N", "E_p[K_0] of a Bernoulli(p) random function with p^N, not p^(N+1)",
+           f"{_RANDOM}.random_function_K0", _random_function_K0_exponent_N, _random_function_K0, (_SG6,)),
+    Mutant("median_bound_one_step_inward", "the order-statistic median bound one order statistic too tight",
+           "verify.stats.intervals.median_bounds", _median_bound_one_step_inward, _median_bound, (_SG6,)),
+    # SG-8 on rules fixed in advance: labels out of step with their strings, a wrong control
+    Mutant("training_labels_rolled", "training labels shifted by one row of the batch (row i gets row i-1's)",
+           _LABELS, _labels_rolled, _labels_of("majority"), (_SG8,)),
+    Mutant("training_control_parity_three_bits", "the 2-sparse control's labels are the parity of bits 0-2",
+           _TRAINING_LABELS, _control_labels_three_bits, _control_labels, (_SG8,)),
+    # SG-4, SG-5: the eps ablation and the exact supremum
+    Mutant("transformer_config_eps_ignored", "the transformer runs at eps = 1e-5 whatever its config's eps",
+           f"{_MODEL}.__init__", _config_eps_ignored, _transformer(eps=0.5, scheme="uniform"), (_SG4, _SG5)),
+    Mutant("exact_influence_mean", "the exact supremum of the influence is the largest mean over strings",
+           f"{_RANDOM}.exact_influence_maximum", _exact_influence_mean, _exact_influence, (_SG4,)),
+    # unit-test cases: no claim depends on these
+    Mutant("median_readout_ties_read_one", "median readout 1[T >= median]: ties at the median read 1",
+           _READOUT_TABLE, _median_readout_ties_read_one, _median_readout,
+           unit_files=("tests/test_transformer_conventions.py",)),
+    Mutant("pre_ln_runs_post_ln", "a pre-LN model runs its layers post-LN (the norm convention ignored)",
+           _RUN, _pre_ln_runs_post_ln, _pre_ln,
+           unit_files=("tests/test_transformer_conventions.py",)),
+    Mutant("model_blocks_restart_seed",
+           "random models on a cluster: every block of models starts again at --seed",
+           f"{_RANDOM}.sample_models", _model_blocks_restart_seed, _random_blocks,
+           unit_files=("tests/test_sweep_distributed.py::test_random_models_on_a_cluster_match_in_process",)),
+    Mutant("n_params_without_layer_norms", "parameter count M without the 4DL layer-norm parameters",
+           f"{_BOUNDS}.n_params", _n_params_without_ln, _n_params, unit_files=("tests/test_bounds.py",)),
+)
+
+__all__ = ["PAPER_B"]
