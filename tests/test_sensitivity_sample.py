@@ -13,6 +13,7 @@ from numeric.transformer_eval import boolean_table, fast_path_applies
 from numeric.transformer_sample import neighbour_sensitivities, sample_strings, sampled_sensitivities
 from numeric.validation import InputError
 from verify.cli import main
+from verify.common.tolerances import tolerance
 from verify.experiments.sampled_profiles import model_record, sampled_profiles, string_generator
 
 
@@ -122,8 +123,12 @@ def test_fast_pass_gives_identical_boolean_tables(D, L, H, eps, scheme, seed, N)
     plain = evaluate_all(model, N, fast=False)
     fast = evaluate_all(model, N)
     odd = evaluate_all(model, N, chunk=37, fast=True)
-    assert torch.equal(plain > 0, fast > 0) and torch.equal(fast, odd)
-    assert torch.allclose(fast, plain, rtol=1e-10, atol=1e-12 * float(plain.abs().max()))
+    # Boolean results exactly; real ones to the float64 bound (a chunk size changes the BLAS
+    # blocking, so the sums of the two passes are rounded in different orders).
+    assert torch.equal(plain > 0, fast > 0) and torch.equal(plain > 0, odd > 0)
+    tol, scale = tolerance("float64"), float(plain.abs().max())
+    for other in (plain, odd):
+        assert torch.allclose(fast, other, rtol=tol.rtol, atol=tol.atol * scale)
     assert torch.equal(boolean_table(model, N), boolean_table(model, N, fast=False))
 
 

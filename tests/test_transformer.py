@@ -330,7 +330,7 @@ def test_cuda_matches_cpu():
     gpu = random_model(cfg, "xavier_uniform", 7, device="cuda")
     T_cpu = evaluate_all(cpu, 10)
     T_gpu = evaluate_all(gpu, 10).cpu()
-    tol = tolerance("float64", "cuda")
+    tol = tolerance("float64", device="cuda")
     assert torch.allclose(T_gpu, T_cpu, rtol=tol.rtol, atol=tol.atol * float(T_cpu.abs().max()))
 
 

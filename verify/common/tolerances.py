@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from numeric.validation import InputError
+from numeric.validation import InputError, reject
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,10 @@ TOLERANCES: dict[str, Tolerance] = {
     "cuda": Tolerance(rtol=1e-5, atol=1e-6),
 }
 
+# Named bounds for comparisons that the dtype alone does not size; each says why.
+NAMED: dict[str, Tolerance] = {
+}
+
 
 def _key(dtype) -> str:
     name = str(dtype).removeprefix("torch.")
@@ -38,19 +42,63 @@ def _key(dtype) -> str:
     return name
 
 
-def tolerance(dtype="float64", device="cpu") -> Tolerance:
-    """Tolerance for results computed in ``dtype`` on ``device`` (``"cpu"`` or ``"cuda"``)."""
-    if str(device).startswith("cuda"):
-        return TOLERANCES["cuda"]
-    key = _key(dtype)
+def default_tolerance() -> dict[str, Tolerance]:
+    """A copy of the dtype-keyed table (as jax's ``public_test_util.default_tolerance``)."""
+    return dict(TOLERANCES)
+
+
+def tolerance(dtype="float64", override=None, *, device="cpu") -> Tolerance:
+    """Tolerance for results computed in ``dtype`` on ``device`` (``"cpu"`` or ``"cuda"``).
+
+    ``override`` (as ``tol`` of jax's ``public_test_util.tolerance``): ``None`` for the table's
+    entry; a :class:`Tolerance` (from :data:`NAMED` or a helper such as :func:`sum_tolerance`)
+    used as is; a dict keyed by dtype name whose entry for ``dtype``, when present, replaces
+    the table's.
+    """
+    if isinstance(override, Tolerance):
+        return override
+    key = "cuda" if str(device).startswith("cuda") else _key(dtype)
+    if isinstance(override, dict):
+        found = {_key(k): v for k, v in override.items()}.get(key)
+        if found is not None:
+            return tolerance(dtype, found, device=device)
+    elif override is not None:
+        reject("override", override, "None, a Tolerance or a dict of them keyed by dtype")
     if key not in TOLERANCES:
         raise InputError(f"no tolerance for dtype {dtype!r}; known: float64, float32")
     return TOLERANCES[key]
 
 
-def is_close(actual, expected, dtype="float64", device="cpu", scale=1.0) -> bool:
-    """``|actual - expected| <= rtol |expected| + atol * scale`` for one scalar pair."""
-    tol = tolerance(dtype, device)
+# Unit roundoff u = 2^-p of each dtype (p: significand bits, the implicit one included).
+UNIT_ROUNDOFF: dict[str, float] = {"float64": 2.0 ** -53, "float32": 2.0 ** -24}
+
+
+def sum_tolerance(dtype, n: int, device="cpu") -> Tolerance:
+    r"""Tolerance for a result that is a sum, mean or dot product of ``n`` rounded terms in
+    ``dtype``, compared with a reference (a more accurate computation, or the same sum in
+    another order: other chunk sizes, thread counts or BLAS kernels).
+
+    Recursive summation in any order and any blocking satisfies, to first order in the unit
+    roundoff :math:`u`, :math:`|\hat s - s| \le (n - 1)\,u \sum_i |x_i|` (Higham, *Accuracy
+    and Stability of Numerical Algorithms*, 2nd ed., eq. (4.4)); for a mean of terms of size
+    at most ``scale`` the bound is :math:`(n - 1)\,u \cdot \mathrm{scale}`, and one more
+    :math:`u` covers the rounding of the inputs. So ``rtol = atol = n u``, never tighter than
+    the table's entry for ``dtype`` (which covers the short sums and elementwise work around
+    the long one). The bound is the worst case: observed errors of blocked sums are nearer
+    :math:`\sqrt{n}\,u`, but a test must pass on every summation order a CPU may choose.
+    """
+    base = tolerance(dtype, device=device)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        reject("n", n, "a positive int (the number of summed terms)")
+    u = UNIT_ROUNDOFF.get(_key(dtype), UNIT_ROUNDOFF["float32"])
+    bound = n * u
+    return Tolerance(rtol=max(base.rtol, bound), atol=max(base.atol, bound))
+
+
+def is_close(actual, expected, dtype="float64", device="cpu", scale=1.0, tol=None) -> bool:
+    """``|actual - expected| <= rtol |expected| + atol * scale`` for one scalar pair
+    (``tol``: the ``override`` of :func:`tolerance`)."""
+    tol = tolerance(dtype, tol, device=device)
     a, e = _float(actual), _float(expected)
     return abs(a - e) <= tol.rtol * abs(e) + tol.atol * float(scale)
 
@@ -60,10 +108,11 @@ def _float(x) -> float:
     return float(x.detach()) if hasattr(x, "detach") else float(x)
 
 
-def assert_close(actual, expected, dtype="float64", device="cpu", scale=1.0, what="value"):
+def assert_close(actual, expected, dtype="float64", device="cpu", scale=1.0, what="value",
+                 tol=None):
     """Raise ``AssertionError`` with both values and the tolerance when not :func:`is_close`."""
-    if not is_close(actual, expected, dtype, device, scale):
-        tol = tolerance(dtype, device)
+    if not is_close(actual, expected, dtype, device, scale, tol):
+        tol = tolerance(dtype, tol, device=device)
         raise AssertionError(
             f"{what}: got {_float(actual)!r}, expected {_float(expected)!r} "
             f"(|diff| = {abs(_float(actual) - _float(expected)):.3e}, rtol={tol.rtol}, "
@@ -71,4 +120,5 @@ def assert_close(actual, expected, dtype="float64", device="cpu", scale=1.0, wha
         )
 
 
-__all__ = ["Tolerance", "TOLERANCES", "tolerance", "is_close", "assert_close"]
+__all__ = ["Tolerance", "TOLERANCES", "NAMED", "UNIT_ROUNDOFF", "default_tolerance", "tolerance",
+           "sum_tolerance", "is_close", "assert_close"]
