@@ -20,8 +20,15 @@ class InputError(ValueError):
     """Bad input to a public function or CLI command.
 
     The message names the argument, its value and what is expected, e.g.
-    ``support = (3, 3): expected two distinct positions a != b``.
+    ``support = (3, 3): expected two distinct positions a != b``. Raised by :func:`reject` (so by
+    every ``check_*`` helper) it also carries them as ``name`` (the argument), ``value`` (the
+    value as given) and ``expected`` (the text after ``expected``), for callers and tests that
+    need the argument rather than the prose; elsewhere they are ``None``.
     """
+
+    def __init__(self, *args, name=None, value=None, expected=None):
+        super().__init__(*args)
+        self.name, self.value, self.expected = name, value, expected
 
 
 def reject(name, value, expected):
@@ -34,7 +41,8 @@ def reject(name, value, expected):
     shown = value if isinstance(value, str) and value.startswith("<") else repr(value)
     if len(shown) > 80:
         shown = shown[:77] + "..."
-    raise InputError(f"{name} = {shown}: expected {expected}") from None
+    raise InputError(f"{name} = {shown}: expected {expected}", name=name, value=value,
+                     expected=expected) from None
 
 
 def _range_text(lo, hi, kind):

@@ -23,6 +23,7 @@ from verify.experiments.statistics import wilson_interval
 from verify.experiments.training import EXACT_LIMIT, train
 from verify.cli import main
 from numeric.validation import InputError
+from verify.common.tolerances import NAMED, decimal_places
 
 
 class _Linear(torch.nn.Module):
@@ -54,15 +55,15 @@ def test_exact_target_statistics_agree_with_enumeration(target, N):
     tab = truth_table(target, N)
     K = profile(tab)
     assert target_profile_fraction(target, N) == [int(k) / 2**N for k in K]
-    assert target_mean_sensitivity(target, N) == pytest.approx(average_sensitivity(tab), rel=1e-12)
+    assert target_mean_sensitivity(target, N) == pytest.approx(average_sensitivity(tab), rel=NAMED["float64_short_sum"].rtol)
     p = float(tab.double().mean())
-    assert baseline_accuracy(target, N) == pytest.approx(max(p, 1 - p), rel=1e-12)
+    assert baseline_accuracy(target, N) == pytest.approx(max(p, 1 - p), rel=NAMED["float64_short_sum"].rtol)
 
 
 def test_wilson_interval_known_value_and_shape():
     lo, hi = wilson_interval(5, 10, 0.95)
     # textbook value for 5/10 at 95%
-    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    assert lo == pytest.approx(0.2366, abs=decimal_places(4).atol) and hi == pytest.approx(0.7634, abs=decimal_places(4).atol)
     lo0, hi0 = wilson_interval(0, 100)
     assert lo0 == 0.0 and 0 < hi0 < 0.05
     lo9, hi9 = wilson_interval(990, 1000, 0.99)
@@ -79,7 +80,7 @@ def test_control_target_labels_table_and_statistics(N):
     assert y.tolist() == [(row[0] + row[1]) % 2 for row in bits.tolist()]  # written out
     tab = target_truth_table("parity01", N)
     assert tab.tolist() == [(i & 1) ^ ((i >> 1) & 1) for i in range(2**N)]  # bits 0, 1 of the index
-    assert average_sensitivity(tab) == pytest.approx(2.0, rel=1e-12)  # bits 0 and 1, every string
+    assert average_sensitivity(tab) == pytest.approx(2.0, rel=NAMED["float64_short_sum"].rtol)  # bits 0 and 1, every string
     # the targets of numeric.targets come through unchanged
     assert torch.equal(target_labels("majority", bits), labels("majority", bits))
 
@@ -149,7 +150,7 @@ def test_sampled_estimates_cover_the_exact_values():
         assert plo <= f <= phi, (k, f, plo, phi)
     mlo, mhi = sa.mean_sensitivity_ci
     assert mlo <= ex.mean_sensitivity <= mhi
-    assert abs(sum(sa.profile_fraction) - 1) < 1e-12
+    assert abs(sum(sa.profile_fraction) - 1) < NAMED["float64_short_sum"].atol
 
 
 def test_online_regime_above_the_all_strings_limit():

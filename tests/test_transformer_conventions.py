@@ -18,6 +18,7 @@ from numeric.transformer import (
 from numeric.transformer_model import CONVENTIONS, PRESET_SPECS, preset_config, preset_init, readout_table
 from numeric.validation import InputError
 from numeric.vocabulary import PRESETS as PRESET_NAMES
+from verify.common.tolerances import tolerance
 
 N = 4
 STRINGS = [[(x >> n) & 1 for n in range(N)] for x in range(1 << N)]
@@ -127,7 +128,7 @@ def test_each_convention_matches_plain_loop(label, kw):
         T = model(torch.tensor(STRINGS)).double()
         T_full, _ = model(torch.tensor(STRINGS), return_blowup=True)
     T_ref = [_reference_T(P, b, c) for b in STRINGS]
-    tol = 1e-10 if cfg.dtype == "float64" else 1e-4
+    tol = tolerance(cfg.dtype).rtol
     scale = max(1.0, max(abs(t) for t in T_ref))
     assert float((T - torch.tensor(T_ref, dtype=torch.float64)).abs().max()) <= tol * scale, label
     assert float((T_full.double() - torch.tensor(T_ref, dtype=torch.float64)).abs().max()) <= tol * scale, label

@@ -21,7 +21,7 @@ from numeric.xor_forms import closed_form_loss, closed_form_weight_grad, residua
 from numeric.xor_metrics import limit_step_attention, step_metrics
 from numeric.attention import ATTENTIONS, attention_weights
 from verify import InputError
-from verify.common.tolerances import assert_close, tolerance
+from verify.common.tolerances import NAMED, assert_close, tolerance
 
 F64 = torch.float64
 
@@ -163,7 +163,7 @@ def test_gradcheck_of_the_closed_form_gradient(attention):
     tt = (torch.randn(2, 4, generator=_gen(9), dtype=F64) * 1.5).requires_grad_()
     assert torch.autograd.gradcheck(
         lambda a, b: _EngineLoss.apply(a, b, V, (2, 5), attention), (th, tt), eps=1e-6,
-        atol=1e-8, rtol=1e-6)
+        atol=NAMED["finite_difference"].atol, rtol=NAMED["finite_difference"].rtol)
 
 
 def test_gradcheck_detects_a_wrong_backward():
@@ -180,7 +180,8 @@ def test_gradcheck_detects_a_wrong_backward():
 
     with pytest.raises(RuntimeError, match="Jacobian mismatch"):   # GradcheckError
         torch.autograd.gradcheck(lambda a, b: Wrong.apply(a, b, V, (0, 1), "softmax"), (th, tt),
-                                 eps=1e-6, atol=1e-8, rtol=1e-6)
+                                 eps=1e-6, atol=NAMED["finite_difference"].atol,
+                                 rtol=NAMED["finite_difference"].rtol)
 
 
 def test_weight_space_gradient_matches_spec_formula_and_autograd():
@@ -252,9 +253,9 @@ def test_sampling_is_seeded_unit_and_antisymmetric():
 
 
 def test_default_lr_formula():
-    assert default_lr(100, 16) == pytest.approx(10 * 100 ** 2 * 4 * math.log(100), rel=1e-15)
+    assert default_lr(100, 16) == pytest.approx(10 * 100 ** 2 * 4 * math.log(100), rel=NAMED["float64_few_roundings"].rtol)
     assert default_lr(1000, 32, c=2.5) == pytest.approx(2.5 * 1e6 * math.sqrt(32) * math.log(1000),
-                                                        rel=1e-15)
+                                                        rel=NAMED["float64_few_roundings"].rtol)
 
 
 def test_one_step_with_scalar_and_batched_lr():
@@ -325,7 +326,7 @@ def test_exact_sup_against_enumeration():
         g1, g2 = attention_weights(V, th, att), attention_weights(V, tt, att)
         brute = ((X @ g1.mT) * (X @ g2.mT) - (X[:, 3] * X[:, 6])[:, None]).abs().amax(0)
         _close_vec(M["sup_exact"], brute, f"sup {att}")
-        assert bool((M["sup_exact"] <= M["sup_bound"] * (1 + 1e-12)).all())
+        assert bool((M["sup_exact"] <= M["sup_bound"] * (1 + tolerance().rtol)).all())
     # near a solution (post-step): mpmath enumeration from the exact inputs
     d, m = 6, 4
     V = sample_embeddings(d, m, generator=_gen(30))

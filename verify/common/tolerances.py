@@ -30,6 +30,36 @@ TOLERANCES: dict[str, Tolerance] = {
 
 # Named bounds for comparisons that the dtype alone does not size; each says why.
 NAMED: dict[str, Tolerance] = {
+    # mpmath references (50 digits or more) against each other or a closed form: up to ten of
+    # the fifty digits may go to cancellation.
+    "reference_50_digit": Tolerance(rtol=1e-40, atol=1e-40),
+    # relative radius of a certified enclosure (ball arithmetic at 100 bits and more)
+    "certified_enclosure": Tolerance(rtol=1e-30, atol=0.0),
+    # one closed form evaluated by another short sequence of float64 operations: each of a
+    # handful of roundings adds at most u = 2^-53 relative; 16 u covers the formulas tested.
+    "float64_few_roundings": Tolerance(rtol=16 * 2.0 ** -53, atol=16 * 2.0 ** -53),
+    # a float64 result of a short computation that is exact or once rounded per term (a sum of
+    # at most ~10^3 fractions, a 2x2 readout): n u <= 1.2e-13 for n <= 10^3, with a margin of 8.
+    "float64_short_sum": Tolerance(rtol=1e-12, atol=1e-12),
+    # central finite differences with step h = 1e-6 (torch.autograd.gradcheck): truncation
+    # h^2 |f'''| ~ 1e-12 and rounding u |f| / h ~ 1e-10, with a margin of 100.
+    "finite_difference": Tolerance(rtol=1e-6, atol=1e-8),
+    # a maximum-likelihood fit's parameters, covariance and profile-interval ends against a
+    # closed form or another fit: the optimiser's and root finder's stopping rules (~1e-8 in
+    # the gradient), not rounding, limit the agreement.
+    "iterative_fit": Tolerance(rtol=1e-5, atol=1e-5),
+    # the objective (log-likelihood, deviance) at a fitted optimum: its error is quadratic in
+    # the parameters' error, so ~(1e-5)^2 below the fit's own.
+    "iterative_fit_optimum": Tolerance(rtol=1e-9, atol=1e-9),
+    # Monte Carlo and fitting bounds of statistical checks (not rounding):
+    # percentile interval of 2000 bootstrap draws of S/n, n = 100, against the binomial
+    # quantiles: the lattice step 1/n plus about two Monte Carlo standard errors of a 2.5 %
+    # quantile (sqrt(0.025 * 0.975 / 2000) / density ~ 0.005 each).
+    "bootstrap_percentile": Tolerance(rtol=0.0, atol=0.021),
+    # slope of a threshold curve fitted to 400 simulated cells: its standard error is ~5 %
+    "threshold_fit_slope": Tolerance(rtol=0.15, atol=0.0),
+    # median threshold at 1e4 of the same fit: standard error ~1 %
+    "threshold_fit_location": Tolerance(rtol=0.03, atol=0.0),
 }
 
 
@@ -51,12 +81,16 @@ def tolerance(dtype="float64", override=None, *, device="cpu") -> Tolerance:
     """Tolerance for results computed in ``dtype`` on ``device`` (``"cpu"`` or ``"cuda"``).
 
     ``override`` (as ``tol`` of jax's ``public_test_util.tolerance``): ``None`` for the table's
-    entry; a :class:`Tolerance` (from :data:`NAMED` or a helper such as :func:`sum_tolerance`)
-    used as is; a dict keyed by dtype name whose entry for ``dtype``, when present, replaces
-    the table's.
+    entry; a :class:`Tolerance` (from a helper such as :func:`sum_tolerance`) used as is; the
+    name of an entry of :data:`NAMED`; a dict keyed by dtype name whose entry for ``dtype``,
+    when present, replaces the table's.
     """
     if isinstance(override, Tolerance):
         return override
+    if isinstance(override, str):
+        if override not in NAMED:
+            reject("override", override, f"a named tolerance: {', '.join(NAMED)}")
+        return NAMED[override]
     key = "cuda" if str(device).startswith("cuda") else _key(dtype)
     if isinstance(override, dict):
         found = {_key(k): v for k, v in override.items()}.get(key)
@@ -95,6 +129,14 @@ def sum_tolerance(dtype, n: int, device="cpu") -> Tolerance:
     return Tolerance(rtol=max(base.rtol, bound), atol=max(base.atol, bound))
 
 
+def decimal_places(places: int) -> Tolerance:
+    """Bound for a value quoted (rounded) to ``places`` decimal places: half a unit in the last
+    place, absolute."""
+    if isinstance(places, bool) or not isinstance(places, int) or places < 0:
+        reject("places", places, "a non-negative int")
+    return Tolerance(rtol=0.0, atol=0.5 * 10.0 ** -places)
+
+
 def is_close(actual, expected, dtype="float64", device="cpu", scale=1.0, tol=None) -> bool:
     """``|actual - expected| <= rtol |expected| + atol * scale`` for one scalar pair
     (``tol``: the ``override`` of :func:`tolerance`)."""
@@ -121,4 +163,4 @@ def assert_close(actual, expected, dtype="float64", device="cpu", scale=1.0, wha
 
 
 __all__ = ["Tolerance", "TOLERANCES", "NAMED", "UNIT_ROUNDOFF", "default_tolerance", "tolerance",
-           "sum_tolerance", "is_close", "assert_close"]
+           "sum_tolerance", "decimal_places", "is_close", "assert_close"]
