@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import re
 
 
 class InputError(ValueError):
@@ -23,12 +24,22 @@ class InputError(ValueError):
     ``support = (3, 3): expected two distinct positions a != b``. Raised by :func:`reject` (so by
     every ``check_*`` helper) it also carries them as ``name`` (the argument), ``value`` (the
     value as given) and ``expected`` (the text after ``expected``), for callers and tests that
-    need the argument rather than the prose; elsewhere they are ``None``.
+    need the argument rather than the prose. A message built by hand in the same format gives
+    ``name`` and ``expected`` too (``value`` only as shown in the text, so ``None``); any other
+    message gives ``None`` for all three.
     """
 
     def __init__(self, *args, name=None, value=None, expected=None):
         super().__init__(*args)
+        if name is None and len(args) == 1 and isinstance(args[0], str):
+            # a message written out in the common format names its argument all the same
+            m = _FORMAT.match(args[0])
+            if m:
+                name, expected = m.group("name"), m.group("expected")
         self.name, self.value, self.expected = name, value, expected
+
+
+_FORMAT = re.compile(r"(?P<name>[^\s=][^=]*?)(?: = .*?)?: expected (?P<expected>.*)\Z", re.S)
 
 
 def reject(name, value, expected):

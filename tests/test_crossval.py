@@ -19,6 +19,7 @@ from verify.crossval.implementations import (
     read_table,
 )
 from numeric.validation import InputError
+from tests.helpers import raises_input_error
 
 IMPL = Path(__file__).resolve().parents[1] / "docs" / "examples" / "xor_impl.py"
 
@@ -194,7 +195,7 @@ BAD = [
 
 @pytest.mark.parametrize("call, name", BAD, ids=[f"{n}-{i}" for i, (_, n) in enumerate(BAD)])
 def test_bad_arguments_raise_input_error(tmp_path, call, name):
-    with pytest.raises(InputError, match=re.escape(name)):
+    with raises_input_error(name):
         call(tmp_path)
 
 

@@ -24,6 +24,7 @@ sys.path.insert(0, str(EXAMPLES))
 
 from my_sensitivity import profile_01, profile_pm1  # noqa: E402
 from xor_impl import population_grad, population_grad_dropped_term, population_loss  # noqa: E402
+from tests.helpers import raises_input_error
 
 
 def test_public_api_is_explicit():
@@ -135,7 +136,7 @@ BAD = [
 
 @pytest.mark.parametrize("call, name", BAD, ids=[f"{i}-{n}" for i, (_, n) in enumerate(BAD)])
 def test_bad_arguments_raise_input_error(call, name):
-    with pytest.raises(InputError, match=re.escape(name)):
+    with raises_input_error(name):
         call()
 
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from tests.helpers import raises_input_error
 from verify.experiments.decision_power import exponent_rule_error_rates
 from verify.experiments.inference import fit_threshold_curves
 
@@ -46,5 +47,5 @@ def test_bad_arguments(kwargs, name):
 
     from numeric.validation import InputError
 
-    with pytest.raises(InputError, match="^" + re.escape(name) + " = "):
+    with raises_input_error(name):
         exponent_rule_error_rates(_truth(0.1), ((1000, MS, 10),), **kwargs)

@@ -15,6 +15,7 @@ from numeric.validation import InputError
 from verify.cli import main
 from verify.common.tolerances import tolerance
 from verify.experiments.sampled_profiles import model_record, sampled_profiles, string_generator
+from tests.helpers import raises_input_error
 
 
 def _exact_sensitivities(model, N):
@@ -99,7 +100,7 @@ def test_string_streams_are_reproducible():
 ])
 def test_sampler_rejects_bad_input(call, name):
     model = random_model(TransformerConfig(D=4, L=1, H=1, N_max=10), "uniform", 0)
-    with pytest.raises(InputError, match=name):
+    with raises_input_error(name):
         call(model)
 
 
@@ -108,7 +109,7 @@ def test_median_readout_is_rejected_when_available():
         cfg = TransformerConfig(D=4, L=1, H=1, N_max=8, readout="median")
     except TypeError:
         pytest.skip("TransformerConfig has no readout option")
-    with pytest.raises(InputError, match="median"):
+    with raises_input_error("model", "median"):
         sampled_sensitivities(random_model(cfg, "uniform", 0), 4, 3)
 
 
@@ -144,9 +145,9 @@ def test_fast_pass_zero_variance_reports_like_the_model():
 def test_fast_pass_only_where_it_applies():
     one_layer = random_model(TransformerConfig(D=8, L=1, H=2, N_max=8), "uniform", 0)
     assert not fast_path_applies(one_layer)
-    with pytest.raises(InputError, match="fast"):
+    with raises_input_error("fast"):
         evaluate_all(one_layer, 4, fast=True)
-    with pytest.raises(InputError, match="fast"):
+    with raises_input_error("fast"):
         evaluate_all(random_model(TransformerConfig(D=8, L=2, H=2, N_max=8), "uniform", 0), 4, fast=1)
     try:
         from numeric.transformer_model import preset_config

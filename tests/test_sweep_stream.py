@@ -14,6 +14,7 @@ from numeric.xor_metrics import limit_step_attention, predicted_assignment, step
 from numeric.xor_stream import stream_grad, stream_step_metrics, streamed_instance
 from verify.experiments.xor_sweeps import _limit_success, run_sweep
 from verify.common.tolerances import tolerance
+from tests.helpers import raises_input_error
 
 
 def _materialised_seed(d, m, seed, c, eps):
@@ -87,10 +88,10 @@ def test_limit_attention_splits_exact_ties():
 def test_limit_from_bad_input(kw, name):
     E, sup, th, tt = streamed_instance(100, 3, 0)
     kw.setdefault("limit_from", (th, tt))
-    with pytest.raises(InputError, match=name):
+    with raises_input_error(name):
         stream_step_metrics(E, th, tt, sup, **kw)
 
 
 def test_run_sweep_stream_must_be_bool():
-    with pytest.raises(InputError, match="stream"):
+    with raises_input_error("stream"):
         run_sweep([100], [4], 2, stream="yes")

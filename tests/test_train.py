@@ -24,6 +24,7 @@ from verify.experiments.training import EXACT_LIMIT, train
 from verify.cli import main
 from numeric.validation import InputError
 from verify.common.tolerances import NAMED, decimal_places
+from tests.helpers import raises_input_error
 
 
 class _Linear(torch.nn.Module):
@@ -257,7 +258,7 @@ def test_bad_input(kw, name):
         from numeric.transformer import TransformerConfig
 
         args["config"] = TransformerConfig(D=4, L=1, H=1, N_max=8)
-    with pytest.raises(InputError, match=re.escape(name)):
+    with raises_input_error(name):
         train(target, N, **args)
 
 
@@ -273,7 +274,7 @@ def test_bad_input(kw, name):
     ],
 )
 def test_bad_input_helpers(call, name):
-    with pytest.raises(InputError, match=re.escape(name)):
+    with raises_input_error(name):
         call()
 
 

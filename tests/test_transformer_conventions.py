@@ -19,6 +19,7 @@ from numeric.transformer_model import CONVENTIONS, PRESET_SPECS, preset_config, 
 from numeric.validation import InputError
 from numeric.vocabulary import PRESETS as PRESET_NAMES
 from verify.common.tolerances import tolerance
+from tests.helpers import raises_input_error
 
 N = 4
 STRINGS = [[(x >> n) & 1 for n in range(N)] for x in range(1 << N)]
@@ -248,7 +249,7 @@ def test_zero_variance_in_final_layer_norm_is_named():
     ],
 )
 def test_bad_convention_values_raise_input_error(kw, name):
-    with pytest.raises(InputError, match=name):
+    with raises_input_error(name):
         TransformerConfig(D=4, H=2, **kw)
 
 
@@ -264,7 +265,7 @@ def test_bad_convention_values_raise_input_error(kw, name):
     ],
 )
 def test_bad_preset_and_readout_arguments(call, name):
-    with pytest.raises(InputError, match=name):
+    with raises_input_error(name):
         call()
 
 

@@ -22,6 +22,7 @@ from numeric.xor_metrics import limit_step_attention, step_metrics
 from numeric.attention import ATTENTIONS, attention_weights
 from verify import InputError
 from verify.common.tolerances import NAMED, assert_close, tolerance
+from tests.helpers import raises_input_error
 
 F64 = torch.float64
 
@@ -349,7 +350,7 @@ def test_exact_sup_against_enumeration():
 def test_exact_sup_switches():
     V, th, tt = _peaked(21, 0, 1, 30.0)
     assert "sup_exact" not in step_metrics(V, th, tt, (0, 1))
-    with pytest.raises(InputError, match="exact_sup=True needs d <= 20"):
+    with raises_input_error("exact_sup", "exact_sup=True needs d <= 20"):
         step_metrics(V, th, tt, (0, 1), exact_sup=True)
     V, th, tt = _peaked(6, 0, 1, 30.0)
     assert "sup_exact" not in step_metrics(V, th, tt, (0, 1), exact_sup=False)
@@ -411,7 +412,7 @@ BAD_MODEL_ARGS = [
                          ids=[f"{i}-{n}" for i, (_, n) in enumerate(BAD_MODEL_ARGS)])
 def test_bad_model_inputs(fn, args, name):
     kw = args[-1] if isinstance(args[-1], dict) else {}
-    with pytest.raises(InputError, match="^" + re.escape(name) + " = "):
+    with raises_input_error(name):
         fn(*args[:4], **kw)
 
 
@@ -446,7 +447,7 @@ BAD_CALLS = [
 
 @pytest.mark.parametrize("call,name", BAD_CALLS, ids=[f"{i}-{n}" for i, (_, n) in enumerate(BAD_CALLS)])
 def test_bad_step_sampling_and_empirical_inputs(call, name):
-    with pytest.raises(InputError, match="^" + re.escape(name) + " = "):
+    with raises_input_error(name):
         call()
 
 

@@ -102,8 +102,8 @@ from scipy import stats
 
 from numeric.transformer import SCHEMES, BooleanTransformer, TransformerConfig, initialize_, preset_config
 from verify.common.decisions import exact, lower_bound_above, upper_bound_below
-from verify.common.seeds import seed
 from verify.common.tolerances import NAMED, tolerance
+from verify.common.seeds import seed
 from verify.experiments.inference import clopper_pearson
 from verify.experiments.plans import SG6_BHATTAMISHRA, SG6_FAST, SG6_SLOW
 from verify.experiments.random_transformers import (

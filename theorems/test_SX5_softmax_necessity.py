@@ -31,10 +31,11 @@ from verify.experiments.attention_comparison import compare, train
 from verify.experiments.xor_sweeps import cell_support, make_instances
 from verify.reference.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, matrix_form_loss
 from verify.reference import certified
+from verify.common.tolerances import tolerance
 from verify.common.decisions import exact, lower_bound_above, upper_bound_below
 from verify.common.seeds import seed_offset
 from verify.experiments.inference import clopper_pearson
-from verify.common.tolerances import assert_close, tolerance
+from verify.common.tolerances import assert_close
 
 pytestmark = pytest.mark.claim("SX-5")
 

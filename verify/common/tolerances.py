@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from numeric.validation import InputError, reject
+from numeric.validation import reject
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def tolerance(dtype="float64", override=None, *, device="cpu") -> Tolerance:
     elif override is not None:
         reject("override", override, "None, a Tolerance or a dict of them keyed by dtype")
     if key not in TOLERANCES:
-        raise InputError(f"no tolerance for dtype {dtype!r}; known: float64, float32")
+        reject("dtype", dtype, "a dtype of the tolerance table: float64 or float32")
     return TOLERANCES[key]
 
 
