@@ -1,14 +1,12 @@
 """Attention maps (softmax in log-sum-exp form, linear, erf) and their Jacobian products."""
 
 import math
-import re
 
 import pytest
 import torch
 
 from numeric.attention import (ATTENTIONS, attention_jvp, attention_map, attention_vjp,
                                attention_weights, logits, map_jvp, map_vjp)
-from verify import InputError
 from verify.common.tolerances import assert_close
 from tests.helpers import raises_input_error
 

@@ -1,7 +1,6 @@
 """Unit tests of numeric.boolean: truth tables, string index convention, bad input."""
 
 import itertools
-import re
 
 import numpy as np
 import pytest
@@ -10,7 +9,6 @@ import torch
 from numeric.boolean import (
     DEFAULT_MAX_N, FUNCTIONS, HARD_MAX_N, all_strings, check_N, hamming_weights, truth_table,
 )
-from numeric.validation import InputError
 from tests.helpers import raises_input_error
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from fractions import Fraction
 
 import mpmath
@@ -16,7 +15,6 @@ from verify.reference.bounds import (
     blowup_bound, bounds_report, crossover, crossover_direct, n_params, packing_crossover,
     packing_log2_bound, theorem_exponent,
 )
-from numeric.validation import InputError
 from verify.common.tolerances import NAMED, tolerance
 from tests.helpers import raises_input_error
 

@@ -10,7 +10,6 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from numeric.validation import InputError
 from verify.reference import bounds, certified
 from verify.reference.certified import CertificationRefused, certify_below
 from verify.reference.linear_bound import erf_attention_loss_bound

@@ -1,6 +1,5 @@
 """numeric.cls_transformer: masks, shapes, bad input, and agreement with the two-head model."""
 
-import re
 
 import pytest
 import torch
@@ -9,7 +8,6 @@ from hypothesis import strategies as st
 
 from numeric import attention_weights, xor
 from numeric.cls_transformer import CLSTransformer, all_inputs, cls_population_loss, cls_step
-from numeric.validation import InputError
 from verify.common.tolerances import assert_close
 from tests.helpers import raises_input_error
 

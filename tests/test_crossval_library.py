@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import verify.crossval as crossval
-from numeric.validation import InputError
 from verify.crossval import (
     ProfileConventions, XorConventions, assert_population_grad_matches, assert_population_loss_matches,
     assert_profile_matches,

@@ -5,7 +5,6 @@ ability to fail."""
 
 import itertools
 import random
-import re
 from collections import Counter
 from fractions import Fraction
 
@@ -18,7 +17,6 @@ from verify.symbolic.derivation import (Invariants, delta, derive, index_symbol,
                                form_lambdas, moment_coefficients)
 from verify.symbolic.enumeration import (evaluate_exact, check_closed_form, check_gradient,
                                 enumerated_loss_poly)
-from numeric.validation import InputError
 from tests.helpers import raises_input_error
 
 

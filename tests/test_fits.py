@@ -2,14 +2,12 @@
 sweeps by likelihood, the linear and erf attention bounds."""
 
 import math
-import re
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numeric.validation import InputError
 from verify.experiments.records import SweepCell
 from verify.experiments.fits import law_summary, sweep_laws, wilson_interval
 from verify.reference.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, quadratic_form_loss

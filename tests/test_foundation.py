@@ -1,7 +1,6 @@
 """The skeleton: tolerance table, claims registry, atomic writes, CLI error contract."""
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -10,7 +9,7 @@ import time
 import pytest
 import torch
 
-from verify import CLAIMS, InputError, assert_close, get_claim, is_close, tolerance
+from verify import CLAIMS, assert_close, get_claim, is_close, tolerance
 from verify.common.atomic_io import atomic_savefig, atomic_write_json, atomic_write_text
 from tests.helpers import raises_input_error
 

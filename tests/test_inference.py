@@ -6,7 +6,6 @@ that the observed coverage lies in the band that a correct 95 % interval stays i
 probability about 99.8 % (binomial quantiles of the number of simulations)."""
 
 import math
-import re
 
 import numpy as np
 import pytest

@@ -1,6 +1,5 @@
 """verify.symbolic.latex and `boolverify derive`: generated LaTeX, compilation, missing pdflatex."""
 
-import re
 import shutil
 
 import pytest

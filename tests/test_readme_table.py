@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from verify import InputError
 from tests.helpers import raises_input_error
 from verify.report.claims import CLAIMS
 from verify.report.readme import (

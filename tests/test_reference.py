@@ -3,7 +3,6 @@ solution, large logits, input types and bad input."""
 
 import math
 import random
-import re
 
 import mpmath
 import numpy as np
@@ -12,7 +11,6 @@ import torch
 
 from verify.reference.oracle import (MAX_ORACLE_DPS, enumerated_grad_converged,
                                      enumerated_grad_mp, enumerated_loss_mp)
-from numeric.validation import InputError
 from verify.reference.population import ATTENTIONS, population_grad, population_loss
 from verify.common.tolerances import NAMED
 from tests.helpers import raises_input_error

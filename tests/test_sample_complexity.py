@@ -3,13 +3,11 @@ batching independence, step-length independence of the training, resumability, b
 
 import itertools
 import json
-import re
 
 import pytest
 import torch
 
 from numeric import xor
-from numeric.validation import InputError
 from verify.experiments import finite_samples as fs
 from verify.experiments.finite_samples import run_finite_samples, sample_grid
 from verify.experiments.records import FiniteSampleCell, load_cells

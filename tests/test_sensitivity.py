@@ -1,7 +1,6 @@
 """Unit and Hypothesis tests of numeric.sensitivity against a brute-force definition."""
 
 import itertools
-import re
 from fractions import Fraction
 
 import numpy as np
@@ -16,7 +15,6 @@ from numeric.sensitivity import (
     fourier_coefficients, from_msb_first, from_normalized, from_pm1, max_sensitivity,
     min_sensitivity, profile, sensitivity, to_msb_first, to_normalized, to_pm1, walsh_hadamard,
 )
-from numeric.validation import InputError
 from tests.helpers import raises_input_error
 from verify.common.tolerances import assert_close
 

@@ -1,7 +1,6 @@
 """Unit tests of verify.symbolic.profile_proofs: the per-weight lemma, the proofs can fail,
 exact random-function facts (verify.reference.random_functions), Wilson intervals, bad input."""
 
-import re
 from fractions import Fraction
 
 import pytest
@@ -9,7 +8,6 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numeric.validation import InputError
 from verify.common.tolerances import NAMED, decimal_places
 from verify.experiments.random_function_sampling import monte_carlo_K0
 from verify.experiments.statistics import wilson_interval

@@ -1,7 +1,6 @@
 """verify.experiments.xor_sweeps: determinism, batching independence, resumability, progress, bad input."""
 
 import json
-import re
 
 import pytest
 import torch
@@ -10,7 +9,6 @@ from numeric import xor
 from verify.experiments.attention_comparison import compare, train
 from verify.experiments.records import AttentionComparison
 from verify.experiments.xor_sweeps import instance_seed, load_results, make_instances, run_samples, run_sweep
-from numeric.validation import InputError
 from tests.helpers import raises_input_error
 
 
@@ -173,8 +171,8 @@ def test_samples_rerun_adds_nothing_and_other_settings_are_refused(tmp_path):
     before = out.read_text()
     run_samples([12], {12: [16, 32]}, 4, 3, out=out)  # everything saved: nothing added
     assert out.read_text() == before
-    with pytest.raises(InputError, match=r"^results file = .*\(d=12, kind=samples, m=4, n=16, "
-                                         r"n_seeds=3, seed_offset=0\) has eps = 0.01 on file, 0.02 here"):
+    with raises_input_error("results file", "(d=12, kind=samples, m=4, n=16, n_seeds=3, seed_offset=0) has "
+                                            "eps = 0.01 on file, 0.02 here"):
         run_samples([12], {12: [16]}, 4, 3, eps=0.02, out=out)
     # the same grid point with another seed block is another cell
     run_samples([12], {12: [16]}, 4, 3, seed_offset=3, out=out)

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 import torch
 
-from numeric.validation import InputError
 from tests.helpers import raises_input_error
 from verify.cli import main
 from verify.experiments import distributed

@@ -9,7 +9,6 @@ import pytest
 import torch
 
 from numeric import xor
-from numeric.validation import InputError
 from numeric.xor_metrics import limit_step_attention, predicted_assignment, step_metrics
 from numeric.xor_stream import stream_grad, stream_step_metrics, streamed_instance
 from verify.experiments.xor_sweeps import _limit_success, run_sweep

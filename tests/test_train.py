@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 
 import pytest
 import torch
@@ -22,7 +21,6 @@ from numeric.targets import (
 from verify.experiments.statistics import wilson_interval
 from verify.experiments.training import EXACT_LIMIT, train
 from verify.cli import main
-from numeric.validation import InputError
 from verify.common.tolerances import NAMED, decimal_places
 from tests.helpers import raises_input_error
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 
 import mpmath
 import numpy as np
@@ -20,7 +19,6 @@ from numeric.xor import (check_embeddings, default_lr, empirical_grad, empirical
 from numeric.xor_forms import closed_form_loss, closed_form_weight_grad, residual_polynomial
 from numeric.xor_metrics import limit_step_attention, step_metrics
 from numeric.attention import ATTENTIONS, attention_weights
-from verify import InputError
 from verify.common.tolerances import NAMED, assert_close, tolerance
 from tests.helpers import raises_input_error
 

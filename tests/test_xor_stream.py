@@ -3,7 +3,6 @@ V for loss, gradient, step and metrics; both == the 50-digit reference at small 
 a solution and where the one-pass moments cancel); reproducibility; bad input."""
 
 import json
-import re
 
 import mpmath
 import pytest
@@ -19,7 +18,6 @@ from numeric.xor_stream import (StreamedEmbeddings, stream_grad, stream_loss,
                                 stream_loss_and_grad, stream_one_step,
                                 stream_predicted_assignment, stream_step_metrics,
                                 streamed_instance)
-from verify import InputError
 from verify.common.tolerances import NAMED, assert_close, sum_tolerance, tolerance
 from verify.reference.population import population_grad as ref_grad
 from verify.reference.population import population_loss as ref_loss
