@@ -112,6 +112,7 @@ from verify.experiments.random_transformers import (
 )
 from verify.reference import certified
 from verify.reference.bounds import crossover, theorem_exponent
+from verify.reference.transformer_loop import loop_output
 
 P_RANDOM = 1 - math.exp(-1)
 LEVEL = 0.99
@@ -227,48 +228,9 @@ def test_density_matched_references_by_enumeration(evidence):
               < stats.binom.cdf(k, n, 0.5))
         evidence.decide(exact(f"99 % median bound of {n} values: order statistic", lo + 1,
                               f"pass iff the {k}th smallest (and largest)", ok))
+
+
 # -- the forward pass against an independent loop --------------------------------------------
-def _reference_T(P, bits, D, H, L, eps):
-    """T(x) from the parameter lists ``P``: plain Python loops over positions, heads and
-    components (float64 arithmetic), written from the architecture description."""
-    seq = list(bits) + [2]  # the bits, then eos (token 2), eos at position N
-    h = [[P["tok"][t][i] + P["pos"][p][i] for i in range(D)] for p, t in enumerate(seq)]
-
-    def affine(name, v):
-        W, b = P[name + ".weight"], P[name + ".bias"]
-        return [sum(W[r][c] * v[c] for c in range(len(v))) + b[r] for r in range(len(b))]
-
-    def layer_norm(name, v):
-        m = sum(v) / D
-        var = sum((vi - m) ** 2 for vi in v) / D  # biased: divide by D
-        s = math.sqrt(var + eps)
-        return [P[name + ".gain"][i] * (v[i] - m) / s + P[name + ".bias"][i] for i in range(D)]
-
-    dh = D // H
-    for layer in range(L):
-        pre = f"layers.{layer}."
-        q = [affine(pre + "q", v) for v in h]
-        k = [affine(pre + "k", v) for v in h]
-        val = [affine(pre + "v", v) for v in h]
-        out = []
-        for a in range(len(seq)):
-            heads = []
-            for head in range(H):
-                cols = range(head * dh, (head + 1) * dh)
-                logits = [sum(q[a][i] * k[b][i] for i in cols) / math.sqrt(dh) for b in range(len(seq))]
-                top = max(logits)
-                w = [math.exp(z - top) for z in logits]
-                total = sum(w)
-                heads += [sum(w[b] / total * val[b][i] for b in range(len(seq))) for i in cols]
-            mixed = affine(pre + "o", heads)
-            h1 = layer_norm(pre + "ln1", [h[a][i] + mixed[i] for i in range(D)])
-            hidden = [max(0.0, z) for z in affine(pre + "fc1", h1)]
-            mlp = affine(pre + "fc2", hidden)
-            out.append(layer_norm(pre + "ln2", [h1[i] + mlp[i] for i in range(D)]))
-        h = out
-    return sum(P["out.weight"][0][i] * h[-1][i] for i in range(D)) + P["out.bias"][0]
-
-
 @pytest.mark.claim("SG-6")
 def test_forward_pass_matches_independent_loop(evidence):
     """Deterministic (fixed weights, not from the seed base): an identity check, not a statistic."""
@@ -290,7 +252,7 @@ def test_forward_pass_matches_independent_loop(evidence):
         with torch.no_grad():
             T_model = model(torch.tensor(strings))
             T_full, _ = model(torch.tensor(strings), return_blowup=True)
-        T_ref = torch.tensor([_reference_T(P, b, D, H, L, eps) for b in strings], dtype=torch.float64)
+        T_ref = torch.tensor([loop_output(P, b, dict(D=D, H=H, L=L, eps=eps)) for b in strings], dtype=torch.float64)
         worst[str(eps)] = max(float((T_model - T_ref).abs().max()), float((T_full - T_ref).abs().max()))
         evidence.decide(exact(f"max |T_model - T_loop| over all 2^{N} strings, eps = {eps:g}", worst[str(eps)],
                               "pass iff <= 1e-10", worst[str(eps)] <= tolerance().rtol))
