@@ -11,7 +11,7 @@ import torch
 
 from verify import CLAIMS, assert_close, get_claim, is_close, tolerance
 from verify.common.atomic_io import atomic_savefig, atomic_write_json, atomic_write_text
-from tests.helpers import raises_input_error
+from tests.helpers import raises_input_error, run_cli_process
 
 
 def test_tolerance_table_is_keyed_by_dtype():
@@ -75,10 +75,6 @@ def test_atomic_savefig(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.pdf", "f.png", "t.txt"]
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True)
-
-
 def _one_line_exit_2(r, name):
     assert r.returncode == 2, r.stdout + r.stderr
     assert r.stderr.startswith("boolverify: error: ") and len(r.stderr.strip().splitlines()) == 1
@@ -97,11 +93,11 @@ def _one_line_exit_2(r, name):
     ],
 )
 def test_check_bad_input_one_line_exit_2(args, name):
-    _one_line_exit_2(_cli("check", *args), name)
+    _one_line_exit_2(run_cli_process("check", *args), name)
 
 
 def test_unknown_command_one_line_exit_2():
-    _one_line_exit_2(_cli("nosuchcommand"), "COMMAND")
+    _one_line_exit_2(run_cli_process("nosuchcommand"), "COMMAND")
 
 
 def test_run_checks_bad_input():
@@ -235,7 +231,7 @@ def test_seed_base_shifts_seeds(monkeypatch):
 def test_cli_bad_paths_and_options_one_line_exit_2(args, name):
     """A few rows per command; the full tables are in tests/test_cli_sensitivity_*.py,
     tests/test_cli_xor.py and tests/test_train.py."""
-    _one_line_exit_2(_cli(*args), name)
+    _one_line_exit_2(run_cli_process(*args), name)
 
 
 @pytest.mark.parametrize(
@@ -250,17 +246,17 @@ def test_cli_bad_paths_and_options_one_line_exit_2(args, name):
 def test_crossval_file_support_must_be_integers(tmp_path, content, name):
     p = tmp_path / "f.json"
     p.write_text(content)
-    r = _cli("crossval", "xor-file", str(p))
+    r = run_cli_process("crossval", "xor-file", str(p))
     _one_line_exit_2(r, name)
 
 
 def test_crossval_profile_claimed_must_be_integers(tmp_path):
     p = tmp_path / "t.json"
     p.write_text('{"table": [0, 1, 1, 0], "profile": ["a", 1, 2]}')
-    r = _cli("crossval", "profile", str(p))
+    r = run_cli_process("crossval", "profile", str(p))
     _one_line_exit_2(r, "profile")
     p.write_text('{"table": [0, 1, 1, 0], "profile": [0, 0, 4]}')
-    assert _cli("crossval", "profile", str(p)).returncode == 0
+    assert run_cli_process("crossval", "profile", str(p)).returncode == 0
 
 
 @pytest.mark.parametrize(
@@ -275,4 +271,4 @@ def test_crossval_profile_claimed_must_be_integers(tmp_path):
 def test_crossval_options_bad_input(tmp_path, args, name):
     table = tmp_path / "t.json"
     table.write_text('{"table": [0, 1, 1, 0]}')
-    _one_line_exit_2(_cli("crossval", *(a.format(table=table) for a in args)), name)
+    _one_line_exit_2(run_cli_process("crossval", *(a.format(table=table) for a in args)), name)

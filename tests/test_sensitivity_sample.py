@@ -12,7 +12,6 @@ from numeric.transformer import BooleanTransformer, TransformerConfig, evaluate_
 from numeric.transformer_eval import boolean_table, fast_path_applies
 from numeric.transformer_sample import neighbour_sensitivities, sample_strings, sampled_sensitivities
 from numeric.validation import InputError
-from verify.cli import main
 from verify.common.tolerances import tolerance
 from verify.experiments.sampled_profiles import model_record, sampled_profiles, string_generator
 from tests.helpers import raises_input_error
@@ -158,19 +157,13 @@ def test_fast_pass_only_where_it_applies():
 
 
 # -- the CLI ---------------------------------------------------------------------------
-def _run(capsys, *argv):
-    rc = main(["sensitivity", *argv])
-    out = capsys.readouterr()
-    return rc, out.out, out.err
-
-
-def test_cli_sample_interval_contains_random_exact_fraction(tmp_path, capsys):
+def test_cli_sample_interval_contains_random_exact_fraction(tmp_path, cli):
     js, jr = tmp_path / "s.json", tmp_path / "r.json"
     common = ["--N", "12", "--D", "8", "--L", "2", "--init", "gaussian", "--models", "4", "--seed", "9"]
-    rc, out, err = _run(capsys, "sample", *common, "--strings", "300", "--json", str(js))
+    rc, out, err = cli("sensitivity", "sample", *common, "--strings", "300", "--json", str(js))
     assert rc == 0, err
     assert "k0_ci" in out
-    rc, out, err = _run(capsys, "random", *common, "--json", str(jr))
+    rc, out, err = cli("sensitivity", "random", *common, "--json", str(jr))
     assert rc == 0, err
     s, r = json.loads(js.read_text()), json.loads(jr.read_text())
     if "models" in r and isinstance(r["models"], list):  # per-model records
@@ -186,9 +179,9 @@ def test_cli_sample_interval_contains_random_exact_fraction(tmp_path, capsys):
     assert s["params"]["strings"] == 300 and s["summary"]["models"] == 4
 
 
-def test_cli_sample_scheme_alias(tmp_path, capsys):
+def test_cli_sample_scheme_alias(tmp_path, cli):
     js = tmp_path / "s.json"
-    rc, out, err = _run(capsys, "sample", "--N", "40", "--D", "8", "--scheme", "xavier_normal", "--models", "2",
+    rc, out, err = cli("sensitivity", "sample", "--N", "40", "--D", "8", "--scheme", "xavier_normal", "--models", "2",
                         "--strings", "5", "--json", str(js))
     assert rc == 0, err
     d = json.loads(js.read_text())
@@ -202,8 +195,8 @@ def test_cli_sample_scheme_alias(tmp_path, capsys):
     (["--sigma", "-2"], "--sigma"), (["--device", "tpu"], "--device"), (["--json", "/"], "--json"),
     (["--init", "kaiming"], "--init"), (["--F", "0"], "--F"),
 ])
-def test_cli_sample_bad_input(capsys, argv, name):
-    rc, out, err = _run(capsys, "sample", "--N", "8", "--D", "8", "--models", "1", "--strings", "2", *argv)
+def test_cli_sample_bad_input(cli, argv, name):
+    rc, out, err = cli("sensitivity", "sample", "--N", "8", "--D", "8", "--models", "1", "--strings", "2", *argv)
     assert rc == 2
     assert err.startswith("boolverify: error: ") and name in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1

@@ -54,15 +54,17 @@ def test_exact_target_statistics_agree_with_enumeration(target, N):
     tab = truth_table(target, N)
     K = profile(tab)
     assert target_profile_fraction(target, N) == [int(k) / 2**N for k in K]
-    assert target_mean_sensitivity(target, N) == pytest.approx(average_sensitivity(tab), rel=NAMED["float64_short_sum"].rtol)
+    short = NAMED["float64_short_sum"].rtol
+    assert target_mean_sensitivity(target, N) == pytest.approx(average_sensitivity(tab), rel=short)
     p = float(tab.double().mean())
-    assert baseline_accuracy(target, N) == pytest.approx(max(p, 1 - p), rel=NAMED["float64_short_sum"].rtol)
+    assert baseline_accuracy(target, N) == pytest.approx(max(p, 1 - p), rel=short)
 
 
 def test_wilson_interval_known_value_and_shape():
     lo, hi = wilson_interval(5, 10, 0.95)
     # textbook value for 5/10 at 95%
-    assert lo == pytest.approx(0.2366, abs=decimal_places(4).atol) and hi == pytest.approx(0.7634, abs=decimal_places(4).atol)
+    quoted = decimal_places(4).atol
+    assert lo == pytest.approx(0.2366, abs=quoted) and hi == pytest.approx(0.7634, abs=quoted)
     lo0, hi0 = wilson_interval(0, 100)
     assert lo0 == 0.0 and 0 < hi0 < 0.05
     lo9, hi9 = wilson_interval(990, 1000, 0.99)
@@ -79,7 +81,8 @@ def test_control_target_labels_table_and_statistics(N):
     assert y.tolist() == [(row[0] + row[1]) % 2 for row in bits.tolist()]  # written out
     tab = target_truth_table("parity01", N)
     assert tab.tolist() == [(i & 1) ^ ((i >> 1) & 1) for i in range(2**N)]  # bits 0, 1 of the index
-    assert average_sensitivity(tab) == pytest.approx(2.0, rel=NAMED["float64_short_sum"].rtol)  # bits 0 and 1, every string
+    # bits 0 and 1, every string
+    assert average_sensitivity(tab) == pytest.approx(2.0, rel=NAMED["float64_short_sum"].rtol)
     # the targets of numeric.targets come through unchanged
     assert torch.equal(target_labels("majority", bits), labels("majority", bits))
 
