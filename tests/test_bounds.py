@@ -74,8 +74,9 @@ def test_crossover_lambert_equals_direct(a):
 def test_blowup_bound():
     assert blowup_bound(0.25, 4) == 81  # (1 + 2)^4 exactly
     with mpmath.workdps(50):
-        v = blowup_bound(mpmath.mpf("1e-5"), 4)
-        assert abs(v - (1 + 1 / mpmath.sqrt(mpmath.mpf("1e-5"))) ** 4) < NAMED["reference_50_digit"].rtol * v
+        eps = mpmath.mpf("1e-5")
+        v = blowup_bound(eps, 4)
+        assert abs(v - (1 + 1 / mpmath.sqrt(eps)) ** 4) < NAMED["reference_50_digit"].rtol * v
     assert blowup_bound(Fraction(1, 4), 4) == 81
 
 

@@ -21,7 +21,7 @@ import torch
 
 from numeric.validation import InputError
 from verify.common.tolerances import (NAMED, TOLERANCES, UNIT_ROUNDOFF, Tolerance, assert_close, decimal_places,
-                                      sum_tolerance, tolerance)
+                                      sum_tolerance, tolerance, working_digits)
 
 ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE_KEYWORDS = ("rtol", "atol", "abs", "rel")
@@ -38,6 +38,10 @@ ALLOWED = {
     ("theorems/test_SX1_population_loss.py", "rep.min_loss < 1e-55"),
     ("theorems/test_SX1_population_loss.py", "max(L for _, L in near) < 1e-20"),
     ("theorems/test_SX2_population_gradient.py", "min(smallest) < 1e-10"),
+    ("tests/test_reference.py", 'scale > mpmath.mpf("1e-6")'),
+    ("tests/test_reference.py", 'E < mpmath.mpf("1e-18")'),
+    ("tests/test_reference.py", 'scale < mpmath.mpf("1e-25")'),
+    ("tests/test_reference.py", 'E < mpmath.mpf("1e-20")'),
     # parameters of size 1e-9 bring beta within 1e-6 of its bound (the claim's approach)
     ("theorems/test_SG3_blowup_bound.py", "1 - 1e-6 <= ratio"),
 }
@@ -53,9 +57,24 @@ def _literal(node):
     return None
 
 
+def _mpf_string(node):
+    # mpmath.mpf("1e-45"): a literal written as a string for full precision
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        f = node.func
+        if (isinstance(f, ast.Attribute) and f.attr == "mpf") or (isinstance(f, ast.Name) and f.id == "mpf"):
+            try:
+                return float(node.args[0].value)
+            except ValueError:
+                return None
+    return None
+
+
 def _literals(node):
     for sub in ast.walk(node):
         v = _literal(sub)
+        if v is None:
+            v = _mpf_string(sub)
         if v is not None and not isinstance(sub, ast.UnaryOp):
             yield sub, v
 
@@ -131,6 +150,7 @@ def test_allow_list_entries_are_still_needed():
     "torch.testing.assert_close(a, b, rtol=tol.rtol, atol=1e-15)",
     "assert x == pytest.approx(y, rel=0.15)",
     "assert abs(v - w) < mpmath.mpf(10) ** -35 * v",
+    'assert abs(L - E) < mpmath.mpf("1e-45") * E',
 ])
 def test_scan_catches_a_planted_literal(planted):
     assert literal_tolerances(planted)
@@ -183,6 +203,14 @@ def test_decimal_places_is_half_a_unit_in_the_last_place():
     with pytest.raises(InputError) as e:
         decimal_places(-1)
     assert e.value.name == "places"
+
+
+def test_working_digits_is_the_digits_kept():
+    assert working_digits(50, 10) == NAMED["reference_50_digit"]
+    assert working_digits(30).rtol == 10.0 ** -30
+    for dps, lost in ((30, 30), (-1, 0), (50, 2.5)):
+        with pytest.raises(InputError):
+            working_digits(dps, lost)
 
 
 def test_assert_close_takes_an_override():

@@ -32,7 +32,7 @@ TOLERANCES: dict[str, Tolerance] = {
 NAMED: dict[str, Tolerance] = {
     # mpmath references (50 digits or more) against each other or a closed form: up to ten of
     # the fifty digits may go to cancellation.
-    "reference_50_digit": Tolerance(rtol=1e-40, atol=1e-40),
+    "reference_50_digit": Tolerance(rtol=1e-40, atol=1e-40),  # = working_digits(50, 10)
     # relative radius of a certified enclosure (ball arithmetic at 100 bits and more)
     "certified_enclosure": Tolerance(rtol=1e-30, atol=0.0),
     # one closed form evaluated by another short sequence of float64 operations: each of a
@@ -129,6 +129,19 @@ def sum_tolerance(dtype, n: int, device="cpu") -> Tolerance:
     return Tolerance(rtol=max(base.rtol, bound), atol=max(base.atol, bound))
 
 
+def working_digits(dps: int, lost: int = 0) -> Tolerance:
+    """Bound for a result computed in multiprecision with ``dps`` significant decimal digits
+    (mpmath's ``mp.dps``), of which rounding and cancellation may take ``lost``: relative and
+    absolute :math:`10^{-(\\mathrm{dps} - \\mathrm{lost})}`."""
+    for name, v in (("dps", dps), ("lost", lost)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            reject(name, v, "a non-negative int")
+    if lost >= dps:
+        reject("lost", lost, f"fewer digits than dps = {dps}")
+    bound = 10.0 ** -(dps - lost)
+    return Tolerance(rtol=bound, atol=bound)
+
+
 def decimal_places(places: int) -> Tolerance:
     """Bound for a value quoted (rounded) to ``places`` decimal places: half a unit in the last
     place, absolute."""
@@ -163,4 +176,4 @@ def assert_close(actual, expected, dtype="float64", device="cpu", scale=1.0, wha
 
 
 __all__ = ["Tolerance", "TOLERANCES", "NAMED", "UNIT_ROUNDOFF", "default_tolerance", "tolerance",
-           "sum_tolerance", "decimal_places", "is_close", "assert_close"]
+           "sum_tolerance", "working_digits", "decimal_places", "is_close", "assert_close"]
