@@ -20,7 +20,7 @@ from numeric.xor_forms import closed_form_loss, closed_form_weight_grad, residua
 from numeric.xor_metrics import limit_step_attention, step_metrics
 from numeric.attention import ATTENTIONS, attention_weights
 from verify.common.tolerances import NAMED, assert_close, tolerance
-from tests.helpers import raises_input_error
+from tests.helpers import raises_input_error, xor_instance
 
 F64 = torch.float64
 
@@ -367,13 +367,7 @@ def test_float32_runs_and_keeps_dtype():
 # --------------------------------------------------------------------------- bad input
 
 
-def _model(d=5, m=3):
-    V = sample_embeddings(d, m, generator=_gen(33))
-    th, tt = sample_init(m, generator=_gen(34))
-    return V, th, tt
-
-
-_V, _TH, _TT = _model()
+_V, _TH, _TT = xor_instance(5, 3, seed=33)
 
 
 def _nan_at(t, index):
