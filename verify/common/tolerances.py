@@ -4,6 +4,12 @@ A value :math:`x` is close to a reference :math:`r` when
 :math:`|x - r| \le \mathrm{rtol}\,|r| + \mathrm{atol}\cdot s`, where :math:`s` is the scale
 of the largest term that entered the computation (``scale``; 1 when not given).
 
+Where the dtype alone does not size a comparison, the bound comes from here too, never from a
+literal in a test: :data:`NAMED` entries (each with its reason), :func:`sum_tolerance` (a sum of
+``n`` rounded terms), :func:`working_digits` (multiprecision results) and
+:func:`decimal_places` (values quoted to a number of places). ``tests/test_tolerances.py``
+fails on a literal tolerance in tests/ or theorems/.
+
 Leaf module: no torch import, dtypes are keyed by name (``"float64"``, ``"float32"``) and a
 ``torch.dtype`` is accepted through its ``str``.
 """
