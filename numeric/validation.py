@@ -14,14 +14,32 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import re
 
 
 class InputError(ValueError):
     """Bad input to a public function or CLI command.
 
     The message names the argument, its value and what is expected, e.g.
-    ``support = (3, 3): expected two distinct positions a != b``.
+    ``support = (3, 3): expected two distinct positions a != b``. Raised by :func:`reject` (so by
+    every ``check_*`` helper) it also carries them as ``name`` (the argument), ``value`` (the
+    value as given) and ``expected`` (the text after ``expected``), for callers and tests that
+    need the argument rather than the prose. A message built by hand in the same format gives
+    ``name`` and ``expected`` too (``value`` only as shown in the text, so ``None``); any other
+    message gives ``None`` for all three.
     """
+
+    def __init__(self, *args, name=None, value=None, expected=None):
+        super().__init__(*args)
+        if name is None and len(args) == 1 and isinstance(args[0], str):
+            # a message written out in the common format names its argument all the same
+            m = _FORMAT.match(args[0])
+            if m:
+                name, expected = m.group("name"), m.group("expected")
+        self.name, self.value, self.expected = name, value, expected
+
+
+_FORMAT = re.compile(r"(?P<name>[^\s=][^=]*?)(?: = .*?)?: expected (?P<expected>.*)\Z", re.S)
 
 
 def reject(name, value, expected):
@@ -34,7 +52,8 @@ def reject(name, value, expected):
     shown = value if isinstance(value, str) and value.startswith("<") else repr(value)
     if len(shown) > 80:
         shown = shown[:77] + "..."
-    raise InputError(f"{name} = {shown}: expected {expected}") from None
+    raise InputError(f"{name} = {shown}: expected {expected}", name=name, value=value,
+                     expected=expected) from None
 
 
 def _range_text(lo, hi, kind):

@@ -10,10 +10,11 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from numeric.validation import InputError
 from verify.reference import bounds, certified
 from verify.reference.certified import CertificationRefused, certify_below
 from verify.reference.linear_bound import erf_attention_loss_bound
+from verify.common.tolerances import NAMED, decimal_places
+from tests.helpers import raises_input_error
 
 
 @pytest.fixture
@@ -60,7 +61,7 @@ def test_certified_crossover_table_equals_50_digit(flint, D, L):
     assert root.precision == "certified" and root.encloses(bounds.crossover(a, dps=80)["N_upper"])
     assert _agrees(root, ref["N_upper"])
     assert c.value - 1 < root.exact_lo <= root.exact_hi < c.value
-    assert root.lo <= root.value <= root.hi and root.rel_radius < 1e-30
+    assert root.lo <= root.value <= root.hi and root.rel_radius < NAMED["certified_enclosure"].rtol
     # the two comparisons that decide N*: N*-1 is not a crossover, N* is
     assert c.evidence["at_N_star_minus_1"]["holds"] is False
     assert c.evidence["at_N_star"]["holds"] is True
@@ -151,7 +152,7 @@ def test_certify_below_raises_precision_until_decided(flint):
     assert c.holds is True and c.bits == 128
     with pytest.raises(CertificationRefused):
         certify_below(one_plus_tiny, 1, name="1 + 2^-100", precisions=(53,))
-    with pytest.raises(InputError, match="precisions"):
+    with raises_input_error("precisions"):
         certify_below(one_plus_tiny, 1, name="x", precisions=())
 
 
@@ -160,18 +161,19 @@ def test_blowup_ball_encloses_the_50_digit_value(flint, eps, L_prime):
     b = certified.blowup_bound(eps, L_prime)
     ref = bounds.blowup_bound(eps, L_prime)
     assert b.precision == "certified" and b.bits == certified.VALUE_BITS
-    assert b.encloses(bounds.blowup_bound(eps, L_prime, dps=80)) and _agrees(b, ref) and b.rel_radius < 1e-30
+    assert b.encloses(bounds.blowup_bound(eps, L_prime, dps=80)) and _agrees(b, ref)
+    assert b.rel_radius < NAMED["certified_enclosure"].rtol
     assert b.lo <= float(ref) <= b.hi and b.lo <= b.exact_lo and b.hi >= b.exact_hi
     with mpmath.workdps(60):  # an independent form: (1 + eps^(-1/2))^L' = ((sqrt(eps) + 1)/sqrt(eps))^L'
         e = mpmath.mpf(eps) if not isinstance(eps, Fraction) else mpmath.mpf(eps.numerator) / eps.denominator
         alt = ((mpmath.sqrt(e) + 1) / mpmath.sqrt(e)) ** L_prime
-        assert abs(alt - ref) < mpmath.mpf(10) ** -45 * ref
+        assert abs(alt - ref) < NAMED["reference_50_digit"].rtol * ref
 
 
 def test_blowup_beyond_float_range_rounds_outward(flint):
     b = certified.blowup_bound(1e-300, 8)  # about 1e1200
     assert b.hi == math.inf and b.lo == sys.float_info.max and b.value == math.inf
-    assert b.rel_radius < 1e-30
+    assert b.rel_radius < NAMED["certified_enclosure"].rtol
 
 
 @pytest.mark.parametrize("D", [16, 32, 64])
@@ -181,7 +183,8 @@ def test_packing_balls_and_crossover_equal_50_digit(flint, D, xi):
     for C in bounds.DEFAULT_C_LIPS:
         lb = certified.packing_log2_bound(M, C, 2.0, xi)
         ref = bounds.packing_crossover(M, C, 2.0, xi)
-        assert lb.precision == "certified" and lb.rel_radius < 1e-30 and _agrees(lb, ref["log2_bound"])
+        assert lb.precision == "certified" and lb.rel_radius < NAMED["certified_enclosure"].rtol
+        assert _agrees(lb, ref["log2_bound"])
         assert lb.encloses(bounds.packing_log2_bound(M, C, 2.0, xi, dps=80))
         n = certified.packing_crossover(M, C, 2.0, xi)
         assert n.precision == "certified" and n.value == ref["N_star"]
@@ -205,7 +208,7 @@ def test_erf_bound_is_an_exact_rational():
     assert e.exact_lo == e.exact_hi == (1 - Fraction(2, 1000**2)) ** 2 == Fraction(249999000001, 250000000000)
     assert e.precision == "certified" and e.bits is None and e.rel_radius == 0
     assert e.lo <= e.exact_lo <= e.hi and e.hi - e.lo <= 2 * math.ulp(1.0)
-    assert e.value == pytest.approx(erf_attention_loss_bound(1000), rel=1e-15)
+    assert e.value == pytest.approx(erf_attention_loss_bound(1000), rel=NAMED["float64_few_roundings"].rtol)
 
 
 def test_without_flint_the_values_are_50_digit(without_flint):
@@ -216,7 +219,7 @@ def test_without_flint_the_values_are_50_digit(without_flint):
     assert b.precision == "50-digit" and b.lo == b.value == b.hi
     assert b.value == float(bounds.blowup_bound(1e-5, 4))
     root = certified.crossover_root(Fraction(43, 4))
-    assert root.precision == "50-digit" and root.value == pytest.approx(64.6588386738327, rel=1e-14)
+    assert root.precision == "50-digit" and root.value == pytest.approx(64.6588386738327, abs=decimal_places(13).atol)
     p = certified.packing_crossover(104385, 1e24, 2.0, 0.01)
     assert (p.value, p.precision) == (24, "50-digit")
     assert certified.packing_log2_bound(104385, 1e24, 2.0, 0.01).precision == "50-digit"
@@ -237,5 +240,5 @@ def test_without_flint_the_values_are_50_digit(without_flint):
     (lambda: certified.crossover_root(mpmath.inf), "a"),
 ])
 def test_input_errors_name_the_argument(call, name):
-    with pytest.raises(InputError, match=rf"^{name} = "):
+    with raises_input_error(name):
         call()

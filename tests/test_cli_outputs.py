@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 
 import pytest
 
 from verify.cli import build_parser, main
+from tests.helpers import run_cli_process
 
 MAGIC = {".png": b"\x89PNG", ".pdf": b"%PDF", ".svg": b"<?xml"}
 
@@ -63,9 +62,8 @@ def test_piped_output_keeps_numbers_whole():
     row, with its interval, stays on one line."""
     import os
 
-    r = subprocess.run([sys.executable, "-m", "verify.cli", "xor", "sweep", "--d", "20", "--m", "2,3",
-                        "--seeds", "4"], capture_output=True, text=True, timeout=300,
-                       env=dict(os.environ, COLUMNS="60"))
+    r = run_cli_process("xor", "sweep", "--d", "20", "--m", "2,3", "--seeds", "4",
+                        env=dict(os.environ, COLUMNS="60"))
     assert r.returncode == 0, r.stderr
     rows = [line for line in r.stdout.splitlines() if "[" in line and "│" in line]
     assert len(rows) == 2 and all("]" in row for row in rows), r.stdout
@@ -80,9 +78,8 @@ def test_crossval_leaves_no_hypothesis_folder_in_the_working_folder(tmp_path):
     example = Path(verify.__file__).parent.parent / "docs" / "examples" / "my_sensitivity.py"
     work, cache = tmp_path / "work", tmp_path / "cache"
     work.mkdir()
-    r = subprocess.run([sys.executable, "-m", "verify.cli", "crossval", "profile", f"{example}:profile_pm1",
-                        "--N", "4", "--values", "pm1", "--examples", "20"], cwd=work, capture_output=True,
-                       text=True, timeout=300, env=dict(os.environ, XDG_CACHE_HOME=str(cache)))
+    r = run_cli_process("crossval", "profile", f"{example}:profile_pm1", "--N", "4", "--values", "pm1",
+                        "--examples", "20", cwd=work, env=dict(os.environ, XDG_CACHE_HOME=str(cache)))
     assert r.returncode == 0, r.stdout + r.stderr
     assert list(work.iterdir()) == []
     assert (cache / "boolverify" / "hypothesis").is_dir()

@@ -1,25 +1,17 @@
 """`boolverify sensitivity profile`: output, files, and one-line errors with exit code 2."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from verify.cli import main
+from tests.helpers import run_cli_process
 
 
-def run(argv, capsys):
-    rc = main(["sensitivity", "profile", *argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def test_majority_table_and_json(tmp_path, capsys):
+def test_majority_table_and_json(tmp_path, cli):
     js = tmp_path / "out" / "maj.json"
     js.parent.mkdir()
-    rc, out, err = run(["--function", "majority", "--N", "10", "--json", str(js)], capsys)
+    rc, out, err = cli("sensitivity", "profile", "--function", "majority", "--N", "10", "--json", str(js))
     assert rc == 0 and err == ""
     assert "562" in out and "252" in out and "210" in out and "agree" in out
     data = json.loads(js.read_text())
@@ -29,36 +21,36 @@ def test_majority_table_and_json(tmp_path, capsys):
     assert data["min_sensitivity"] == 0 and data["max_sensitivity"] == 6
 
 
-def test_params_and_figure(tmp_path, capsys):
+def test_params_and_figure(tmp_path, cli):
     fig = tmp_path / "h.png"
     pdf = tmp_path / "h.pdf"
-    rc, out, _ = run(["--function", "sparse_parity", "--N", "8", "--S", "0,2,5", "--figure", str(fig)], capsys)
+    rc, out, _ = cli("sensitivity", "profile", "--function", "sparse_parity", "--N", "8", "--S", "0,2,5", "--figure", str(fig))
     assert rc == 0 and fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "no zero-sensitivity string" in out
-    rc, _, _ = run(["--function", "dictator", "--N", "5", "--i", "3", "--figure", str(pdf)], capsys)
+    rc, _, _ = cli("sensitivity", "profile", "--function", "dictator", "--N", "5", "--i", "3", "--figure", str(pdf))
     assert rc == 0 and pdf.read_bytes()[:4] == b"%PDF"
-    rc, out, _ = run(["--function", "random", "--N", "6", "--seed", "3"], capsys)
+    rc, out, _ = cli("sensitivity", "profile", "--function", "random", "--N", "6", "--seed", "3")
     assert rc == 0 and "K_0 =" in out
     # no temporary files left beside the figures
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.pdf", "h.png"]
 
 
-def test_table_files(tmp_path, capsys):
+def test_table_files(tmp_path, cli):
     and2 = tmp_path / "and.txt"
     and2.write_text("0 0\n0 1\n")
     js = tmp_path / "and.json"
-    rc, _, _ = run(["--table", str(and2), "--json", str(js)], capsys)
+    rc, _, _ = cli("sensitivity", "profile", "--table", str(and2), "--json", str(js))
     assert rc == 0 and json.loads(js.read_text())["profile"] == [1, 2, 1]
     npy = tmp_path / "maj.npy"
     from numeric.boolean import truth_table
 
     np.save(npy, truth_table("majority", 7).numpy())
-    rc, out, _ = run(["--table", str(npy), "--json", str(js)], capsys)
+    rc, out, _ = cli("sensitivity", "profile", "--table", str(npy), "--json", str(js))
     assert rc == 0 and json.loads(js.read_text())["profile"][0] == 2**7 - 70  # C(8, 4)
     # MSB-first listing of x_0 (itertools order): the first half 0, the second half 1
     msb = tmp_path / "first_msb.txt"
     msb.write_text("0000" "1111")
-    rc, _, _ = run(["--table", str(msb), "--msb-first", "--json", str(js)], capsys)
+    rc, _, _ = cli("sensitivity", "profile", "--table", str(msb), "--msb-first", "--json", str(js))
     data = json.loads(js.read_text())
     assert rc == 0 and data["profile"] == [0, 8, 0, 0]
 
@@ -81,8 +73,8 @@ def test_table_files(tmp_path, capsys):
         (["--function", "majority", "--N", "4", "--json", "/"], "--json"),
     ],
 )
-def test_bad_function_input(argv, name, capsys):
-    rc, out, err = run(argv, capsys)
+def test_bad_function_input(argv, name, cli):
+    rc, out, err = cli("sensitivity", "profile", *argv)
     assert rc == 2
     assert err.startswith("boolverify: error: ") and err.count("\n") == 1 and "Traceback" not in err
     assert name in err
@@ -96,10 +88,10 @@ def test_bad_function_input(argv, name, capsys):
         ("", "length 0"),
     ],
 )
-def test_bad_table_files(tmp_path, content, match, capsys):
+def test_bad_table_files(tmp_path, content, match, cli):
     f = tmp_path / "t.txt"
     f.write_text(content)
-    rc, _, err = run(["--table", str(f)], capsys)
+    rc, _, err = cli("sensitivity", "profile", "--table", str(f))
     assert rc == 2 and "--table" in err and match in err and err.count("\n") == 1
 
 
@@ -113,15 +105,12 @@ def test_bad_table_files(tmp_path, content, match, capsys):
         (lambda d: np.save(d / "vals.npy", np.array([0.0, 0.5])) or d / "vals.npy", ["--N", "1"], "--N"),
     ],
 )
-def test_missing_and_malformed_files(tmp_path, capsys, make, extra, name):
-    rc, _, err = run(["--table", str(make(tmp_path)), *extra], capsys)
+def test_missing_and_malformed_files(tmp_path, cli, make, extra, name):
+    rc, _, err = cli("sensitivity", "profile", "--table", str(make(tmp_path)), *extra)
     assert rc == 2 and name in err and err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_subprocess_one_line_error():
-    r = subprocess.run(
-        [sys.executable, "-m", "verify.cli", "sensitivity", "profile", "--function", "parity", "--N", "40"],
-        capture_output=True, text=True, timeout=120,
-    )
+    r = run_cli_process("sensitivity", "profile", "--function", "parity", "--N", "40", timeout=120)
     assert r.returncode == 2
     assert r.stderr.startswith("boolverify: error: --N = 40") and r.stderr.count("\n") == 1

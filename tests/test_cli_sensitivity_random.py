@@ -7,25 +7,19 @@ import json
 
 import pytest
 
-from verify.cli import main
+from verify.common.tolerances import NAMED
 
 
-def _run(capsys, *argv):
-    rc = main(["sensitivity", *argv])
-    out = capsys.readouterr()
-    return rc, out.out, out.err
-
-
-def test_random_small_run_with_json_and_figure(tmp_path, capsys):
+def test_random_small_run_with_json_and_figure(tmp_path, cli):
     js, fig = tmp_path / "r.json", tmp_path / "r.png"
-    rc, out, err = _run(capsys, "random", "--N", "6", "--D", "8", "--L", "1", "--models", "5",
+    rc, out, err = cli("sensitivity", "random", "--N", "6", "--D", "8", "--L", "1", "--models", "5",
                         "--init", "gaussian", "--json", str(js), "--figure", str(fig))
     assert rc == 0, err
     assert "K_0 >= 1, all models" in out and "mean profile" in out and "0.632" in out
     d = json.loads(js.read_text())
     assert d["params"]["init"] == "gaussian" and d["summary"]["models"] == 5
     assert len(d["profiles"]) == 5 and all(sum(row) == 64 for row in d["profiles"])
-    assert abs(sum(d["summary"]["mean_profile_frac"]) - 1) < 1e-12
+    assert abs(sum(d["summary"]["mean_profile_frac"]) - 1) < NAMED["float64_short_sum"].atol
     assert fig.stat().st_size > 1000
     assert d["params"]["preset"] == "boolverify" and d["params"]["conventions"]["readout"] == "linear"
     m = d["models"]
@@ -33,7 +27,7 @@ def test_random_small_run_with_json_and_figure(tmp_path, capsys):
     assert m["frac_constant_ci"][0] <= m["frac_constant"] <= m["frac_constant_ci"][1]
     # reproducible: the same seed gives the same profiles
     js2 = tmp_path / "r2.json"
-    _run(capsys, "random", "--N", "6", "--D", "8", "--L", "1", "--models", "5", "--init", "gaussian",
+    cli("sensitivity", "random", "--N", "6", "--D", "8", "--L", "1", "--models", "5", "--init", "gaussian",
          "--json", str(js2))
     assert json.loads(js2.read_text())["profiles"] == d["profiles"]
 
@@ -61,14 +55,14 @@ def test_random_small_run_with_json_and_figure(tmp_path, capsys):
         (["--preset", "bhattamishra", "--B", "-1"], "--B"),
     ],
 )
-def test_random_bad_input(capsys, argv, name):
-    rc, out, err = _run(capsys, "random", "--N", "4", "--D", "8", "--models", "2", *argv)
+def test_random_bad_input(cli, argv, name):
+    rc, out, err = cli("sensitivity", "random", "--N", "4", "--D", "8", "--models", "2", *argv)
     assert rc == 2
     assert err.startswith("boolverify: error: ") and name in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
 
 
-def test_random_zero_variance_reported(capsys, monkeypatch):
+def test_random_zero_variance_reported(cli, monkeypatch):
     """eps = 0 with a zero-variance LN input: the CLI prints the layer and position."""
     import torch
 
@@ -84,14 +78,14 @@ def test_random_zero_variance_reported(capsys, monkeypatch):
         return model
 
     monkeypatch.setattr(rt, "initialize_", zero_init)
-    rc, out, err = _run(capsys, "random", "--N", "3", "--D", "4", "--models", "1")
+    rc, out, err = cli("sensitivity", "random", "--N", "3", "--D", "4", "--models", "1")
     assert rc == 2
     assert "zero variance in layer 1, attention layer norm, position 0" in err
 
 
-def test_random_bhattamishra_preset(tmp_path, capsys):
+def test_random_bhattamishra_preset(tmp_path, cli):
     js = tmp_path / "b.json"
-    rc, out, err = _run(capsys, "random", "--preset", "bhattamishra", "--N", "5", "--D", "8", "--L", "2",
+    rc, out, err = cli("sensitivity", "random", "--preset", "bhattamishra", "--N", "5", "--D", "8", "--L", "2",
                         "--models", "6", "--json", str(js))
     assert rc == 0, err
     assert "bhattamishra conventions" in out and "H=1" in out and "F=16" in out and "B=10" in out
@@ -101,7 +95,7 @@ def test_random_bhattamishra_preset(tmp_path, capsys):
     assert p["preset"] == "bhattamishra" and p["B"] == 10.0 and p["eps"] == 1e-6 and p["F"] == 16
     assert p["conventions"]["norm"] == "pre" and p["conventions"]["dtype"] == "float32"
     # an explicit option overrides the preset's
-    rc, out, err = _run(capsys, "random", "--preset", "bhattamishra", "--N", "4", "--D", "8", "--L", "1",
+    rc, out, err = cli("sensitivity", "random", "--preset", "bhattamishra", "--N", "4", "--D", "8", "--L", "1",
                         "--models", "2", "--readout", "median", "--B", "1", "--json", str(js))
     assert rc == 0, err
     d = json.loads(js.read_text())
@@ -110,7 +104,7 @@ def test_random_bhattamishra_preset(tmp_path, capsys):
     assert all(o in (0, 8) for o in d["ones"])
 
 
-def test_random_lists_models_with_K0_zero(tmp_path, capsys, monkeypatch):
+def test_random_lists_models_with_K0_zero(tmp_path, cli, monkeypatch):
     """Every model made to compute x_2 (outputs x_2 - 1/2): all have K_0 = 0, each is listed
     with its seed as DICTATOR x_2."""
     import torch
@@ -120,7 +114,7 @@ def test_random_lists_models_with_K0_zero(tmp_path, capsys, monkeypatch):
     # the tables are read by numeric.transformer_eval.boolean_table from these outputs
     monkeypatch.setattr(te, "evaluate_all",
                         lambda model, N, chunk=None, fast=None: ((torch.arange(1 << N) >> 2) & 1).double() - 0.5)
-    rc, out, err = _run(capsys, "random", "--N", "4", "--D", "4", "--L", "1", "--models", "3", "--seed", "40")
+    rc, out, err = cli("sensitivity", "random", "--N", "4", "--D", "4", "--L", "1", "--models", "3", "--seed", "40")
     assert rc == 0, err
     assert "models with K_0 = 0" in out and out.count("DICTATOR x_2") == 3
     assert all(str(s) in out for s in (40, 41, 42))
@@ -134,7 +128,7 @@ def test_random_lists_models_with_K0_zero(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(te, "evaluate_all", near_parity)
     js = tmp_path / "k0.json"
-    rc, out, err = _run(capsys, "random", "--N", "5", "--D", "4", "--L", "1", "--models", "1", "--json", str(js))
+    rc, out, err = cli("sensitivity", "random", "--N", "5", "--D", "4", "--L", "1", "--models", "1", "--json", str(js))
     assert rc == 0, err
     assert "not recognised" in out
     d = json.loads(js.read_text())
@@ -165,14 +159,14 @@ def test_identify_function():
     assert nearest_parity(near, N) == ("PARITY x_1+x_4", 31 / 32)
 
 
-def test_bounds_table_and_json(tmp_path, capsys):
+def test_bounds_table_and_json(tmp_path, cli):
     js = tmp_path / "b.json"
-    rc, out, err = _run(capsys, "bounds", "--D", "64", "--L", "2", "--json", str(js))
+    rc, out, err = cli("sensitivity", "bounds", "--D", "64", "--L", "2", "--json", str(js))
     assert rc == 0, err
     assert "43/4" in out and "65 (agree)" in out and "packing bound" in out
     d = json.loads(js.read_text())
     assert d["N_star"] == 65 and d["a"] == "43/4" and len(d["packing"]) == 5
-    rc, out, err = _run(capsys, "bounds", "--D", "16", "--L", "2", "--C-lip", "10", "--eps", "0")
+    rc, out, err = cli("sensitivity", "bounds", "--D", "16", "--L", "2", "--C-lip", "10", "--eps", "0")
     assert rc == 0 and "a<=0" in out and "unbounded" in out
 
 
@@ -189,7 +183,7 @@ def test_bounds_table_and_json(tmp_path, capsys):
         (["--json", "/"], "--json"),
     ],
 )
-def test_bounds_bad_input(capsys, argv, name):
-    rc, out, err = _run(capsys, "bounds", *argv)
+def test_bounds_bad_input(cli, argv, name):
+    rc, out, err = cli("sensitivity", "bounds", *argv)
     assert rc == 2 and "Traceback" not in err and err.startswith("boolverify: error:")
     assert name in err and len(err.strip().splitlines()) == 1

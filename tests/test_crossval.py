@@ -2,8 +2,6 @@
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,13 +17,9 @@ from verify.crossval.implementations import (
     read_table,
 )
 from numeric.validation import InputError
+from tests.helpers import raises_input_error, run_cli_process
 
 IMPL = Path(__file__).resolve().parents[1] / "docs" / "examples" / "xor_impl.py"
-
-
-def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
 
 
 def test_correct_gradient_agrees():
@@ -55,14 +49,14 @@ def test_half_mse_convention_is_adapted():
 
 
 def test_cli_wrong_implementation_exit_1_with_counterexample():
-    r = cli("crossval", "xor-grad", f"{IMPL}:population_grad_dropped_term", "--examples", "50")
+    r = run_cli_process("crossval", "xor-grad", f"{IMPL}:population_grad_dropped_term", "--examples", "50")
     assert r.returncode == 1, r.stderr
     assert "MISMATCH" in r.stdout and "smallest counterexample found: d=2," in r.stdout
     assert "expected =" in r.stdout and "received =" in r.stdout
 
 
 def test_cli_correct_implementation_exit_0():
-    r = cli("crossval", "xor-grad", f"{IMPL}:population_grad", "--examples", "30")
+    r = run_cli_process("crossval", "xor-grad", f"{IMPL}:population_grad", "--examples", "30")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "agrees" in r.stdout
 
@@ -78,7 +72,7 @@ def test_cli_correct_implementation_exit_0():
     ],
 )
 def test_cli_bad_targets_one_line_exit_2(target, message):
-    r = cli("crossval", "xor-grad", target, "--examples", "5")
+    r = run_cli_process("crossval", "xor-grad", target, "--examples", "5")
     assert r.returncode == 2
     assert message in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
@@ -133,7 +127,7 @@ def test_malformed_files(tmp_path, content, message):
     p.write_text(content)
     with pytest.raises(InputError, match=message):
         crossval_file(p)
-    r = cli("crossval", "xor-file", str(p))
+    r = run_cli_process("crossval", "xor-file", str(p))
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
 
 
@@ -194,7 +188,7 @@ BAD = [
 
 @pytest.mark.parametrize("call, name", BAD, ids=[f"{n}-{i}" for i, (_, n) in enumerate(BAD)])
 def test_bad_arguments_raise_input_error(tmp_path, call, name):
-    with pytest.raises(InputError, match=re.escape(name)):
+    with raises_input_error(name):
         call(tmp_path)
 
 
@@ -216,12 +210,12 @@ def test_profile_table_file(tmp_path):
     p.write_text("0 0 0 1 0 1 1 1")  # strict MAJORITY, N = 3
     table, claimed = read_table(p)
     assert table.tolist() == [0, 0, 0, 1, 0, 1, 1, 1] and claimed is None
-    r = cli("crossval", "profile", str(p), "--claimed", "2,0,6,0")
+    r = run_cli_process("crossval", "profile", str(p), "--claimed", "2,0,6,0")
     assert r.returncode == 0, r.stdout + r.stderr
-    r = cli("crossval", "profile", str(p), "--claimed", "2,6,0,0")
+    r = run_cli_process("crossval", "profile", str(p), "--claimed", "2,6,0,0")
     assert r.returncode == 1 and "MISMATCH" in r.stdout
     p.write_text("0 1 1")
-    r = cli("crossval", "profile", str(p))
+    r = run_cli_process("crossval", "profile", str(p))
     assert r.returncode == 2 and "not a power of two" in r.stderr
 
 
@@ -282,7 +276,7 @@ def test_seeded_tables_cover_low_and_high_sensitivity():
 
 def test_cli_success_line_says_what_and_which_sizes(tmp_path):
     (tmp_path / "impl.py").write_text(PROFILE_SRC)
-    r = cli("crossval", "profile", "impl.py:average", "--returns", "average", "--N", "9", "--examples", "15",
+    r = run_cli_process("crossval", "profile", "impl.py:average", "--returns", "average", "--N", "9", "--examples", "15",
             "--json", "v.json", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "matches boolverify's average sensitivity as(f) on" in r.stdout and "N = 1..9" in r.stdout
@@ -293,21 +287,21 @@ def test_cli_success_line_says_what_and_which_sizes(tmp_path):
 
 def test_cli_hint_for_a_forgotten_option():
     half = f"{IMPL.parent / 'xor_impl.py'}:population_grad"
-    r = cli("crossval", "xor-grad", half, "--half-mse", "--examples", "20")
+    r = run_cli_process("crossval", "xor-grad", half, "--half-mse", "--examples", "20")
     assert r.returncode == 1 and "did you mean no --half-mse?" in r.stdout, r.stdout + r.stderr
 
 
 def test_cli_imports_from_the_working_folder_and_path(tmp_path):
     (tmp_path / "mymod.py").write_text(PROFILE_SRC)
-    r = cli("crossval", "profile", "mymod:profile", "--N", "4", "--examples", "5", cwd=tmp_path)
+    r = run_cli_process("crossval", "profile", "mymod:profile", "--N", "4", "--examples", "5", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / "helper.py").write_text(PROFILE_SRC)
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "impl.py").write_text("from helper import profile\n")
-    r = cli("crossval", "profile", str(tmp_path / "src" / "impl.py") + ":profile", "--N", "4", "--examples", "5")
+    r = run_cli_process("crossval", "profile", str(tmp_path / "src" / "impl.py") + ":profile", "--N", "4", "--examples", "5")
     assert r.returncode == 2 and "No module named 'helper'" in r.stderr
-    r = cli("crossval", "profile", str(tmp_path / "src" / "impl.py") + ":profile", "--N", "4", "--examples", "5",
+    r = run_cli_process("crossval", "profile", str(tmp_path / "src" / "impl.py") + ":profile", "--N", "4", "--examples", "5",
             "--path", str(tmp_path / "lib"))
     assert r.returncode == 0, r.stdout + r.stderr
 
@@ -317,7 +311,7 @@ def test_table_file_in_pm1_values(tmp_path):
     p.write_text("1 1 1 -1 1 -1 -1 -1")
     table, _ = read_table(p, values="pm1")
     assert table.tolist() == [0, 0, 0, 1, 0, 1, 1, 1]
-    r = cli("crossval", "profile", str(p), "--values", "pm1", "--claimed", "2,0,6,0")
+    r = run_cli_process("crossval", "profile", str(p), "--values", "pm1", "--claimed", "2,0,6,0")
     assert r.returncode == 0, r.stdout + r.stderr
 
 

@@ -10,8 +10,6 @@ Rows that fail before any target is imported run in-process through :func:`verif
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 import zipfile
 from pathlib import Path
@@ -20,6 +18,7 @@ import numpy as np
 import pytest
 
 from verify.cli import main
+from tests.helpers import run_cli_process
 
 ROOT = Path(__file__).resolve().parents[1]
 IMPL = ROOT / "docs" / "examples" / "xor_impl.py"
@@ -282,8 +281,7 @@ def test_bad_input_in_process(tmp_path, capsys, argv, expected_rc, fragment):
 
 def _cli(argv, tmp_path, limit=60):
     start = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "verify.cli", "crossval", *_expand(argv, tmp_path)],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=limit)
+    r = run_cli_process("crossval", *_expand(argv, tmp_path), cwd=tmp_path, timeout=limit)
     return r, time.monotonic() - start
 
 

@@ -1,6 +1,5 @@
 """verify.symbolic.latex and `boolverify derive`: generated LaTeX, compilation, missing pdflatex."""
 
-import re
 import shutil
 
 import pytest
@@ -8,6 +7,7 @@ import pytest
 from verify.cli import main
 from verify.symbolic.derivation import derive
 from numeric.validation import InputError
+from tests.helpers import raises_input_error
 from verify.symbolic.latex import LatexError, compile_pdf, derivation_tex, multiline, tex
 
 needs_pdflatex = pytest.mark.skipif(shutil.which("pdflatex") is None,
@@ -85,13 +85,13 @@ def test_bad_out_and_missing_file(tmp_path, capsys):
     assert main(["derive", "--out", str(tmp_path / "d.txt")]) == 2
     assert "expected a file name ending in .tex" in capsys.readouterr().err
     if shutil.which("pdflatex"):
-        with pytest.raises(InputError, match=re.escape("tex_path")):
+        with raises_input_error("tex_path"):
             compile_pdf(tmp_path / "missing.tex")
 
 
 def test_missing_tex_file_names_the_argument(tmp_path, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/pdflatex")  # never run
-    with pytest.raises(InputError, match=re.escape("tex_path")):
+    with raises_input_error("tex_path"):
         compile_pdf(tmp_path / "missing.tex")
 
 

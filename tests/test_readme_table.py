@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from verify import InputError
+from tests.helpers import raises_input_error
 from verify.report.claims import CLAIMS
 from verify.report.readme import (
     END, START, load_report, main, render_table, replace_region, table_region, update_readme,
@@ -71,9 +71,9 @@ def test_bad_input_one_line_exit_2(tmp_path, capsys, argv, name):
 
 
 def test_api_bad_input_raises_input_error(tmp_path):
-    with pytest.raises(InputError, match="readme"):
+    with raises_input_error("readme"):
         replace_region("no markers", "| x |\n")
-    with pytest.raises(InputError, match="report"):
+    with raises_input_error("report"):
         load_report(tmp_path / "missing.json")
 
 

@@ -1,10 +1,6 @@
 """verify.reference.population (50-digit mpmath) against brute-force enumeration of {±1}^d, precision near a
 solution, large logits, input types and bad input."""
 
-import math
-import random
-import re
-
 import mpmath
 import numpy as np
 import pytest
@@ -12,23 +8,14 @@ import torch
 
 from verify.reference.oracle import (MAX_ORACLE_DPS, enumerated_grad_converged,
                                      enumerated_grad_mp, enumerated_loss_mp)
-from numeric.validation import InputError
 from verify.reference.population import ATTENTIONS, population_grad, population_loss
+from verify.common.tolerances import NAMED, working_digits
+from verify.reference.checks import near_solution_instance, random_instance
+from tests.helpers import raises_input_error
 
 
-def _unit(rng, m):
-    v = [rng.gauss(0, 1) for _ in range(m)]
-    n = math.sqrt(sum(x * x for x in v))
-    return [x / n for x in v]
-
-
-def instance(d, m, seed, scale=3.0):
-    rng = random.Random(seed)
-    V = [_unit(rng, m) for _ in range(d)]
-    th = [scale * x for x in _unit(rng, m)]
-    tht = [scale * x for x in _unit(rng, m)]
-    a, b = rng.sample(range(d), 2)
-    return V, th, tht, (a, b)
+# the 50-digit references against each other and the enumeration: at most 5 digits lost
+REF = working_digits(50, 5)
 
 
 def _max_diff(xs, ys):
@@ -38,67 +25,57 @@ def _max_diff(xs, ys):
 @pytest.mark.parametrize("attention", ATTENTIONS)
 @pytest.mark.parametrize("d", [2, 3, 6, 10])
 def test_loss_matches_enumeration(attention, d):
-    V, th, tht, sup = instance(d, 3, seed=d)
+    V, th, tht, sup = random_instance(d, 3, seed=d)
     L = population_loss(V, th, tht, sup, attention)
     E = enumerated_loss_mp(V, th, tht, sup, attention, dps=80)
     with mpmath.workdps(80):
-        assert abs(L - E) < mpmath.mpf("1e-45") * max(1, abs(E))
+        assert abs(L - E) < REF.rtol * max(1, abs(E))
         assert E > mpmath.mpf("1e-3")  # a generic point, far from a solution
 
 
 @pytest.mark.parametrize("attention", ATTENTIONS)
 @pytest.mark.parametrize("d", [2, 5, 10])
 def test_grad_matches_enumeration(attention, d):
-    V, th, tht, sup = instance(d, 3, seed=100 + d)
+    V, th, tht, sup = random_instance(d, 3, seed=100 + d)
     g, gt = population_grad(V, th, tht, sup, attention)
     eg, egt = enumerated_grad_mp(V, th, tht, sup, attention, dps=80)
     with mpmath.workdps(80):
         for x, y in ((g, eg), (gt, egt)):
             scale = max(abs(v) for v in y)
             assert scale > mpmath.mpf("1e-6")
-            assert _max_diff(x, y) < mpmath.mpf("1e-45") * scale
+            assert _max_diff(x, y) < REF.rtol * scale
 
 
 @pytest.mark.parametrize("attention", ATTENTIONS)
 def test_grad_matches_mpmath_differentiation_of_enumerated_loss(attention):
-    V, th, tht, sup = instance(4, 2, seed=7)
+    V, th, tht, sup = random_instance(4, 2, seed=7)
     g, gt = population_grad(V, th, tht, sup, attention)
     eg, egt = enumerated_grad_mp(V, th, tht, sup, attention, dps=60, method="diff")
     with mpmath.workdps(60):
         for x, y in ((g, eg), (gt, egt)):
-            assert _max_diff(x, y) < mpmath.mpf("1e-40") * max(abs(v) for v in y)
-
-
-def _near_solution(logit, d=6, swap=False):
-    """Softmax heads on a = 1 and b = 4 (or swapped) with margin ``logit``."""
-    V = [[1.0 if i == k else 0.0 for k in range(d)] for i in range(d)]
-    th, tht = [0.0] * d, [0.0] * d
-    th[4 if swap else 1] = logit
-    tht[1 if swap else 4] = logit
-    tht[0] = 0.5  # break symmetry so that u and u~ differ
-    return V, th, tht, (1, 4)
+            assert _max_diff(x, y) < NAMED["reference_50_digit"].rtol * max(abs(v) for v in y)
 
 
 @pytest.mark.parametrize("logit,swap", [(25.0, False), (70.0, False), (70.0, True), (140.0, False)])
 def test_loss_relative_precision_near_a_solution(logit, swap):
-    V, th, tht, sup = _near_solution(logit, swap=swap)
+    V, th, tht, sup = near_solution_instance(logit, swap=swap)
     L = population_loss(V, th, tht, sup)
     # enumeration is a sum of squares: exact to dps - log10(1/|f - y|) digits
     E = enumerated_loss_mp(V, th, tht, sup, dps=260)
     with mpmath.workdps(80):
         assert E < mpmath.mpf("1e-18")
-        assert abs(L - E) / E < mpmath.mpf("1e-45"), (L, E)
+        assert abs(L - E) / E < REF.rtol, (L, E)
 
 
 def test_grad_relative_precision_near_a_solution():
-    V, th, tht, sup = _near_solution(70.0)
+    V, th, tht, sup = near_solution_instance(70.0)
     g, gt = population_grad(V, th, tht, sup)
     eg, egt = enumerated_grad_mp(V, th, tht, sup, dps=260)
     with mpmath.workdps(80):
         for x, y in ((g, eg), (gt, egt)):
             scale = max(abs(v) for v in y)
             assert scale < mpmath.mpf("1e-25")
-            assert _max_diff(x, y) < mpmath.mpf("1e-45") * scale
+            assert _max_diff(x, y) < REF.rtol * scale
 
 
 def test_linear_attention_near_a_solution():
@@ -112,7 +89,7 @@ def test_linear_attention_near_a_solution():
     E = enumerated_loss_mp(V, th, tht, (0, 3), "linear", dps=200)
     with mpmath.workdps(80):
         assert E < mpmath.mpf("1e-20")
-        assert abs(L - E) / E < mpmath.mpf("1e-45")
+        assert abs(L - E) / E < REF.rtol
 
 
 def test_precision_is_raised_when_two_evaluations_disagree(monkeypatch):
@@ -128,7 +105,7 @@ def test_precision_is_raised_when_two_evaluations_disagree(monkeypatch):
     L = population_loss(V, th, tht, (0, 3), "linear", dps=50)
     E = enumerated_loss_mp(V, th, tht, (0, 3), "linear", dps=200)
     with mpmath.workdps(80):
-        assert abs(L - E) / E < mpmath.mpf("1e-48")
+        assert abs(L - E) / E < working_digits(50, 2).rtol
 
 
 @pytest.mark.parametrize("attention", ATTENTIONS)
@@ -143,11 +120,11 @@ def test_tiny_weights_far_from_a_solution(attention):
     L = population_loss(V, th, tht, sup, attention)
     E = enumerated_loss_mp(V, th, tht, sup, attention, dps=80)
     with mpmath.workdps(80):
-        assert abs(L - E) < mpmath.mpf("1e-45") * E
+        assert abs(L - E) < REF.rtol * E
         for x, y in ((g, eg), (gt, egt)):
             scale = max(abs(v) for v in y)
             assert scale > 0
-            assert _max_diff(x, y) <= mpmath.mpf("1e-45") * scale
+            assert _max_diff(x, y) <= REF.rtol * scale
 
 
 def test_logits_are_exact_beyond_the_working_precision():
@@ -164,11 +141,11 @@ def test_logits_are_exact_beyond_the_working_precision():
     E = enumerated_loss_mp(V2, th, tht, (0, 3), "linear", dps=800)
     with mpmath.workdps(80):
         assert mpmath.mpf("1e-370") < E < mpmath.mpf("1e-350")
-        assert abs(L - E) / E < mpmath.mpf("1e-45")
+        assert abs(L - E) / E < REF.rtol
 
 
 def test_huge_logits_give_finite_results():
-    V, th, tht, sup = _near_solution(1e8)
+    V, th, tht, sup = near_solution_instance(1e8)
     L = population_loss(V, th, tht, sup)
     assert mpmath.isfinite(L) and 0 < L < mpmath.mpf("1e-1000000")
     th2 = [-x for x in th]  # the wrong head: loss of order one
@@ -179,16 +156,16 @@ def test_huge_logits_give_finite_results():
 
 
 def test_dps_controls_the_digits():
-    V, th, tht, sup = instance(5, 3, seed=3)
+    V, th, tht, sup = random_instance(5, 3, seed=3)
     L30 = population_loss(V, th, tht, sup, dps=30)
     L100 = population_loss(V, th, tht, sup, dps=100)
     with mpmath.workdps(100):
-        assert abs(L30 - L100) < mpmath.mpf("1e-30") * L100
+        assert abs(L30 - L100) < working_digits(30).rtol * L100
         assert abs(L30 - L100) > 0  # really rounded at 30 digits
 
 
 def test_input_types_agree():
-    V, th, tht, sup = instance(4, 3, seed=5)
+    V, th, tht, sup = random_instance(4, 3, seed=5)
     ref = population_loss(V, th, tht, sup)
     for conv in (np.array, lambda x: torch.tensor(x, dtype=torch.float64),
                  lambda x: [mpmath.mpf(v) if not isinstance(v, list) else v for v in x]):
@@ -200,7 +177,7 @@ def test_input_types_agree():
 
 # ----------------------------------------------------------------------------- bad input
 
-GOOD = instance(4, 3, seed=1)
+GOOD = random_instance(4, 3, seed=1)
 
 
 def _call(fn, **over):
@@ -245,15 +222,15 @@ ENTRY_POINTS = [population_loss, population_grad, enumerated_loss_mp, enumerated
 @pytest.mark.parametrize("fn", ENTRY_POINTS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("over,name", BAD, ids=[f"{n}-{i}" for i, (_, n) in enumerate(BAD)])
 def test_bad_input_raises_input_error(fn, over, name):
-    with pytest.raises(InputError, match=re.escape(name)):
+    with raises_input_error(name):
         _call(fn, **over)
 
 
 # enumeration only: (entry point, overrides, the bad argument's name)
 BAD_ENUMERATION = [
-    (enumerated_loss_mp, dict(V=instance(17, 2, seed=0)[0], theta=[1.0, 0.0], theta_tilde=[0.0, 1.0]),
+    (enumerated_loss_mp, dict(V=random_instance(17, 2, seed=0)[0], theta=[1.0, 0.0], theta_tilde=[0.0, 1.0]),
      "len(V)"),
-    (enumerated_grad_mp, dict(V=instance(17, 2, seed=0)[0], theta=[1.0, 0.0], theta_tilde=[0.0, 1.0]),
+    (enumerated_grad_mp, dict(V=random_instance(17, 2, seed=0)[0], theta=[1.0, 0.0], theta_tilde=[0.0, 1.0]),
      "len(V)"),
     (enumerated_grad_mp, dict(method="autograd"), "method"),
     (enumerated_loss_mp, dict(dps=10), "dps"),
@@ -264,7 +241,7 @@ BAD_ENUMERATION = [
 @pytest.mark.parametrize("fn,over,name", BAD_ENUMERATION,
                          ids=[f"{f.__name__}-{n}" for f, _, n in BAD_ENUMERATION])
 def test_enumeration_bad_input(fn, over, name):
-    with pytest.raises(InputError, match=re.escape(name)):
+    with raises_input_error(name):
         _call(fn, **over)
 
 
@@ -289,7 +266,7 @@ def _assert_grads_match_enumeration(V, th, tht, support, attention, dps):
                                                  dps=dps)
     with mpmath.workdps(80):
         for x, y, floor in zip((g, gt), (eg, egt), floors):
-            assert _max_diff(x, y) <= mpmath.mpf("1e-45") * max(abs(v) for v in y) + floor, (
+            assert _max_diff(x, y) <= REF.rtol * max(abs(v) for v in y) + floor, (
                 x, y, floor)
 
 
@@ -301,14 +278,14 @@ def _assert_grads_match_enumeration(V, th, tht, support, attention, dps):
        scale=st.floats(0.0, 40.0), attention=st.sampled_from(ATTENTIONS),
        a=st.integers(0, 5), shift=st.integers(0, 4))
 def test_reference_matches_enumeration_property(d, m, seed, scale, attention, a, shift):
-    V, th, tht, _ = instance(d, m, seed, scale=scale)
+    V, th, tht, _ = random_instance(d, m, seed, scale=scale)
     support = _support(d, a, shift)
     L = population_loss(V, th, tht, support, attention)
     E = enumerated_loss_mp(V, th, tht, support, attention, dps=80)
     extra = int(max(0, -mpmath.log10(E))) if E > 0 else 0
     E = enumerated_loss_mp(V, th, tht, support, attention, dps=80 + extra)
     with mpmath.workdps(80):
-        assert abs(L - E) <= mpmath.mpf("1e-45") * E
+        assert abs(L - E) <= REF.rtol * E
     # The enumerated gradient loses about log10(1/|grad|) digits (a saturated softmax, or
     # 1 - erf(z) underflowing: d = 2, |z| = 14 gives 5.2e-172, |z| = 29 gives 1.4e-732);
     # the oracle raises its precision for that, from the loss's digits on.
@@ -341,7 +318,7 @@ def test_gradient_of_a_saturated_head_far_from_the_target():
     g, gt = population_grad(V, [200, 0, 0], [0, 0, 200], (0, 1))
     g150, gt150 = population_grad(V, [200, 0, 0], [0, 0, 200], (0, 1), dps=150)
     for x, y in zip(g + gt, g150 + gt150):
-        assert abs(x - y) <= mpmath.mpf(10) ** -48 * abs(y)
+        assert abs(x - y) <= NAMED["reference_50_digit"].rtol * abs(y)
     assert mpmath.nstr(g[0], 15) == "5.53558610694695e-87"
     assert mpmath.nstr(gt[2], 15) == "8.30337916042043e-87"
 
@@ -357,4 +334,4 @@ def test_saturated_erf_gradient_keeps_its_digits(z, expected):
     assert mpmath.nstr(g[0], 8 if z < 20 else 7) == expected
     with mpmath.workdps(80):
         for x, y in ((g, eg), (gt, egt)):
-            assert _max_diff(x, y) <= mpmath.mpf("1e-45") * max(abs(v) for v in y)
+            assert _max_diff(x, y) <= REF.rtol * max(abs(v) for v in y)

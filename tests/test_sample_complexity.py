@@ -3,16 +3,18 @@ batching independence, step-length independence of the training, resumability, b
 
 import itertools
 import json
-import re
 
 import pytest
 import torch
 
 from numeric import xor
-from numeric.validation import InputError
 from verify.experiments import finite_samples as fs
 from verify.experiments.finite_samples import run_finite_samples, sample_grid
 from verify.experiments.records import FiniteSampleCell, load_cells
+from verify.common.tolerances import tolerance
+from tests.helpers import raises_input_error
+
+F64 = tolerance("float64")
 
 
 def _outcomes(cells):
@@ -33,15 +35,15 @@ def test_gradient_equals_the_engine_and_the_population_gradient():
     X = torch.stack([fs.draw_signs(g, 300, d, fs.byte_signs(torch.float64))[:, :d] for _ in range(S)])
     y = -X[..., 2] * X[..., 5]
     ours, engine = _gradient(V, th, tt, X, y), xor.empirical_grad(V, th, tt, X, y)
-    torch.testing.assert_close(ours[:, 0], engine[0], rtol=1e-12, atol=1e-15)
-    torch.testing.assert_close(ours[:, 1], engine[1], rtol=1e-12, atol=1e-15)
+    torch.testing.assert_close(ours[:, 0], engine[0], rtol=F64.rtol, atol=F64.atol * float(engine[0].abs().max()))
+    torch.testing.assert_close(ours[:, 1], engine[1], rtol=F64.rtol, atol=F64.atol * float(engine[1].abs().max()))
     # every input once: the empirical gradient is the population gradient
     cube = torch.tensor(list(itertools.product((-1.0, 1.0), repeat=d)), dtype=torch.float64)
     cube = cube.expand(S, -1, -1)
     pop = xor.population_grad(V, th, tt, (2, 5))
     full = _gradient(V, th, tt, cube, -cube[..., 2] * cube[..., 5])
-    torch.testing.assert_close(full[:, 0], pop[0], rtol=1e-10, atol=1e-15)
-    torch.testing.assert_close(full[:, 1], pop[1], rtol=1e-10, atol=1e-15)
+    torch.testing.assert_close(full[:, 0], pop[0], rtol=F64.rtol, atol=F64.atol * float(pop[0].abs().max()))
+    torch.testing.assert_close(full[:, 1], pop[1], rtol=F64.rtol, atol=F64.atol * float(pop[1].abs().max()))
 
 
 def test_drawn_signs_are_balanced_and_the_buffer_changes_nothing():
@@ -138,12 +140,12 @@ BAD_ARGS = [
 @pytest.mark.parametrize("over,name", BAD_ARGS, ids=[f"{n}-{i}" for i, (_, n) in enumerate(BAD_ARGS)])
 def test_bad_input_names_the_argument(over, name):
     args = {**dict(ds=[10], ns_for_d={10: [4]}, m=2, n_seeds=2), **over}
-    with pytest.raises(InputError, match="^" + re.escape(name) + " = "):
+    with raises_input_error(name):
         run_finite_samples(args.pop("ds"), args.pop("ns_for_d"), args.pop("m"), args.pop("n_seeds"),
                            **args)
 
 
 @pytest.mark.parametrize("args,name", [((1, 0, 2), "d"), ((8, "0", 2), "j_lo"), ((8, 3, 2), "j_hi")])
 def test_sample_grid_bad_input(args, name):
-    with pytest.raises(InputError, match="^" + name + " = "):
+    with raises_input_error(name):
         sample_grid(*args)

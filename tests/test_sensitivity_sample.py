@@ -12,8 +12,9 @@ from numeric.transformer import BooleanTransformer, TransformerConfig, evaluate_
 from numeric.transformer_eval import boolean_table, fast_path_applies
 from numeric.transformer_sample import neighbour_sensitivities, sample_strings, sampled_sensitivities
 from numeric.validation import InputError
-from verify.cli import main
+from verify.common.tolerances import tolerance
 from verify.experiments.sampled_profiles import model_record, sampled_profiles, string_generator
+from tests.helpers import raises_input_error
 
 
 def _exact_sensitivities(model, N):
@@ -98,7 +99,7 @@ def test_string_streams_are_reproducible():
 ])
 def test_sampler_rejects_bad_input(call, name):
     model = random_model(TransformerConfig(D=4, L=1, H=1, N_max=10), "uniform", 0)
-    with pytest.raises(InputError, match=name):
+    with raises_input_error(name):
         call(model)
 
 
@@ -107,7 +108,7 @@ def test_median_readout_is_rejected_when_available():
         cfg = TransformerConfig(D=4, L=1, H=1, N_max=8, readout="median")
     except TypeError:
         pytest.skip("TransformerConfig has no readout option")
-    with pytest.raises(InputError, match="median"):
+    with raises_input_error("model", "median"):
         sampled_sensitivities(random_model(cfg, "uniform", 0), 4, 3)
 
 
@@ -122,8 +123,12 @@ def test_fast_pass_gives_identical_boolean_tables(D, L, H, eps, scheme, seed, N)
     plain = evaluate_all(model, N, fast=False)
     fast = evaluate_all(model, N)
     odd = evaluate_all(model, N, chunk=37, fast=True)
-    assert torch.equal(plain > 0, fast > 0) and torch.equal(fast, odd)
-    assert torch.allclose(fast, plain, rtol=1e-10, atol=1e-12 * float(plain.abs().max()))
+    # Boolean results exactly; real ones to the float64 bound (a chunk size changes the BLAS
+    # blocking, so the sums of the two passes are rounded in different orders).
+    assert torch.equal(plain > 0, fast > 0) and torch.equal(plain > 0, odd > 0)
+    tol, scale = tolerance("float64"), float(plain.abs().max())
+    for other in (plain, odd):
+        assert torch.allclose(fast, other, rtol=tol.rtol, atol=tol.atol * scale)
     assert torch.equal(boolean_table(model, N), boolean_table(model, N, fast=False))
 
 
@@ -139,9 +144,9 @@ def test_fast_pass_zero_variance_reports_like_the_model():
 def test_fast_pass_only_where_it_applies():
     one_layer = random_model(TransformerConfig(D=8, L=1, H=2, N_max=8), "uniform", 0)
     assert not fast_path_applies(one_layer)
-    with pytest.raises(InputError, match="fast"):
+    with raises_input_error("fast"):
         evaluate_all(one_layer, 4, fast=True)
-    with pytest.raises(InputError, match="fast"):
+    with raises_input_error("fast"):
         evaluate_all(random_model(TransformerConfig(D=8, L=2, H=2, N_max=8), "uniform", 0), 4, fast=1)
     try:
         from numeric.transformer_model import preset_config
@@ -152,19 +157,13 @@ def test_fast_pass_only_where_it_applies():
 
 
 # -- the CLI ---------------------------------------------------------------------------
-def _run(capsys, *argv):
-    rc = main(["sensitivity", *argv])
-    out = capsys.readouterr()
-    return rc, out.out, out.err
-
-
-def test_cli_sample_interval_contains_random_exact_fraction(tmp_path, capsys):
+def test_cli_sample_interval_contains_random_exact_fraction(tmp_path, cli):
     js, jr = tmp_path / "s.json", tmp_path / "r.json"
     common = ["--N", "12", "--D", "8", "--L", "2", "--init", "gaussian", "--models", "4", "--seed", "9"]
-    rc, out, err = _run(capsys, "sample", *common, "--strings", "300", "--json", str(js))
+    rc, out, err = cli("sensitivity", "sample", *common, "--strings", "300", "--json", str(js))
     assert rc == 0, err
     assert "k0_ci" in out
-    rc, out, err = _run(capsys, "random", *common, "--json", str(jr))
+    rc, out, err = cli("sensitivity", "random", *common, "--json", str(jr))
     assert rc == 0, err
     s, r = json.loads(js.read_text()), json.loads(jr.read_text())
     if "models" in r and isinstance(r["models"], list):  # per-model records
@@ -180,9 +179,9 @@ def test_cli_sample_interval_contains_random_exact_fraction(tmp_path, capsys):
     assert s["params"]["strings"] == 300 and s["summary"]["models"] == 4
 
 
-def test_cli_sample_scheme_alias(tmp_path, capsys):
+def test_cli_sample_scheme_alias(tmp_path, cli):
     js = tmp_path / "s.json"
-    rc, out, err = _run(capsys, "sample", "--N", "40", "--D", "8", "--scheme", "xavier_normal", "--models", "2",
+    rc, out, err = cli("sensitivity", "sample", "--N", "40", "--D", "8", "--scheme", "xavier_normal", "--models", "2",
                         "--strings", "5", "--json", str(js))
     assert rc == 0, err
     d = json.loads(js.read_text())
@@ -196,8 +195,8 @@ def test_cli_sample_scheme_alias(tmp_path, capsys):
     (["--sigma", "-2"], "--sigma"), (["--device", "tpu"], "--device"), (["--json", "/"], "--json"),
     (["--init", "kaiming"], "--init"), (["--F", "0"], "--F"),
 ])
-def test_cli_sample_bad_input(capsys, argv, name):
-    rc, out, err = _run(capsys, "sample", "--N", "8", "--D", "8", "--models", "1", "--strings", "2", *argv)
+def test_cli_sample_bad_input(cli, argv, name):
+    rc, out, err = cli("sensitivity", "sample", "--N", "8", "--D", "8", "--models", "1", "--strings", "2", *argv)
     assert rc == 2
     assert err.startswith("boolverify: error: ") and name in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1

@@ -8,11 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from numeric.validation import InputError
 from verify.common.atomic_io import lock_path, locked, merge_json_records
 from verify.experiments.xor_sweeps import load_results, run_sweep
+from tests.helpers import raises_input_error
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +46,7 @@ def test_merge_does_not_duplicate_and_refuses_other_settings(tmp_path):
                              config_fn=cfg)
     assert out == [{"id": "a", "c": 1, "v": 1}, {"id": "b", "c": 1, "v": 3}]
     before = path.read_text()
-    with pytest.raises(InputError, match=r"^results file = .*its record a has c = 1 on file, 2 here"):
+    with raises_input_error("results file", "its record a has c = 1 on file, 2 here"):
         merge_json_records(path, [{"id": "c", "c": 2}, {"id": "a", "c": 2}], key, config_fn=cfg)
     assert path.read_text() == before  # nothing written
 
@@ -71,8 +69,8 @@ def test_sweep_refuses_other_settings_before_any_work(tmp_path, monkeypatch):
     from numeric import xor
 
     monkeypatch.setattr(xor, "one_step", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("ran")))
-    with pytest.raises(InputError, match=r"^results file = .*\(d=30, kind=step, m=4, n_seeds=3, "
-                                         r"seed_offset=0\) has c = 10.0 on file, 5.0 here"):
+    with raises_input_error("results file", "(d=30, kind=step, m=4, n_seeds=3, seed_offset=0) has c = 10.0 "
+                                            "on file, 5.0 here"):
         run_sweep([30], [8, 4], 3, c=5.0, out=out)  # m=8 would be new, but nothing runs
 
 

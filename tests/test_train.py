@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 
 import pytest
 import torch
@@ -19,10 +18,11 @@ from numeric.boolean import (
     truth_table,
 )
 from numeric.sensitivity import average_sensitivity, profile
-from numeric.validation import InputError
 from verify.cli import main
 from verify.experiments.training import EXACT_LIMIT, train
 from verify.stats.intervals import wilson_interval
+from verify.common.tolerances import NAMED, decimal_places
+from tests.helpers import raises_input_error
 
 
 class _Linear(torch.nn.Module):
@@ -54,15 +54,17 @@ def test_exact_target_statistics_agree_with_enumeration(target, N):
     tab = truth_table(target, N)
     K = profile(tab)
     assert exact_profile_fraction(target, N) == [int(k) / 2**N for k in K]
-    assert exact_mean_sensitivity(target, N) == pytest.approx(average_sensitivity(tab), rel=1e-12)
+    short = NAMED["float64_short_sum"].rtol
+    assert exact_mean_sensitivity(target, N) == pytest.approx(average_sensitivity(tab), rel=short)
     p = float(tab.double().mean())
-    assert baseline_accuracy(target, N) == pytest.approx(max(p, 1 - p), rel=1e-12)
+    assert baseline_accuracy(target, N) == pytest.approx(max(p, 1 - p), rel=short)
 
 
 def test_wilson_interval_known_value_and_shape():
     lo, hi = wilson_interval(5, 10, 0.95)
     # textbook value for 5/10 at 95%
-    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    quoted = decimal_places(4).atol
+    assert lo == pytest.approx(0.2366, abs=quoted) and hi == pytest.approx(0.7634, abs=quoted)
     lo0, hi0 = wilson_interval(0, 100)
     assert lo0 == 0.0 and 0 < hi0 < 0.05
     lo9, hi9 = wilson_interval(990, 1000, 0.99)
@@ -77,7 +79,8 @@ def test_control_target_labels_table_and_statistics(N):
     assert y.tolist() == [(row[0] + row[1]) % 2 for row in bits.tolist()]  # written out
     tab = truth_table("parity01", N)
     assert tab.tolist() == [(i & 1) ^ ((i >> 1) & 1) for i in range(2**N)]  # bits 0, 1 of the index
-    assert average_sensitivity(tab) == pytest.approx(2.0, rel=1e-12)  # bits 0 and 1, every string
+    # bits 0 and 1, every string
+    assert average_sensitivity(tab) == pytest.approx(2.0, rel=NAMED["float64_short_sum"].rtol)
     # the named entry is the sparse parity of bits 0 and 1
     assert torch.equal(tab, truth_table("sparse_parity", N, S=[0, 1]))
     assert exact_profile_fraction("parity01", N)[2] == 1.0 and baseline_accuracy("parity01", N) == 0.5
@@ -148,7 +151,7 @@ def test_sampled_estimates_cover_the_exact_values():
         assert plo <= f <= phi, (k, f, plo, phi)
     mlo, mhi = sa.mean_sensitivity_ci
     assert mlo <= ex.mean_sensitivity <= mhi
-    assert abs(sum(sa.profile_fraction) - 1) < 1e-12
+    assert abs(sum(sa.profile_fraction) - 1) < NAMED["float64_short_sum"].atol
 
 
 def test_online_regime_above_the_all_strings_limit():
@@ -255,7 +258,7 @@ def test_bad_input(kw, name):
         from numeric.transformer import TransformerConfig
 
         args["config"] = TransformerConfig(D=4, L=1, H=1, N_max=8)
-    with pytest.raises(InputError, match=re.escape(name)):
+    with raises_input_error(name):
         train(target, N, **args)
 
 
@@ -271,7 +274,7 @@ def test_bad_input(kw, name):
     ],
 )
 def test_bad_input_helpers(call, name):
-    with pytest.raises(InputError, match=re.escape(name)):
+    with raises_input_error(name):
         call()
 
 

@@ -18,6 +18,9 @@ from numeric.transformer import (
 from numeric.transformer_model import CONVENTIONS, PRESET_SPECS, preset_config, preset_init, readout_table
 from numeric.validation import InputError
 from numeric.vocabulary import PRESETS as PRESET_NAMES
+from verify.common.tolerances import tolerance
+from verify.reference.transformer_loop import loop_output
+from tests.helpers import raises_input_error
 
 N = 4
 STRINGS = [[(x >> n) & 1 for n in range(N)] for x in range(1 << N)]
@@ -36,61 +39,6 @@ def _lists(model, seed, scale=0.8):
     model.load_state_dict({k: torch.tensor(v, dtype=model.tok.dtype) for k, v in P.items()})
     # what the model holds (float32 rounds the draws)
     return {k: v.double().tolist() for k, v in model.state_dict().items()}
-
-
-def _reference_T(P, bits, c):
-    """T(x) by plain loops over positions, heads and components, from the conventions ``c``
-    (a dict with the config's fields)."""
-    D, H, L, eps = c["D"], c["H"], c["L"], c["eps"]
-    seq = list(bits) + [2]
-    scale = math.sqrt(D) if c["embedding_scale"] == "sqrt_D" else 1.0
-    h = [[scale * P["tok"][t][i] + P["pos"][p][i] for i in range(D)] for p, t in enumerate(seq)]
-
-    def affine(name, v):
-        W, b = P[name + ".weight"], P[name + ".bias"]
-        return [sum(W[r][k] * v[k] for k in range(len(v))) + b[r] for r in range(len(b))]
-
-    def layer_norm(name, v):
-        m = sum(v) / D
-        ss = sum((vi - m) ** 2 for vi in v)
-        var = ss / (D - 1) if c["ln_variance"] == "unbiased" else ss / D
-        denom = math.sqrt(var + eps) if c["ln_eps"] == "inside_sqrt" else math.sqrt(var) + eps
-        return [P[name + ".gain"][i] * (v[i] - m) / denom + P[name + ".bias"][i] for i in range(D)]
-
-    def attention(pre, xs):
-        q = [affine(pre + "q", v) for v in xs]
-        k = [affine(pre + "k", v) for v in xs]
-        val = [affine(pre + "v", v) for v in xs]
-        dh = D // H
-        out = []
-        for a in range(len(xs)):
-            heads = []
-            for head in range(H):
-                cols = range(head * dh, (head + 1) * dh)
-                logits = [sum(q[a][i] * k[b][i] for i in cols) / math.sqrt(dh) for b in range(len(xs))]
-                top = max(logits)
-                w = [math.exp(z - top) for z in logits]
-                tot = sum(w)
-                heads += [sum(w[b] / tot * val[b][i] for b in range(len(xs))) for i in cols]
-            out.append(affine(pre + "o", heads))
-        return out
-
-    def mlp(pre, v):
-        return affine(pre + "fc2", [max(0.0, z) for z in affine(pre + "fc1", v)])
-
-    for layer in range(L):
-        pre = f"layers.{layer}."
-        if c["norm"] == "post":
-            att = attention(pre, h)
-            h1 = [layer_norm(pre + "ln1", [h[a][i] + att[a][i] for i in range(D)]) for a in range(len(h))]
-            h = [layer_norm(pre + "ln2", [x + y for x, y in zip(v, mlp(pre, v))]) for v in h1]
-        else:
-            att = attention(pre, [layer_norm(pre + "ln1", v) for v in h])
-            h1 = [[h[a][i] + att[a][i] for i in range(D)] for a in range(len(h))]
-            h = [[x + y for x, y in zip(v, mlp(pre, layer_norm(pre + "ln2", v)))] for v in h1]
-    if c["final_ln"]:
-        h = [layer_norm("ln_f", v) for v in h]
-    return sum(P["out.weight"][0][i] * h[-1][i] for i in range(D)) + P["out.bias"][0]
 
 
 def _reference_bits(Ts, readout):
@@ -126,8 +74,8 @@ def test_each_convention_matches_plain_loop(label, kw):
     with torch.no_grad():
         T = model(torch.tensor(STRINGS)).double()
         T_full, _ = model(torch.tensor(STRINGS), return_blowup=True)
-    T_ref = [_reference_T(P, b, c) for b in STRINGS]
-    tol = 1e-10 if cfg.dtype == "float64" else 1e-4
+    T_ref = [loop_output(P, b, c) for b in STRINGS]
+    tol = tolerance(cfg.dtype).rtol
     scale = max(1.0, max(abs(t) for t in T_ref))
     assert float((T - torch.tensor(T_ref, dtype=torch.float64)).abs().max()) <= tol * scale, label
     assert float((T_full.double() - torch.tensor(T_ref, dtype=torch.float64)).abs().max()) <= tol * scale, label
@@ -247,7 +195,7 @@ def test_zero_variance_in_final_layer_norm_is_named():
     ],
 )
 def test_bad_convention_values_raise_input_error(kw, name):
-    with pytest.raises(InputError, match=name):
+    with raises_input_error(name):
         TransformerConfig(D=4, H=2, **kw)
 
 
@@ -263,7 +211,7 @@ def test_bad_convention_values_raise_input_error(kw, name):
     ],
 )
 def test_bad_preset_and_readout_arguments(call, name):
-    with pytest.raises(InputError, match=name):
+    with raises_input_error(name):
         call()
 
 

@@ -18,33 +18,13 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from numeric.xor import default_lr, one_step, population_grad, population_loss, sample_embeddings
+from numeric.xor import population_grad, population_loss
 from verify import reference
 from verify.common.tolerances import assert_close
+from tests.helpers import xor_instance, xor_instances, xor_supports
 
 # below this the float64 products that form L (or a gradient) are subnormal or underflow
 UNDERFLOW = {torch.float64: 1e-280, torch.float32: 1e-30}
-
-
-def instance(d, m, seed, log_norm, tilde, steps_c=None, support=(0, 1), attention="softmax",
-             batch=(), dtype=torch.float64):
-    """Embeddings and queries from a seed: theta with |theta| = 10**log_norm, theta~ either
-    -theta (the paper's init), +theta, or independent; optionally one step of size
-    default_lr(d, m, steps_c)."""
-    g = torch.Generator().manual_seed(seed)
-    V = sample_embeddings(d, m, generator=g, batch_shape=batch)
-    th = torch.randn(*batch, m, generator=g, dtype=torch.float64)
-    th = th / th.norm(dim=-1, keepdim=True) * 10.0 ** log_norm
-    if tilde == "anti":
-        tt = -th
-    elif tilde == "same":
-        tt = th.clone()
-    else:
-        tt = torch.randn(*batch, m, generator=g, dtype=torch.float64)
-        tt = tt / tt.norm(dim=-1, keepdim=True) * 10.0 ** log_norm
-    if steps_c is not None:
-        th, tt = one_step(V, th, tt, support, default_lr(d, m, steps_c), attention)
-    return V.to(dtype), th.to(dtype), tt.to(dtype)
 
 
 def ref_dps(V, th, tt):
@@ -157,13 +137,6 @@ tildes = st.sampled_from(["anti", "same", "independent"])
 steps = st.sampled_from([None, None, 1.0, 10.0, 100.0])
 
 
-@st.composite
-def supports(draw, d):
-    a = draw(st.integers(0, d - 1))
-    b = draw(st.integers(0, d - 2))
-    return a, b + (b >= a)
-
-
 @settings(max_examples=60)
 @given(d=dims, m=ms, seed=st.integers(0, 2**31 - 1), log_norm=st.floats(-2, 3),
        tilde=tildes, steps_c=steps, attention=attentions, data=st.data())
@@ -172,8 +145,8 @@ def supports(draw, d):
 @example(d=2, m=2, seed=1, log_norm=0.0, tilde="anti", steps_c=100.0, attention="softmax",
          data=None)   # a near-solution model, L ~ 4e-43 (asserted in test_near_solution_...)
 def test_loss_and_grad_match_reference(d, m, seed, log_norm, tilde, steps_c, attention, data):
-    support = data.draw(supports(d)) if data is not None else (0, 1)
-    V, th, tt = instance(d, m, seed, log_norm, tilde, steps_c, support, attention)
+    support = data.draw(xor_supports(d)) if data is not None else (0, 1)
+    V, th, tt = xor_instance(d, m, seed, log_norm, tilde, steps_c, support, attention)
     check_loss(population_loss(V, th, tt, support, attention), V, th, tt, support, attention)
     check_grad(population_grad(V, th, tt, support, attention), V, th, tt, support, attention)
 
@@ -184,7 +157,7 @@ def test_loss_and_grad_match_reference(d, m, seed, log_norm, tilde, steps_c, att
        batch=st.sampled_from([(2,), (3,), (2, 1)]))
 def test_batched_matches_reference_per_instance(d, m, seed, log_norm, steps_c, attention, batch):
     support = (d - 1, 0)
-    V, th, tt = instance(d, m, seed, log_norm, "anti", steps_c, support, attention, batch=batch)
+    V, th, tt = xor_instance(d, m, seed, log_norm, "anti", steps_c, support, attention, batch=batch)
     L = population_loss(V, th, tt, support, attention)
     g, gt = population_grad(V, th, tt, support, attention)
     assert L.shape == batch and g.shape == (*batch, m) and gt.shape == (*batch, m)
@@ -200,7 +173,7 @@ def test_float32_matches_reference_at_float32_tolerance(d, m, seed, log_norm, at
     # |logits| <= 10: float32 logits carry absolute error ~1e-6 x |z|, so larger logits would
     # exceed rtol 1e-5 through the input rounding alone
     support = (0, d - 1)
-    V, th, tt = instance(d, m, seed, log_norm, "independent", None, support, attention,
+    V, th, tt = xor_instance(d, m, seed, log_norm, "independent", None, support, attention,
                          dtype=torch.float32)
     check_loss(population_loss(V, th, tt, support, attention), V, th, tt, support, attention,
                dtype=torch.float32)
@@ -210,24 +183,23 @@ def test_float32_matches_reference_at_float32_tolerance(d, m, seed, log_norm, at
 
 
 @settings(max_examples=20)
-@given(d=dims, m=ms, seed=st.integers(0, 2**31 - 1), log_norm=st.floats(3, 8),
-       tilde=tildes, attention=attentions)
-def test_extreme_logits_give_finite_results(d, m, seed, log_norm, tilde, attention):
-    V, th, tt = instance(d, m, seed, log_norm, tilde)
-    L = population_loss(V, th, tt, (0, 1), attention)
-    g, gt = population_grad(V, th, tt, (0, 1), attention)
+@given(inst=xor_instances(dims=dims, ms=ms, log_norms=st.floats(3, 8), steps=st.just(None)))
+def test_extreme_logits_give_finite_results(inst):
+    V, th, tt, support, attention = inst
+    L = population_loss(V, th, tt, support, attention)
+    g, gt = population_grad(V, th, tt, support, attention)
     assert bool(torch.isfinite(L)) and L >= 0
     assert bool(torch.isfinite(g).all()) and bool(torch.isfinite(gt).all())
 
 
 def test_near_solution_examples_are_really_near_a_solution():
     """The post-step instances used above reach the regime the residual form exists for."""
-    V, th, tt = instance(2, 2, 1, 0.0, "anti", 100.0)
+    V, th, tt = xor_instance(2, 2, 1, 0.0, "anti", 100.0)
     rel, ref = check_loss(population_loss(V, th, tt, (0, 1)), V, th, tt, (0, 1), "softmax")
     assert 1e-200 < ref < 1e-20
     smallest = []
     for seed in range(6):
-        V, th, tt = instance(12, 8, seed, 0.0, "anti", 10.0, support=(3, 9))
+        V, th, tt = xor_instance(12, 8, seed, 0.0, "anti", 10.0, support=(3, 9))
         rel, ref = check_loss(population_loss(V, th, tt, (3, 9)), V, th, tt, (3, 9), "softmax")
         check_grad(population_grad(V, th, tt, (3, 9)), V, th, tt, (3, 9), "softmax")
         smallest.append(float(ref))

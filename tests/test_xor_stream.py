@@ -3,7 +3,6 @@ V for loss, gradient, step and metrics; both == the 50-digit reference at small 
 a solution and where the one-pass moments cancel); reproducibility; bad input."""
 
 import json
-import re
 
 import mpmath
 import pytest
@@ -19,19 +18,19 @@ from numeric.xor_stream import (StreamedEmbeddings, stream_grad, stream_loss,
                                 stream_loss_and_grad, stream_one_step,
                                 stream_predicted_assignment, stream_step_metrics,
                                 streamed_instance)
-from verify import InputError
-from verify.common.tolerances import assert_close
+from verify.common.tolerances import NAMED, assert_close, sum_tolerance, tolerance
 from verify.reference.population import population_grad as ref_grad
 from verify.reference.population import population_loss as ref_loss
+from tests.helpers import raises_input_error
 
 F64 = torch.float64
 
 
-def _close_vec(x, y, what, dtype=F64, scale=None):
+def _close_vec(x, y, what, dtype=F64, scale=None, tol=None):
     x, y = torch.as_tensor(x).flatten(), torch.as_tensor(y).flatten()
     s = float(y.abs().max()) if scale is None else scale
     for i, (a, b) in enumerate(zip(x.tolist(), y.tolist())):
-        assert_close(a, b, dtype=dtype, scale=s, what=f"{what}[{i}]")
+        assert_close(a, b, dtype=dtype, scale=s, what=f"{what}[{i}]", tol=tol)
 
 
 def _two_pass(V, th, tt, sup, att="softmax"):
@@ -47,7 +46,7 @@ def test_streamed_equals_materialised_at_1e5(attention):
     d, m = 10 ** 5, 8
     E = StreamedEmbeddings(d, m, 11, block=30011)          # blocks do not divide d
     V = E.materialize()
-    assert V.shape == (d, m) and float((V.norm(dim=1) - 1).abs().max()) < 1e-14
+    assert V.shape == (d, m) and float((V.norm(dim=1) - 1).abs().max()) < NAMED["float64_few_roundings"].atol
     th, tt = nx.sample_init(m, generator=torch.Generator().manual_seed(2))
     th = th * 4
     sup = (17, d - 3)                                        # first and last generated block
@@ -161,7 +160,7 @@ def test_streamed_instance_conventions():
     E2, sup2, th2, _ = streamed_instance(1000, 8, 3)
     assert sup == sup2 and torch.equal(th, th2) and torch.equal(tt, -th)
     assert sup[0] != sup[1] and all(0 <= p < 1000 for p in sup)
-    assert abs(float(th.norm()) - 1) < 1e-14 and E.seed == E2.seed
+    assert abs(float(th.norm()) - 1) < NAMED["float64_few_roundings"].atol and E.seed == E2.seed
     assert streamed_instance(1000, 8, 4)[0].seed != E.seed
 
 
@@ -177,7 +176,7 @@ def test_cli_step_stream(tmp_path, capsys):
     assert data["d"] == 5000 and data["streamed"] is True and "success" in data
     E, sup, th, tt = streamed_instance(5000, 8, 2)
     assert data["support"] == f"({sup[0]}, {sup[1]})"
-    assert data["loss before"] == pytest.approx(float(stream_loss(E, th, tt, sup)), rel=1e-12)
+    assert data["loss before"] == pytest.approx(float(stream_loss(E, th, tt, sup)), rel=tolerance().rtol)
 
 
 @pytest.mark.parametrize("argv, name", [
@@ -230,7 +229,7 @@ def _model():
     (lambda: streamed_instance(1, 3, 0), "d"),
 ])
 def test_bad_input(make, name):
-    with pytest.raises(InputError, match=re.escape(name)):
+    with raises_input_error(name):
         make()
 
 
@@ -252,7 +251,9 @@ def test_device_code_path_and_float32_on_cpu(monkeypatch):
     E32 = StreamedEmbeddings(20_000, 8, 6, block=3000, dtype=torch.float32)
     got = stream_loss_and_grad(E32, th.float(), tt.float(), (4, 19_000))
     assert all(x.dtype == torch.float32 for x in got)
+    # loss and gradient are means over the 20 000 embeddings, summed in float32
+    f32 = sum_tolerance(torch.float32, 20_000)
     for x, y in zip(got, ref):
-        _close_vec(x, y, "float32", dtype=torch.float32)
+        _close_vec(x, y, "float32", dtype=torch.float32, tol=f32)
     for x, y in zip(nx.population_grad(V.float(), th.float(), tt.float(), (4, 19_000)), ref[1:]):
-        _close_vec(x, y, "float32 materialised", dtype=torch.float32)
+        _close_vec(x, y, "float32 materialised", dtype=torch.float32, tol=f32)

@@ -66,6 +66,7 @@ import pytest
 
 from numeric.transformer import TransformerConfig
 from verify.common.seeds import seed
+from verify.common.tolerances import tolerance
 from verify.experiments.plans import SG4_EXACT, SG4_EXACT_SLOW, SG4_FAST, SG4_SLOW
 from verify.experiments.claim_rules import SG4
 from verify.experiments.random_transformers import (
@@ -145,7 +146,7 @@ def _check_exact(plan, evidence):
     n8 = plan["check_N"]
     assert plan["N_max"] == max(SG4_FAST["Ns"])  # the same models as the quantile test
     sampled = _maxima(SG4_FAST, (n8,), plan["models"], plan["eps"])[:, 0]
-    over = int((sampled > sup[:, Ns.index(n8)] * (1 + 1e-12)).sum())
+    over = int((sampled > sup[:, Ns.index(n8)] * (1 + tolerance().rtol)).sum())
     evidence.decide(exact(f"models whose sampled max influence at N = {n8} exceeds the exact "
                           "supremum over all strings and positions", f"{over} of {plan['models']}",
                           "pass iff 0", over == 0))

@@ -82,7 +82,6 @@ Bound side (mpmath, 50 digits): :math:`a(D, L)` exactly, and the crossover
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction
 
 import mpmath
@@ -91,6 +90,7 @@ import torch
 from scipy import stats
 
 from numeric.transformer import SCHEMES, BooleanTransformer, TransformerConfig, initialize_, preset_config
+from verify.common.tolerances import NAMED, tolerance
 from verify.common.seeds import seed
 from verify.experiments.plans import SG6_BHATTAMISHRA, SG6_FAST, SG6_SLOW
 from verify.experiments.claim_rules import SG6
@@ -102,6 +102,7 @@ from verify.reference import certified
 from verify.reference.bounds import crossover, theorem_exponent
 from verify.stats.decisions import exact, lower_bound_above, upper_bound_below
 from verify.stats.intervals import clopper_pearson, median_bounds
+from verify.reference.transformer_loop import loop_output
 
 def _config(plan, eps):
     return preset_config(plan["preset"], N_max=plan["N"], D=plan["D"], L=plan["L"], H=plan["H"], eps=eps)
@@ -199,7 +200,8 @@ def test_density_matched_references_by_enumeration(evidence):
             Eas += w * Fraction(sum(k * Kk for k, Kk in enumerate(K)), 1 << N)
         got_K0, got_as = random_function_K0(float(p), N), random_function_avg_sensitivity(float(p), N)
         rows.append({"N": N, "E_K0": str(EK0), "formula": got_K0, "E_as": str(Eas), "formula_as": got_as})
-        ok = abs(got_K0 - float(EK0)) <= 1e-12 * float(EK0) and abs(got_as - float(Eas)) <= 1e-12 * float(Eas)
+        ok = (abs(got_K0 - float(EK0)) <= NAMED["float64_short_sum"].rtol * float(EK0)
+              and abs(got_as - float(Eas)) <= NAMED["float64_short_sum"].rtol * float(Eas))
         evidence.decide(exact(f"E_p[K_0], E_p[as] at N = {N}, p = 3/10: formula = enumeration", f"{got_K0:.6g}",
                               "pass iff equal to 1e-12", ok))
     evidence["enumeration"] = rows
@@ -211,48 +213,9 @@ def test_density_matched_references_by_enumeration(evidence):
               < stats.binom.cdf(k, n, 0.5))
         evidence.decide(exact(f"99 % median bound of {n} values: order statistic", lo + 1,
                               f"pass iff the {k}th smallest (and largest)", ok))
+
+
 # -- the forward pass against an independent loop --------------------------------------------
-def _reference_T(P, bits, D, H, L, eps):
-    """T(x) from the parameter lists ``P``: plain Python loops over positions, heads and
-    components (float64 arithmetic), written from the architecture description."""
-    seq = list(bits) + [2]  # the bits, then eos (token 2), eos at position N
-    h = [[P["tok"][t][i] + P["pos"][p][i] for i in range(D)] for p, t in enumerate(seq)]
-
-    def affine(name, v):
-        W, b = P[name + ".weight"], P[name + ".bias"]
-        return [sum(W[r][c] * v[c] for c in range(len(v))) + b[r] for r in range(len(b))]
-
-    def layer_norm(name, v):
-        m = sum(v) / D
-        var = sum((vi - m) ** 2 for vi in v) / D  # biased: divide by D
-        s = math.sqrt(var + eps)
-        return [P[name + ".gain"][i] * (v[i] - m) / s + P[name + ".bias"][i] for i in range(D)]
-
-    dh = D // H
-    for layer in range(L):
-        pre = f"layers.{layer}."
-        q = [affine(pre + "q", v) for v in h]
-        k = [affine(pre + "k", v) for v in h]
-        val = [affine(pre + "v", v) for v in h]
-        out = []
-        for a in range(len(seq)):
-            heads = []
-            for head in range(H):
-                cols = range(head * dh, (head + 1) * dh)
-                logits = [sum(q[a][i] * k[b][i] for i in cols) / math.sqrt(dh) for b in range(len(seq))]
-                top = max(logits)
-                w = [math.exp(z - top) for z in logits]
-                total = sum(w)
-                heads += [sum(w[b] / total * val[b][i] for b in range(len(seq))) for i in cols]
-            mixed = affine(pre + "o", heads)
-            h1 = layer_norm(pre + "ln1", [h[a][i] + mixed[i] for i in range(D)])
-            hidden = [max(0.0, z) for z in affine(pre + "fc1", h1)]
-            mlp = affine(pre + "fc2", hidden)
-            out.append(layer_norm(pre + "ln2", [h1[i] + mlp[i] for i in range(D)]))
-        h = out
-    return sum(P["out.weight"][0][i] * h[-1][i] for i in range(D)) + P["out.bias"][0]
-
-
 @pytest.mark.claim("SG-6")
 def test_forward_pass_matches_independent_loop(evidence):
     """Deterministic (fixed weights, not from the seed base): an identity check, not a statistic."""
@@ -274,10 +237,10 @@ def test_forward_pass_matches_independent_loop(evidence):
         with torch.no_grad():
             T_model = model(torch.tensor(strings))
             T_full, _ = model(torch.tensor(strings), return_blowup=True)
-        T_ref = torch.tensor([_reference_T(P, b, D, H, L, eps) for b in strings], dtype=torch.float64)
+        T_ref = torch.tensor([loop_output(P, b, dict(D=D, H=H, L=L, eps=eps)) for b in strings], dtype=torch.float64)
         worst[str(eps)] = max(float((T_model - T_ref).abs().max()), float((T_full - T_ref).abs().max()))
         evidence.decide(exact(f"max |T_model - T_loop| over all 2^{N} strings, eps = {eps:g}", worst[str(eps)],
-                              "pass iff <= 1e-10", worst[str(eps)] <= 1e-10))
+                              "pass iff <= 1e-10", worst[str(eps)] <= tolerance().rtol))
     evidence["spread_of_T"] = float(T_ref.max() - T_ref.min())
     evidence["max_abs_difference"] = worst
 
@@ -301,7 +264,7 @@ def test_theorem_exponent_and_lambert_w_crossover(evidence):
                     assert N - 1 < c["N_upper"] < N
                     # the root solves a ln N = N ln 2 to 40 digits
                     r = c["N_upper"]
-                    assert abs(af * mpmath.log(r) - r * mpmath.log(2)) < mpmath.mpf(10) ** -40 * r
+                    assert abs(af * mpmath.log(r) - r * mpmath.log(2)) < NAMED["reference_50_digit"].rtol * r
                 else:
                     assert N == 1
             # the same integer from balls (Arb): N* - 1 fails and N* holds, certainly

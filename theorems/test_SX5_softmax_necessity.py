@@ -29,7 +29,7 @@ import pytest
 
 from numeric import xor
 from verify.common.seeds import seed_offset
-from verify.common.tolerances import assert_close
+from verify.common.tolerances import assert_close, tolerance
 from verify.experiments.attention_comparison import compare, train
 from verify.experiments.xor_sweeps import cell_support, make_instances
 from verify.reference import certified
@@ -98,7 +98,7 @@ def test_representational_bounds_fast(evidence):
     final = r["loss"][-1].tolist()
     evidence["linear_trained"] = final
     for L, B in zip(final, bounds):
-        assert L >= B * (1 - 1e-10)
+        assert L >= B * (1 - tolerance().rtol)
         assert L - B < 1e-2
     # the linear bound is the minimum of a float64 convex relaxation: not certified
     evidence["linear_bounds_precision"] = "float64 (numerical convex relaxation, not certified)"
@@ -113,7 +113,7 @@ def test_representational_bounds_fast(evidence):
     evidence["erf_bound_exact"] = exact_eb.text
     evidence.decide(exact(f"min trained erf-attention loss >= (1 - 2/d^2)^2, d = {D} [{exact_eb.precision}]",
                           erf_min, f"pass iff >= {exact_eb.text} x (1 - 1e-10) (float rounding of the loss)",
-                          erf_min >= exact_eb.lo * (1 - 1e-10)))
+                          erf_min >= exact_eb.lo * (1 - tolerance().rtol)))
 
 
 @pytest.mark.slow

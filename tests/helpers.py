@@ -1,0 +1,88 @@
+"""Helpers shared by the unit tests (a module of the tests layer, not a test file)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import strategies as st
+
+from numeric.validation import InputError
+
+
+@contextmanager
+def raises_input_error(name: str, expected: str | None = None):
+    """Expect an :class:`InputError` about argument ``name`` (its ``.name``; an entry of it,
+    ``name[i]``, and a field of a located record, ``<file>: instance 0: name``, count), and
+    where ``expected`` is given, one whose ``.expected`` contains it: the test pins the
+    argument and the requirement, not the prose of the message."""
+    with pytest.raises(InputError) as info:
+        yield info
+    err = info.value
+    found = str(err.name)
+    assert found == name or found.startswith(name + "[") or found.endswith(": " + name), \
+        f"InputError about {err.name!r} ({err}), expected one about {name!r}"
+    if expected is not None:
+        assert expected in (err.expected or ""), f"{err.expected!r} does not say {expected!r}"
+
+
+def run_cli_process(*args, cwd=None, env=None, timeout=300) -> subprocess.CompletedProcess:
+    """``boolverify ARGS...`` in a child process (``python -m verify.cli``, so the child runs
+    this checkout), its output captured as text; for what only a process shows (exit codes
+    from signals, pipes, the working folder, a one-line error on stderr)."""
+    return subprocess.run([sys.executable, "-m", "verify.cli", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, env=env, timeout=timeout)
+
+
+# -- XOR instances ---------------------------------------------------------------------------
+#: the three choices of theta~ that the instances cover
+TILDES = ("anti", "same", "independent")
+
+
+def xor_instance(d, m, seed, log_norm=0.0, tilde="anti", steps_c=None, support=(0, 1), attention="softmax",
+                 batch=(), dtype=None):
+    """``(V, theta, theta_tilde)`` from a seed: unit embedding rows (the engine's sampler),
+    theta with :math:`|\\theta| = 10^{\\mathrm{log\\_norm}}`, theta~ either -theta (the paper's
+    init), +theta, or independent of the same norm; optionally after one population step of
+    size ``default_lr(d, m, steps_c)``. Float64 unless ``dtype`` says otherwise."""
+    import torch
+
+    from numeric.xor import default_lr, one_step, sample_embeddings
+
+    dtype = torch.float64 if dtype is None else dtype
+    g = torch.Generator().manual_seed(seed)
+    V = sample_embeddings(d, m, generator=g, batch_shape=batch)
+    th = torch.randn(*batch, m, generator=g, dtype=torch.float64)
+    th = th / th.norm(dim=-1, keepdim=True) * 10.0 ** log_norm
+    if tilde == "anti":
+        tt = -th
+    elif tilde == "same":
+        tt = th.clone()
+    else:
+        tt = torch.randn(*batch, m, generator=g, dtype=torch.float64)
+        tt = tt / tt.norm(dim=-1, keepdim=True) * 10.0 ** log_norm
+    if steps_c is not None:
+        th, tt = one_step(V, th, tt, support, default_lr(d, m, steps_c), attention)
+    return V.to(dtype), th.to(dtype), tt.to(dtype)
+
+
+@st.composite
+def xor_supports(draw, d):
+    """A support ``(a, b)``: two distinct positions of ``range(d)``, in either order."""
+    a = draw(st.integers(0, d - 1))
+    b = draw(st.integers(0, d - 2))
+    return a, b + (b >= a)
+
+
+@st.composite
+def xor_instances(draw, dims=st.integers(2, 12), ms=st.integers(1, 8), log_norms=st.floats(-2, 3),
+                  tildes=st.sampled_from(TILDES), steps=st.sampled_from([None, None, 1.0, 10.0, 100.0]),
+                  attentions=st.sampled_from(["softmax", "linear", "erf"])):
+    """``(V, theta, theta_tilde, support, attention)`` drawn as :func:`xor_instance` builds them."""
+    d, m = draw(dims), draw(ms)
+    support, attention = draw(xor_supports(d)), draw(attentions)
+    V, th, tt = xor_instance(d, m, draw(st.integers(0, 2**31 - 1)), draw(log_norms), draw(tildes),
+                             draw(steps), support, attention)
+    return V, th, tt, support, attention
