@@ -66,6 +66,7 @@ def test_crossover_regimes_and_direct_evaluation(a):
 @settings(max_examples=40)
 @given(st.fractions(min_value=Fraction(-10), max_value=Fraction(300), max_denominator=64))
 @example(Fraction(32, 3))  # an exact tie: 64^(32/3) = 2^64, so N* = 65
+@example(Fraction(128, 7))  # an exact tie: 128^(128/7) = 2^128, so N* = 129
 def test_crossover_lambert_equals_direct(a):
     c = crossover(a)
     assert c["N_star"] == crossover_direct(a) == _float_scan(a, limit=4000)

@@ -68,6 +68,27 @@ def theorem_exponent(D: int, L: int) -> Fraction:
     return Fraction(D - 1, 2 * L) - 5
 
 
+def _reaches_two_power(n: int, a, af) -> bool:
+    r""":math:`n^a \ge 2^n`, at the working precision; where the two sides are too close to call
+    at that precision and ``a`` is an int or a ``Fraction`` (e.g. :math:`a = 128/7`, :math:`n =
+    128`: :math:`n^a = 2^n` exactly), decided exactly in integers, :math:`n^p \ge 2^{nq}`."""
+    lhs, rhs = af * mpmath.log(n), n * mpmath.log(2)
+    close = abs(lhs - rhs) <= mpmath.mpf(2) ** (20 - mpmath.mp.prec) * rhs
+    if close and isinstance(a, (int, Fraction)) and not isinstance(a, bool):
+        exact = Fraction(a)
+        return n ** exact.numerator >= 2 ** (n * exact.denominator)
+    return lhs >= rhs
+
+
+def _last_integer_reaching(up, a, af) -> int:
+    r"""The largest integer :math:`k \le N_{-1}` (the upper root), with a root within rounding
+    of an integer decided by :func:`_reaches_two_power`."""
+    k = int(mpmath.nint(up))
+    if abs(up - k) <= mpmath.mpf(2) ** (20 - mpmath.mp.prec) * up:
+        return k if _reaches_two_power(k, a, af) else k - 1
+    return int(mpmath.floor(up))
+
+
 def crossover_direct(a, *, dps: int = DPS) -> int:
     r"""Smallest integer :math:`N^* \ge 1` with :math:`N^a < 2^N` for all :math:`N \ge N^*`,
     by direct evaluation of :math:`a \ln N` against :math:`N \ln 2` (no Lambert W).
@@ -79,12 +100,11 @@ def crossover_direct(a, *, dps: int = DPS) -> int:
     """
     with mpmath.workdps(dps):
         af = _mpf(a, "a")
-        ln2 = mpmath.log(2)
 
         def bad(n):
-            return af * mpmath.log(n) >= n * ln2
+            return _reaches_two_power(n, a, af)
 
-        turn = max(1, int(mpmath.floor(af / ln2)))
+        turn = max(1, int(mpmath.floor(af / mpmath.log(2))))
         start = next((n for n in (turn, turn + 1) if bad(n)), None)
         if start is None:
             return 1
@@ -125,10 +145,11 @@ def crossover(a, *, dps: int = DPS) -> dict:
             up, lo = mpmath.re(up), mpmath.re(lo)
             # N^a >= 2^N exactly on [N_lower, N_upper]; when no integer lies there (possible for
             # e ln 2 < a < 3 ln 2 / ln 3) the bound holds from N = 1 on
-            has_integer = mpmath.floor(up) >= mpmath.ceil(lo)
+            last = _last_integer_reaching(up, a, af)
+            has_integer = last >= mpmath.ceil(lo)
             out.update(regime="two-crossings", N_upper=up, N_lower=lo,
-                       N_star=int(mpmath.floor(up)) + 1 if has_integer else 1)
-        out["N_star_direct"] = crossover_direct(af, dps=dps)
+                       N_star=last + 1 if has_integer else 1)
+        out["N_star_direct"] = crossover_direct(a, dps=dps)
         out["agree"] = out["N_star"] == out["N_star_direct"]
         return out
 
