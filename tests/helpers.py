@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import strategies as st
 
 from numeric.validation import InputError
+
+#: The project's root folder (where README.md, docs/ and the packages are).
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 @contextmanager
@@ -86,3 +92,48 @@ def xor_instances(draw, dims=st.integers(2, 12), ms=st.integers(1, 8), log_norms
     V, th, tt = xor_instance(d, m, draw(st.integers(0, 2**31 - 1)), draw(log_norms), draw(tildes),
                              draw(steps), support, attention)
     return V, th, tt, support, attention
+
+
+def children_of(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (from /proc)."""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                kids.append(int(entry))
+    return kids
+
+
+def process_gone(pid: int) -> bool:
+    """True once ``pid`` has exited (no such process, or a zombie waiting for its parent)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def assert_all_exit(pids, within_s: float, what: str) -> None:
+    """Every process of ``pids`` exits within ``within_s`` seconds."""
+    deadline = time.monotonic() + within_s
+    while not all(process_gone(p) for p in pids):
+        assert time.monotonic() < deadline, f"{what} outlived the killed run"
+        time.sleep(0.1)
+
+
+def assert_next_run_removes_folder(tmp: Path, prefix: str, monkeypatch) -> None:
+    """A killed run left its ``prefix*`` folder in ``tmp``; the clean-up the next run does first
+    removes it."""
+    import tempfile
+
+    from verify.report.workers import remove_stale_folders
+
+    assert list(tmp.glob(f"{prefix}*"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    remove_stale_folders(prefix)
+    assert list(tmp.glob(f"{prefix}*")) == []

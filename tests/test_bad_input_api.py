@@ -3,7 +3,7 @@
 Each row calls one function of the public API with one bad argument; it must raise
 :class:`numeric.validation.InputError` (never a TypeError, OverflowError, RuntimeError of
 torch, or a hang) with a message that starts by naming the argument, ``"NAME = "``. The
-command-line table is tests/test_bad_input.py.
+command-line table is tests/verify/cli/test_bad_input.py.
 """
 
 from __future__ import annotations

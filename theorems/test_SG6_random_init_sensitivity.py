@@ -67,7 +67,7 @@ eps > 0 (SG-4, SG-5) does not show at these N; the bhattamishra setting has eps 
 architecture in ``docs/results-paper-b.md`` (post-LN, biased variance, eps inside the square
 root, affine Q/K/V/O, ReLU MLP, readout at ``eos``), for fixed small weights, at eps = 0,
 1e-5 and 0.5, to 1e-10: a layer norm with the unbiased variance, a misplaced eps or an input
-that is ignored fail there (the other conventions: ``tests/test_transformer_conventions.py``).
+that is ignored fail there (the other conventions: ``tests/numeric/test_transformer_conventions.py``).
 
 At D = 8, :math:`a(8, 2) < 0`, so the theorem's bound is only :math:`K_0 \ge 1`. The slow
 variants apply the same rules at D = 16, N = 14 and at D = 32, N = 12, where

@@ -7,7 +7,7 @@ of the largest term that entered the computation (``scale``; 1 when not given).
 Where the dtype alone does not size a comparison, the bound comes from here too, never from a
 literal in a test: :data:`NAMED` entries (each with its reason), :func:`sum_tolerance` (a sum of
 ``n`` rounded terms), :func:`working_digits` (multiprecision results) and
-:func:`decimal_places` (values quoted to a number of places). ``tests/test_tolerances.py``
+:func:`decimal_places` (values quoted to a number of places). ``tests/verify/common/test_tolerances.py``
 fails on a literal tolerance in tests/ or theorems/.
 
 Leaf module: no torch import, dtypes are keyed by name (``"float64"``, ``"float32"``) and a

@@ -15,7 +15,7 @@ Two regimes, on the same instances and the same samples (a cell ``(d, n)`` and a
   overshoot; at d = 32, n = d the success given the population step went 12 -> 23 -> 29 of 52
   for :math:`3, 1, 0.3\cdot10^{-3}\eta`). Normalised steps follow the flow's path whatever the
   flow's speed, and the outcome stops depending on ``step_length`` (seed by seed the same for
-  0.1 ... 0.4; ``tests/test_sample_complexity.py``).
+  0.1 ... 0.4; ``tests/verify/experiments/test_sample_complexity.py``).
 
 Success is measured with the population metric :func:`numeric.xor.step_metrics` (both heads
 at least ``1 - eps`` on the support, one on each position). The population step on the same

@@ -20,7 +20,7 @@ check --json docs/report.json`` (or after a change to the registry or the rules)
     python -m verify.report.readme --check         # exit 1 if a table is stale
 
 (``--readme FILE``, ``--report FILE`` and ``--claims-doc FILE`` choose other files.)
-``tests/test_readme_table.py`` fails when a table differs from what the registry and the
+``tests/verify/report/test_readme_table.py`` fails when a table differs from what the registry and the
 report render.
 """
 

@@ -39,7 +39,8 @@ _CHECK_SUPPORT = "numeric.validation.check_support"
 # A probe looks its functions up through the public modules at call time, so the same probe
 # sees the original before install and the mutant after.
 
-def _xor_instance(d=6, m=3, seed=0):
+def xor_probe_instance(d=6, m=3, seed=0):
+    """``(V, theta, theta_tilde, support)``: a small float64 instance from a seed, for probes."""
     import torch
 
     from numeric import xor
@@ -54,7 +55,7 @@ def _xor_instance(d=6, m=3, seed=0):
 def _loss():
     from numeric import xor
 
-    V, th, tt, s = _xor_instance()
+    V, th, tt, s = xor_probe_instance()
     return xor.population_loss(V, th, tt, s)
 
 
@@ -64,7 +65,7 @@ def _grad(attention="softmax"):
 
         from numeric import xor
 
-        V, th, tt, s = _xor_instance()
+        V, th, tt, s = xor_probe_instance()
         return torch.cat(xor.population_grad(V, th, tt, s, attention))
     return probe
 
@@ -76,7 +77,7 @@ def _grad_two_pass(attention="softmax"):
 
         from numeric import xor
 
-        V, th, tt, s = _xor_instance()
+        V, th, tt, s = xor_probe_instance()
         return torch.cat(xor.population_grad(V[None], th[None], tt[None], s, attention), -1)
     return probe
 
@@ -87,7 +88,7 @@ def _grad_near_cancellation():
 
     from numeric import xor
 
-    V, th, tt, s = _xor_instance(d=8, m=3, seed=3)
+    V, th, tt, s = xor_probe_instance(d=8, m=3, seed=3)
     return torch.cat(xor.population_grad(V, 40 * th, 40 * tt, s))
 
 
@@ -95,7 +96,7 @@ def _weights(attention):
     def probe():
         from numeric import xor
 
-        V, th, _, _ = _xor_instance()
+        V, th, _, _ = xor_probe_instance()
         return xor.attention_weights(V, th, attention)
     return probe
 
@@ -105,7 +106,7 @@ def _one_step():
 
     from numeric import xor
 
-    V, th, tt, s = _xor_instance()
+    V, th, tt, s = xor_probe_instance()
     return torch.cat(xor.one_step(V, th, tt, s, 1.0))
 
 
@@ -120,7 +121,7 @@ def _empirical():
 
     from numeric import xor
 
-    V, th, tt, s = _xor_instance()
+    V, th, tt, s = xor_probe_instance()
     X, y = xor.sample_data(16, 6, s, generator=torch.Generator().manual_seed(1))
     return torch.cat(xor.empirical_grad(V, th, tt, X, y))
 
@@ -158,7 +159,7 @@ def _limit():
 
     from numeric import xor
 
-    V, th, tt, s = _xor_instance()
+    V, th, tt, s = xor_probe_instance()
     return torch.cat(xor.limit_step_attention(V, th, tt, s))
 
 
@@ -177,7 +178,7 @@ def _stream_limit():
 def _assignment():
     from numeric import xor
 
-    V, th, _, s = _xor_instance()
+    V, th, _, s = xor_probe_instance()
     return xor.predicted_assignment(V, th, s)
 
 
@@ -188,7 +189,7 @@ def _cls(what):
         from numeric.cls_transformer import CLSTransformer, all_inputs
 
         g = torch.Generator().manual_seed(3)
-        V, _, _, _ = _xor_instance(d=4, m=2)
+        V, _, _, _ = xor_probe_instance(d=4, m=2)
         model = CLSTransformer(V, torch.randn(2, 2, 3, generator=g, dtype=torch.float64),
                                torch.randn(2, 2, 3, generator=g, dtype=torch.float64),
                                torch.randn(3, generator=g, dtype=torch.float64))
@@ -202,7 +203,7 @@ def _cls(what):
 def _linear_bound():
     from verify.reference.linear_bound import linear_attention_loss_bound
 
-    V, _, _, s = _xor_instance(d=6, m=3)
+    V, _, _, s = xor_probe_instance(d=6, m=3)
     return linear_attention_loss_bound(V.numpy(), s)["bound"]
 
 
@@ -529,20 +530,20 @@ PAPER_A: tuple[Mutant, ...] = (
     Mutant("wilson_one_sided_z", "Wilson interval with the one-sided quantile z = Phi^-1(c) (1.645 at 95%)",
            # no claim decides on a Wilson interval any more (the decisions use Clopper-Pearson);
            # the CLI's tables and the coverage tests of the inference module do
-           _WILSON, _wilson_one_sided, _wilson, unit_files=("tests/test_inference.py",)),
+           _WILSON, _wilson_one_sided, _wilson, unit_files=("tests/verify/stats/test_inference.py",)),
     # unit-test cases: no claim depends on these
     Mutant("empirical_grad_half_samples", "the engine's empirical gradient averages only the first n/2 samples",
            f"{_POPULATION}.empirical_grad", _empirical_half_samples, _empirical,
-           unit_files=("tests/test_xor_engine.py", "tests/test_sample_complexity.py")),
+           unit_files=("tests/numeric/test_xor_engine.py", "tests/verify/experiments/test_sample_complexity.py")),
     Mutant("sample_labels_wrong_sign", "the engine's sampled labels y = +x_a x_b instead of -x_a x_b",
            f"{_POPULATION}.sample_data", _labels_wrong_sign, _sample_labels,
-           unit_files=("tests/test_xor_engine.py",)),
+           unit_files=("tests/numeric/test_xor_engine.py",)),
     Mutant("support_check_allows_a_equal_b", "check_support accepts a == b",
-           _CHECK_SUPPORT, _support_allows_equal, _support, unit_files=("tests/test_xor_engine.py",)),
+           _CHECK_SUPPORT, _support_allows_equal, _support, unit_files=("tests/numeric/test_xor_engine.py",)),
     Mutant("stream_limit_ascends",
            "streamed sweeps: the eta -> infinity attention from s = +V grad (a step up the gradient)",
            _STREAM_STEP_METRICS, _stream_limit_ascends, _stream_limit,
-           unit_files=("tests/test_sweep_stream.py",)),
+           unit_files=("tests/verify/experiments/test_sweep_stream.py",)),
 )
 
 __all__ = ["PAPER_A"]

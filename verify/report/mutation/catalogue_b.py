@@ -237,23 +237,23 @@ def _parity_skips_last_bit(original):
     return truth_table
 
 
-def _training_majority_non_strict(original):
-    def labels(target, bits):
-        out = original(target, bits)
-        if target == "majority":
-            ties = 2 * bits.sum(-1) == bits.shape[1]
-            return out | ties.to(out.dtype)               # 1[2|x| >= N]
-        return out
-    return labels
+def _labels_changed_for(name, change):
+    """A factory of mutants of the training labels: ``change(labels, bits)`` for target ``name``,
+    the original labels for every other target."""
+    def factory(original):
+        def labels(target, bits):
+            out = original(target, bits)
+            return change(out, bits) if target == name else out
+        return labels
+    return factory
 
 
-def _training_parity_first_10_bits(original):
-    def labels(target, bits):
-        out = original(target, bits)
-        if target == "parity":
-            return out ^ (bits[:, 10:].sum(-1) % 2).to(out.dtype)   # the bits from 10 on left out
-        return out
-    return labels
+# 1[2|x| >= N]: ties read 1
+_training_majority_non_strict = _labels_changed_for(
+    "majority", lambda out, bits: out | (2 * bits.sum(-1) == bits.shape[1]).to(out.dtype))
+# the parity of bits 0..9 only: the bits from 10 on left out
+_training_parity_first_10_bits = _labels_changed_for(
+    "parity", lambda out, bits: out ^ (bits[:, 10:].sum(-1) % 2).to(out.dtype))
 
 
 def _training_first_reads_last_bit(original):
@@ -560,16 +560,16 @@ PAPER_B: tuple[Mutant, ...] = (
     # unit-test cases: no claim depends on these
     Mutant("median_readout_ties_read_one", "median readout 1[T >= median]: ties at the median read 1",
            _READOUT_TABLE, _median_readout_ties_read_one, _median_readout,
-           unit_files=("tests/test_transformer_conventions.py",)),
+           unit_files=("tests/numeric/test_transformer_conventions.py",)),
     Mutant("pre_ln_runs_post_ln", "a pre-LN model runs its layers post-LN (the norm convention ignored)",
            _RUN, _pre_ln_runs_post_ln, _pre_ln,
-           unit_files=("tests/test_transformer_conventions.py",)),
+           unit_files=("tests/numeric/test_transformer_conventions.py",)),
     Mutant("model_blocks_restart_seed",
            "random models on a cluster: every block of models starts again at --seed",
            f"{_RANDOM}.sample_models", _model_blocks_restart_seed, _random_blocks,
-           unit_files=("tests/test_sweep_distributed.py::test_random_models_on_a_cluster_match_in_process",)),
+           unit_files=("tests/verify/experiments/test_sweep_distributed.py::test_random_models_on_a_cluster_match_in_process",)),
     Mutant("n_params_without_layer_norms", "parameter count M without the 4DL layer-norm parameters",
-           f"{_BOUNDS}.n_params", _n_params_without_ln, _n_params, unit_files=("tests/test_bounds.py",)),
+           f"{_BOUNDS}.n_params", _n_params_without_ln, _n_params, unit_files=("tests/verify/reference/test_bounds.py",)),
 )
 
 __all__ = ["PAPER_B"]

@@ -6,7 +6,7 @@ value of the engine (:mod:`numeric`), the references (:mod:`verify.reference`) o
 passes ``b + 1``, flips a sign, halves a result, swaps the returned heads); source files are
 never edited and no production body is copied. Each mutant carries a *probe*, a small call whose
 result the mutant changes, so that a mutant that changes nothing is found without running the
-checks (``tests/test_mutants.py``).
+checks (``tests/verify/report/test_mutants.py``).
 
 In a worker (:func:`task`) the mutant is installed by :mod:`verify.report.mutation.plugin`
 before the theorem modules are imported, and the claim files that should catch it run with

@@ -9,15 +9,15 @@ bounds 0 and 1 of a probability excepted). The checker is tried on planted viola
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
 from verify.experiments import claim_rules
 from verify.experiments.claim_rules import RULES, Rules
 from verify.report.claims import CLAIMS
+from tests.helpers import PROJECT_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = PROJECT_ROOT
 RULES_MODULE = "verify.experiments.claim_rules"
 PLANS = ROOT / "verify" / "experiments" / "plans.py"
 

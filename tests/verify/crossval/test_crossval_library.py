@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,13 +16,14 @@ from verify.crossval import (
     ProfileConventions, XorConventions, assert_population_grad_matches, assert_population_loss_matches,
     assert_profile_matches,
 )
+from tests.helpers import PROJECT_ROOT
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+EXAMPLES = PROJECT_ROOT / "docs" / "examples"
 sys.path.insert(0, str(EXAMPLES))
 
 from my_sensitivity import profile_01, profile_pm1  # noqa: E402
 from xor_impl import population_grad, population_grad_dropped_term, population_loss  # noqa: E402
-from tests.helpers import raises_input_error
+from tests.helpers import raises_input_error  # noqa: E402
 
 
 def test_public_api_is_explicit():

@@ -14,9 +14,11 @@ import time
 import pytest
 import torch
 
-from numeric.validation import InputError
 from verify.report.mutation.engine import ROOT, Installed, install, resolve
+from verify.report.mutation import runner
+from verify.report.mutation.catalogue_a import xor_probe_instance
 from verify.report.mutation.runner import MUTANTS, by_name, mutation_summary, run_mutants, select
+from tests.helpers import assert_all_exit, assert_next_run_removes_folder, children_of, raises_input_error
 
 
 def test_catalogue_has_at_least_58_uniquely_named_mutants():
@@ -45,16 +47,6 @@ def test_targets_are_public_names():
                    for p in target.split("."))
 
     assert [m.name for m in MUTANTS if private(m.target)] == []
-
-
-def _xor_instance(d=6, m=3, seed=0):
-    from numeric import xor
-
-    g = torch.Generator().manual_seed(seed)
-    V = xor.sample_embeddings(d, m, generator=g)
-    th = torch.randn(m, generator=g, dtype=torch.float64) * 2
-    tt = torch.randn(m, generator=g, dtype=torch.float64) * 2
-    return V, th, tt, (1, 4)
 
 
 def _same(x, y) -> bool:
@@ -86,7 +78,7 @@ def test_install_rebinds_every_module_and_later_imports():
     import numeric.xor_population
 
     original = numeric.xor_population.population_grad
-    V, th, tt, sup = _xor_instance()
+    V, th, tt, sup = xor_probe_instance()
     before = torch.cat(numeric.xor.population_grad(V, th, tt, sup))
     installed = install(by_name("grad_halved"))
     try:
@@ -124,9 +116,9 @@ def test_install_on_a_class_replaces_the_class_attribute():
 def test_select_and_by_name_refuse_unknown_names():
     assert [m.name for m in select(["grad_halved"])] == ["grad_halved"]
     assert len(select(None)) == len(MUTANTS)
-    with pytest.raises(InputError, match="^--only = 'nosuch'"):
+    with raises_input_error("--only"):
         select(["grad_halved", "nosuch"])
-    with pytest.raises(InputError, match="^mutant = "):
+    with raises_input_error("mutant"):
         by_name("nosuch")
 
 
@@ -138,7 +130,7 @@ def test_mutation_summary_renders_the_table():
              "caught_by": "theorems/test_SX1_population_loss.py::test_x", "message": "assert 1 == 2",
              "status": "caught", "seconds": 3.2},
             {"name": "b", "description": "bug | b", "target": "numeric.y.g",
-             "expected_files": ["tests/test_bounds.py"], "kind": "unit", "caught": False,
+             "expected_files": ["tests/verify/reference/test_bounds.py"], "kind": "unit", "caught": False,
              "caught_by": None, "message": "", "status": "survived", "seconds": 1.0},
         ],
         "score": 0.5, "caught": 1, "total": 2, "survivors": ["b"],
@@ -207,29 +199,6 @@ def test_one_mutant_end_to_end(tmp_path):
                         "caught_by", "message", "seconds"}
 
 
-def _children_of(pid):
-    """Process ids whose parent is ``pid`` (from /proc)."""
-    kids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                kids.append(int(entry))
-    return kids
-
-
-def _gone(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
-
-
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 def test_mutants_killed_leaves_no_worker_and_the_next_run_removes_its_folder(tmp_path, monkeypatch):
     """SIGKILL cannot be handled: the pytest workers of ``boolverify mutants`` die with their
@@ -240,25 +209,14 @@ def test_mutants_killed_leaves_no_worker_and_the_next_run_removes_its_folder(tmp
                              "limit_step_argmin", "--jobs", "1"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 120
-    while not (list(tmp_path.glob("boolverify-mutants-*/events-*.jsonl")) and _children_of(proc.pid)):
+    while not (list(tmp_path.glob("boolverify-mutants-*/events-*.jsonl")) and children_of(proc.pid)):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.05)
-    workers = _children_of(proc.pid)
+    workers = children_of(proc.pid)
     proc.kill()
     proc.communicate(timeout=60)
-    deadline = time.monotonic() + 5
-    while not all(_gone(w) for w in workers):
-        assert time.monotonic() < deadline, "a mutant's pytest worker outlived the killed run"
-        time.sleep(0.1)
-    assert list(tmp_path.glob("boolverify-mutants-*"))
-    import tempfile
-
-    from verify.report import workers as pool
-    from verify.report.mutation import runner
-
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    pool.remove_stale_folders(runner.TMP_PREFIX)
-    assert list(tmp_path.glob("boolverify-mutants-*")) == []
+    assert_all_exit(workers, 5, "a mutant's pytest worker")
+    assert_next_run_removes_folder(tmp_path, runner.TMP_PREFIX, monkeypatch)
 
 
 @pytest.mark.slow

@@ -12,15 +12,14 @@ from __future__ import annotations
 import json
 import time
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from verify.cli import main
-from tests.helpers import run_cli_process
+from tests.helpers import PROJECT_ROOT, run_cli_process
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = PROJECT_ROOT
 IMPL = ROOT / "docs" / "examples" / "xor_impl.py"
 INST = {"V": [[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]], "theta": [1.0, 2.0], "theta_tilde": [-1.0, 0.5],
         "support": [0, 2], "loss": 0.5}

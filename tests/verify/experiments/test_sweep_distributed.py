@@ -10,19 +10,18 @@ import socket
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 import torch
 
-from tests.helpers import raises_input_error
+from tests.helpers import PROJECT_ROOT, raises_input_error
 from verify.cli import main
 from verify.experiments import distributed
 from verify.experiments.xor_sweeps import load_results, run_samples, run_sweep
 
 pytest.importorskip("distributed")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = PROJECT_ROOT
 
 
 def _cells(path):

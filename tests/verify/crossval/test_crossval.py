@@ -2,7 +2,6 @@
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,9 +16,9 @@ from verify.crossval.implementations import (
     read_table,
 )
 from numeric.validation import InputError
-from tests.helpers import raises_input_error, run_cli_process
+from tests.helpers import PROJECT_ROOT, raises_input_error, run_cli_process
 
-IMPL = Path(__file__).resolve().parents[1] / "docs" / "examples" / "xor_impl.py"
+IMPL = PROJECT_ROOT / "docs" / "examples" / "xor_impl.py"
 
 
 def test_correct_gradient_agrees():

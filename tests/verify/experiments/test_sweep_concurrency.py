@@ -6,13 +6,12 @@ import multiprocessing
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 from verify.common.atomic_io import lock_path, locked, merge_json_records
 from verify.experiments.xor_sweeps import load_results, run_sweep
-from tests.helpers import raises_input_error
+from tests.helpers import PROJECT_ROOT, raises_input_error
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = PROJECT_ROOT
 
 
 def _merge_many(path, worker, count):

@@ -14,7 +14,6 @@ thresholds of a test's design ("the instance is near a solution"), not tolerance
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 import torch
@@ -22,26 +21,27 @@ import torch
 from numeric.validation import InputError
 from verify.common.tolerances import (NAMED, TOLERANCES, UNIT_ROUNDOFF, Tolerance, assert_close, decimal_places,
                                       sum_tolerance, tolerance, working_digits)
+from tests.helpers import PROJECT_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = PROJECT_ROOT
 TOLERANCE_KEYWORDS = ("rtol", "atol", "abs", "rel")
 SMALL = 1e-3
 
 #: (file, text of the comparison): thresholds that a test's design states, not rounding bounds.
 ALLOWED = {
     # "near a solution": the instances the test is about have a tiny loss
-    ("tests/test_xor_engine.py", "ref < 1e-20"),
-    ("tests/test_xor_engine.py", 'float(M["sup_exact"]) < 1e-40'),
-    ("tests/test_xor_properties.py", "1e-200 < ref < 1e-20"),
-    ("tests/test_xor_properties.py", "min(smallest) < 1e-20"),
-    ("tests/test_xor_stream.py", "min(smallest) < 1e-20"),
+    ("tests/numeric/test_xor_engine.py", "ref < 1e-20"),
+    ("tests/numeric/test_xor_engine.py", 'float(M["sup_exact"]) < 1e-40'),
+    ("tests/numeric/test_xor_properties.py", "1e-200 < ref < 1e-20"),
+    ("tests/numeric/test_xor_properties.py", "min(smallest) < 1e-20"),
+    ("tests/numeric/test_xor_stream.py", "min(smallest) < 1e-20"),
     ("theorems/test_SX1_population_loss.py", "rep.min_loss < 1e-55"),
     ("theorems/test_SX1_population_loss.py", "max(L for _, L in near) < 1e-20"),
     ("theorems/test_SX2_population_gradient.py", "min(smallest) < 1e-10"),
-    ("tests/test_reference.py", 'scale > mpmath.mpf("1e-6")'),
-    ("tests/test_reference.py", 'E < mpmath.mpf("1e-18")'),
-    ("tests/test_reference.py", 'scale < mpmath.mpf("1e-25")'),
-    ("tests/test_reference.py", 'E < mpmath.mpf("1e-20")'),
+    ("tests/verify/reference/test_reference.py", 'scale > mpmath.mpf("1e-6")'),
+    ("tests/verify/reference/test_reference.py", 'E < mpmath.mpf("1e-18")'),
+    ("tests/verify/reference/test_reference.py", 'scale < mpmath.mpf("1e-25")'),
+    ("tests/verify/reference/test_reference.py", 'E < mpmath.mpf("1e-20")'),
     # parameters of size 1e-9 bring beta within 1e-6 of its bound (the claim's approach)
     ("theorems/test_SG3_blowup_bound.py", "1 - 1e-6 <= ratio"),
 }

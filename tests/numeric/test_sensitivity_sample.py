@@ -246,6 +246,6 @@ def test_theorem45_bad_plan_is_refused_before_work(tmp_path):
     from verify.experiments.plans import THEOREM45_FULL
     from verify.experiments.theorem45 import run_theorem45
 
-    with pytest.raises(InputError, match="^D = "):
+    with raises_input_error("D"):
         run_theorem45(tmp_path / "t.json", dict(THEOREM45_FULL, D=1))
     assert not (tmp_path / "t.json").exists()

@@ -13,7 +13,6 @@ from scipy import special, stats
 
 from tests.helpers import raises_input_error
 from verify.common.tolerances import NAMED, tolerance
-from numeric.validation import InputError
 from verify.stats.bootstrap import parametric_bootstrap
 from verify.stats.intervals import clopper_pearson, wilson_interval
 from verify.stats.likelihood import BinomialFit, fit_binomial
@@ -556,7 +555,7 @@ def test_median_bounds_are_the_order_statistics_of_the_binomial_rule():
         assert median_bounds(torch.as_tensor(values), 0.95, "upper") == median_bounds(values, 0.95, "upper")
     # too few values for the level: uninformative
     assert median_bounds([1.0, 2.0], 0.99, "lower") == (-math.inf, math.inf)
-    with pytest.raises(InputError, match="^values = "):
+    with raises_input_error("values"):
         median_bounds([], 0.99)
-    with pytest.raises(InputError, match="^side = "):
+    with raises_input_error("side"):
         median_bounds([1.0], 0.99, "two-sided")

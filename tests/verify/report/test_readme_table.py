@@ -1,17 +1,16 @@
 """README.md's claims table is what the claims registry and docs/report.json render
 (:mod:`verify.report.readme`); regenerate it with ``python -m verify.report.readme``."""
 
-from pathlib import Path
 
 import pytest
 
-from tests.helpers import raises_input_error
+from tests.helpers import PROJECT_ROOT, raises_input_error
 from verify.report.claims import CLAIMS
 from verify.report.readme import (
     END, START, load_report, main, render_table, replace_region, table_region, update_readme,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = PROJECT_ROOT
 README = ROOT / "README.md"
 REPORT = ROOT / "docs" / "report.json"
 

@@ -247,8 +247,8 @@ def test_seed_base_shifts_seeds(monkeypatch):
     ],
 )
 def test_cli_bad_paths_and_options_one_line_exit_2(args, name):
-    """A few rows per command; the full tables are in tests/test_cli_sensitivity_*.py,
-    tests/test_cli_xor.py and tests/test_train.py."""
+    """A few rows per command; the full tables are in tests/verify/cli/test_cli_sensitivity_*.py,
+    tests/verify/cli/test_cli_xor.py and tests/verify/experiments/test_train.py."""
     _one_line_exit_2(run_cli_process(*args), name)
 
 

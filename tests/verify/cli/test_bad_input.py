@@ -4,7 +4,7 @@ Each row is ``(argv, files)``: the command line (``{in}`` is a folder holding ``
 ``{out}`` an empty folder for outputs) must exit 2 with at most two lines on stderr, the first
 starting ``boolverify: error:``, no traceback, nothing left in ``{out}`` or the working
 folder, and it must return (a hang is stopped by an alarm and fails the row). The rows of
-``crossval`` are in tests/test_crossval_bad_input.py; signals are at the end of this file.
+``crossval`` are in tests/verify/crossval/test_crossval_bad_input.py; signals are at the end of this file.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import time
 import pytest
 
 from verify.experiments.records import SWEEP_SCHEMA
+from verify.report import runner as check_runner
+from tests.helpers import assert_all_exit, assert_next_run_removes_folder, children_of
 
 HANG_LIMIT_S = 120      # far above any row's run time; only a hang reaches it
 
@@ -417,38 +419,15 @@ def _wait_for(predicate, proc, limit=120):
         time.sleep(0.1)
 
 
-def _workers_of(pid):
-    """Process ids whose parent is ``pid`` (from /proc)."""
-    kids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                kids.append(int(entry))
-    return kids
-
-
 def _wait_for_workers(proc, tmp):
     """The worker processes of a running ``check``, once each has been started (an events file
     is created just before its worker)."""
     def started():
         files = list(tmp.glob("boolverify-check-*/events-*.jsonl"))
-        return files and len(_workers_of(proc.pid)) >= len(files)
+        return files and len(children_of(proc.pid)) >= len(files)
 
     _wait_for(started, proc)
-    return _workers_of(proc.pid)
-
-
-def _gone(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
+    return children_of(proc.pid)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
@@ -464,10 +443,7 @@ def test_check_terminated_stops_workers_and_cleans_up(tmp_path):
     assert proc.returncode == 143, err
     assert "terminated" in err and "Traceback" not in err
     assert os.listdir(out) == [] and list(tmp.glob("boolverify-check-*")) == []
-    deadline = time.monotonic() + 10
-    while not all(_gone(w) for w in workers):
-        assert time.monotonic() < deadline, "a worker outlived the terminated run"
-        time.sleep(0.1)
+    assert_all_exit(workers, 10, "a worker")
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
@@ -480,18 +456,8 @@ def test_check_killed_leaves_no_worker_and_the_next_run_removes_its_folder(tmp_p
     workers = _wait_for_workers(proc, tmp)
     proc.kill()
     proc.communicate(timeout=60)
-    deadline = time.monotonic() + 10
-    while not all(_gone(w) for w in workers):
-        assert time.monotonic() < deadline, "a worker outlived the killed run"
-        time.sleep(0.1)
-    assert list(tmp.glob("boolverify-check-*"))
-    import tempfile
-
-    from verify.report import runner, workers
-
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    workers.remove_stale_folders(runner.TMP_PREFIX)
-    assert list(tmp.glob("boolverify-check-*")) == []
+    assert_all_exit(workers, 10, "a worker")
+    assert_next_run_removes_folder(tmp, check_runner.TMP_PREFIX, monkeypatch)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG")
