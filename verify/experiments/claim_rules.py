@@ -157,6 +157,13 @@ SG4 = Rules(
     eps_models=4, eps_same=1e-3,
     #: ... and the ablation sees eps iff at eps_control some relative change exceeds eps_seen
     eps_control=1.0, eps_seen=1e-2,
+    #: ... and eps is not ignored: some relative change eps = 0 vs eps exceeds eps_changed_min (the
+    #: change is of order eps / (2 var) ~ 1e-6 at layer-norm variances of order one, rounding ~1e-13)
+    eps_changed_min=1e-9,
+    #: known answers, before the data: per-model slopes of exact power laws (rounding only) and
+    #: the positions of known_answer_draws draws of pairs, uniform within Hoeffding bounds at
+    #: false-fail probability known_answer_false_fail
+    known_answer_draws=200, known_answer_false_fail=1e-6,
     #: exact supremum (recorded, not decided): the first exact_models models at exact_Ns
     exact_Ns=(4, 6, 8, 10), exact_models=10,
     #: ... where every sampled maximum of the quantile test at exact_check_N is at most the supremum

@@ -372,6 +372,56 @@ def _slopes_log10(original):
     return per_model_slopes
 
 
+def _slopes_axes_swapped(original):
+    def per_model_slopes(Ns, values):
+        import torch
+
+        # the regression of log N on log y: the slope times var(log N) / var(log y), per row
+        s = original(Ns, values)
+        x = torch.tensor([math.log(n) for n in Ns], dtype=torch.float64)
+        y = torch.as_tensor(values, dtype=torch.float64).log()
+        return s * x.var() / y.var(-1)
+    return per_model_slopes
+
+
+def _pairs_first_positions(original):
+    def influence_pairs(N, strings, positions, generator):
+        x, pos = original(N, strings, positions, generator)
+        return x, _first_positions(pos)
+    return influence_pairs
+
+
+def _first_positions(pos):
+    """Positions 0..k-1 in every row, of ``pos``'s shape (the bug: the first positions only)."""
+    import torch
+
+    return torch.arange(pos.shape[-1]).expand_as(pos).clone()
+
+
+def _slopes_half():
+    from verify.experiments.random_transformers import per_model_slopes
+
+    return per_model_slopes([1, 2, 4], [[1.0, 2 ** -0.5, 0.5]])
+
+
+def _pairs():
+    import torch
+
+    from verify.experiments.random_transformers import influence_pairs
+
+    return influence_pairs(64, 3, 4, torch.Generator().manual_seed(0))[1]
+
+
+def _small_eps_dropped(original):
+    def __init__(self, config=None):
+        import dataclasses
+
+        if config is not None and 0 < config.eps < 1e-3:  # "negligible": treated as eps = 0
+            config = dataclasses.replace(config, eps=0.0)
+        original(self, config)
+    return __init__
+
+
 def _random_function_K0_exponent_N(original):
     def random_function_K0(p, N):
         # 2^N (p^N + (1-p)^N): the string's N neighbours, not the string itself
@@ -555,6 +605,12 @@ PAPER_B: tuple[Mutant, ...] = (
     # SG-4, SG-5: the eps ablation and the exact supremum
     Mutant("transformer_config_eps_ignored", "the transformer runs at eps = 1e-5 whatever its config's eps",
            f"{_MODEL}.__init__", _config_eps_ignored, _transformer(eps=0.5, scheme="uniform"), (_SG4, _SG5)),
+    Mutant("influence_slope_axes_swapped", "log-log slopes of log N against log(influence) (axes swapped)",
+           f"{_RANDOM}.per_model_slopes", _slopes_axes_swapped, _slopes_half, (_SG4,)),
+    Mutant("influence_pairs_first_positions", "influence pairs flip the first positions 0..k-1 of every string",
+           f"{_RANDOM}.influence_pairs", _pairs_first_positions, _pairs, (_SG4,)),
+    Mutant("transformer_small_eps_dropped", "the transformer runs at eps = 0 when its config's eps is below 1e-3",
+           f"{_MODEL}.__init__", _small_eps_dropped, _transformer(eps=1e-5, scheme="uniform"), (_SG4, _SG5)),
     Mutant("exact_influence_mean", "the exact supremum of the influence is the largest mean over strings",
            f"{_RANDOM}.exact_influence_maximum", _exact_influence_mean, _exact_influence, (_SG4,)),
     # unit-test cases: no claim depends on these

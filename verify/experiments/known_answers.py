@@ -1,0 +1,75 @@
+r"""Synthetic inputs with a known answer, for the estimators the claim files depend on.
+
+A claim file runs each estimator it decides with on one of these before it looks at its data,
+at the sizes it uses, and fails if the estimator misses the known answer: an estimator that is
+wrong in a way the claim's own rule would not see (a regression with its axes swapped, pairs
+drawn from the first positions only) is caught there.
+
+Each helper returns the synthetic input and the answer; the bound of a random answer (a
+Hoeffding bound at a stated false-fail probability) is computed here, its probability is a rule
+number of the claim.
+"""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import torch
+
+
+def power_law_rows(Ns, exponents, scales=None) -> torch.Tensor:
+    r"""``(len(exponents), len(Ns))`` float64 rows :math:`c_j N^{\sigma_j}`: the exact
+    log-log slope of row ``j`` is ``exponents[j]``."""
+    Ns_t = torch.tensor([float(n) for n in Ns], dtype=torch.float64)
+    e = torch.tensor([float(v) for v in exponents], dtype=torch.float64)
+    c = torch.ones_like(e) if scales is None else torch.tensor([float(v) for v in scales], dtype=torch.float64)
+    return c.unsqueeze(1) * Ns_t.unsqueeze(0) ** e.unsqueeze(1)
+
+
+class LinearProbe:
+    r"""A stand-in for a Boolean transformer whose output reveals which bit was flipped:
+    :math:`T(x) = \sum_n (n + 1) x_n`, so :math:`|T(x) - T(x \oplus e_n)| = n + 1` exactly
+    (integers, exact in float64 for ``N_max`` below :math:`2^{26}`)."""
+
+    def __init__(self, N_max: int):
+        self.config = SimpleNamespace(N_max=int(N_max))
+        self.tok = torch.zeros(1, dtype=torch.float64)
+        self._w = torch.arange(1, int(N_max) + 1, dtype=torch.float64)
+
+    def __call__(self, x):
+        x = torch.as_tensor(x)
+        return x.to(torch.float64) @ self._w[: x.shape[-1]]
+
+
+def hoeffding_half_width(lo: float, hi: float, n: int, false_fail: float) -> float:
+    r"""Half-width :math:`t` with :math:`P(|\bar X - E X| \ge t) \le` ``false_fail`` for the
+    mean of ``n`` values in ``[lo, hi]`` drawn independently or without replacement
+    (Hoeffding 1963, both tails)."""
+    return (hi - lo) * math.sqrt(math.log(2 / false_fail) / (2 * n))
+
+
+def uniform_positions_check(positions: torch.Tensor, N: int, false_fail: float) -> dict:
+    r"""Whether 0-based positions ``(strings, k)`` look like ``k`` distinct uniform positions of
+    ``0..N-1`` per string: every row distinct and in range (exact), the mean position and the
+    share in the upper half within Hoeffding bounds of :math:`(N-1)/2` and
+    :math:`\lfloor N/2 \rfloor / N` (each at ``false_fail / 2``; ``n`` counts strings, whose
+    rows are drawn independently). Returns the measured values, the bounds and ``ok``."""
+    pos = positions.to(torch.int64)
+    rows = pos.shape[0]
+    distinct = all(len(set(r)) == len(r) for r in pos.tolist())
+    in_range = bool(((pos >= 0) & (pos < N)).all())
+    # per string: the mean of its k positions (in [0, N-1]) and its share in the upper half
+    row_mean = pos.double().mean(1)
+    row_upper = (pos >= N - N // 2).double().mean(1)
+    mean, upper = float(row_mean.mean()), float(row_upper.mean())
+    t_mean = hoeffding_half_width(0, N - 1, rows, false_fail / 2)
+    t_upper = hoeffding_half_width(0, 1, rows, false_fail / 2)
+    want_mean, want_upper = (N - 1) / 2, (N // 2) / N
+    ok = (distinct and in_range and abs(mean - want_mean) < t_mean and abs(upper - want_upper) < t_upper)
+    return {"mean_position": mean, "expected_mean_position": want_mean, "mean_bound": t_mean,
+            "upper_half_share": upper, "expected_upper_half_share": want_upper, "upper_bound": t_upper,
+            "distinct": distinct, "in_range": in_range, "ok": ok}
+
+
+__all__ = ["power_law_rows", "LinearProbe", "hoeffding_half_width", "uniform_positions_check"]
