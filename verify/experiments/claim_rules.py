@@ -185,6 +185,9 @@ SG5 = Rules(
     #: eps ablation: |T_eps - T_0| at N_large stays below xi / eps_same_divisor (eps_models models);
     #: control: at eps_control it exceeds xi
     eps_models=8, eps_same_divisor=100, eps_control=1.0,
+    #: ... and eps is not ignored: the largest |T_eps - T_0| exceeds eps_changed_min (of order
+    #: eps / (2 var) times |T| ~ 1e-6 at layer-norm variances and outputs of order one; rounding ~1e-15)
+    eps_changed_min=1e-10,
     #: packing bound: the crossover N* is at most packing_N_max for every tabulated row
     packing_N_max=25, packing_Ds=(16, 32, 64), packing_xis=(0.01, 0.1),
 )
