@@ -422,6 +422,31 @@ def _small_eps_dropped(original):
     return __init__
 
 
+def _held_out_includes_training(original):
+    def evaluate(model, target, N, *, held_out_pool=None, **kw):
+        if held_out_pool is not None:  # half of the training strings counted as held out
+            held_out_pool = held_out_pool[: len(held_out_pool) // 2]
+        return original(model, target, N, held_out_pool=held_out_pool, **kw)
+    return evaluate
+
+
+def _as_over_N(original):
+    def evaluate(model, target, N, **kw):
+        out = original(model, target, N, **kw)
+        return dict(out, mean_sensitivity=out["mean_sensitivity"] / N)  # as/N reported as as
+    return evaluate
+
+
+def _tiny_run(field):
+    def probe():
+        from verify.experiments.training import train
+
+        r = train("majority", 4, seed=0, steps=2, batch_size=4, train_strings=8)
+        return (r.held_out_n, r.held_out_accuracy, r.mean_sensitivity)
+    probe.__name__ = f"tiny_run_{field}"
+    return probe
+
+
 def _random_function_K0_exponent_N(original):
     def random_function_K0(p, N):
         # 2^N (p^N + (1-p)^N): the string's N neighbours, not the string itself
@@ -611,6 +636,11 @@ PAPER_B: tuple[Mutant, ...] = (
            f"{_RANDOM}.influence_pairs", _pairs_first_positions, _pairs, (_SG4,)),
     Mutant("transformer_small_eps_dropped", "the transformer runs at eps = 0 when its config's eps is below 1e-3",
            f"{_MODEL}.__init__", _small_eps_dropped, _transformer(eps=1e-5, scheme="uniform"), (_SG4, _SG5)),
+    Mutant("held_out_includes_training_strings",
+           "held-out accuracy over the complement of half the training subset (training strings counted)",
+           "verify.experiments.training.evaluate", _held_out_includes_training, _tiny_run("held_out"), (_SG8,)),
+    Mutant("training_as_over_N", "trained models' average sensitivity reported as as/N",
+           "verify.experiments.training.evaluate", _as_over_N, _tiny_run("as"), (_SG8,)),
     Mutant("exact_influence_mean", "the exact supremum of the influence is the largest mean over strings",
            f"{_RANDOM}.exact_influence_maximum", _exact_influence_mean, _exact_influence, (_SG4,)),
     # unit-test cases: no claim depends on these
