@@ -209,6 +209,9 @@ SG6 = Rules(
     target=60, max_draws=2500,
     bhattamishra_H=1, bhattamishra_B=10.0, bhattamishra_eps=1e-6,
     bhattamishra_target=100, bhattamishra_max_draws=1000,
+    #: known answer, before the data: one model per scheme has its scheme's law (variance and
+    #: shape), each at false-fail probability known_answer_false_fail
+    known_answer_false_fail=1e-6,
 )
 
 SG7 = Rules("SG-7", enumeration_N_max=20)

@@ -17,6 +17,8 @@ from types import SimpleNamespace
 
 import torch
 
+from verify.common.tolerances import tolerance
+
 
 def power_law_rows(Ns, exponents, scales=None) -> torch.Tensor:
     r"""``(len(exponents), len(Ns))`` float64 rows :math:`c_j N^{\sigma_j}`: the exact
@@ -72,4 +74,67 @@ def uniform_positions_check(positions: torch.Tensor, N: int, false_fail: float) 
             "distinct": distinct, "in_range": in_range, "ok": ok}
 
 
-__all__ = ["power_law_rows", "LinearProbe", "hoeffding_half_width", "uniform_positions_check"]
+def _kind(name: str) -> str:
+    # restated from the architecture: embeddings tok/pos, layer-norm gains and biases, biases, weights
+    if name in ("tok", "pos"):
+        return "embedding"
+    if ".ln1." in name or ".ln2." in name or name.startswith("ln_f."):
+        return "ln_gain" if name.endswith("gain") else "ln_bias"
+    return "bias" if name.endswith("bias") else "weight"
+
+
+def init_distribution_check(model, scheme: str, false_fail: float, *, B: float = 1.0, sigma: float = 1.0) -> dict:
+    r"""Whether the parameters of ``model``, just initialised by ``scheme``, are draws of that
+    scheme's law, restated here from its definition:
+
+    - ``uniform``: every parameter :math:`U(-B, B)` (standard deviation :math:`B/\sqrt3`);
+    - ``gaussian``: every parameter :math:`\mathcal N(0, \sigma^2)`;
+    - ``xavier_uniform`` / ``xavier_normal``: weights :math:`W \in \mathbb R^{o 	imes i}` and
+      the embeddings (fans :math:`(D, D)`) with variance :math:`2/(i + o)`, uniform resp.
+      normal; biases and layer-norm biases exactly 0, gains exactly 1.
+
+    The drawn values :math:`	heta` are standardised by their law's standard deviation,
+    :math:`z = 	heta / \mathrm{sd}`. Decided: the mean of :math:`z^2` lies in the two-sided
+    ``1 - false_fail / 2`` interval of :math:`\chi^2_n / n` (exact for normal laws, conservative
+    for uniform ones, whose :math:`z^2` has the smaller variance): a wrong variance fails; the
+    shape: a uniform law has every :math:`|z| \le \sqrt 3` (its support, exactly), a normal law
+    some :math:`|z| > \sqrt 3` (missed with probability :math:`P(|Z| \le \sqrt3)^n`, at most
+    ``false_fail / 2`` at the sizes checked, else ``ok`` is False). The fixed values are exact.
+    """
+    from scipy.stats import chi2, norm
+
+    D = model.config.D
+    drawn, fixed_ok = [], True
+    for name, p in model.named_parameters():
+        v = p.detach().to(torch.float64).reshape(-1).cpu()
+        kind = _kind(name)
+        if scheme in ("uniform", "gaussian"):
+            sd = B / math.sqrt(3) if scheme == "uniform" else sigma
+        elif kind in ("bias", "ln_bias"):
+            fixed_ok &= bool((v == 0).all())
+            continue
+        elif kind == "ln_gain":
+            fixed_ok &= bool((v == 1).all())
+            continue
+        else:
+            fan_out, fan_in = (D, D) if kind == "embedding" else tuple(p.shape)
+            sd = math.sqrt(2.0 / (fan_in + fan_out))
+        drawn.append(v / sd)
+    z = torch.cat(drawn)
+    n = z.numel()
+    mean_sq = float((z * z).mean())
+    lo, hi = (float(chi2.ppf(q, n)) / n for q in (false_fail / 4, 1 - false_fail / 4))
+    uniform = scheme in ("uniform", "xavier_uniform")
+    max_abs = float(z.abs().max())
+    root3 = math.sqrt(3)
+    miss = (2 * norm.cdf(root3) - 1) ** n  # a normal sample with no |z| beyond sqrt 3
+    shape_ok = bool(max_abs <= root3 * (1 + tolerance().rtol) if uniform
+                    else (max_abs > root3 and miss <= false_fail / 2))
+    ok = bool(fixed_ok and lo < mean_sq < hi and shape_ok)
+    return {"scheme": scheme, "n": n, "mean_z_squared": mean_sq, "chi2_interval": [lo, hi],
+            "max_abs_z": max_abs, "law": "uniform" if uniform else "normal", "shape_ok": shape_ok,
+            "fixed_values_ok": fixed_ok, "ok": ok}
+
+
+__all__ = ["power_law_rows", "LinearProbe", "hoeffding_half_width", "uniform_positions_check",
+           "init_distribution_check"]

@@ -447,6 +447,14 @@ def _tiny_run(field):
     return probe
 
 
+def _init_scheme_swapped(wrong, right):
+    def maker(original):
+        def initialize_(model, scheme, **kw):
+            return original(model, right if scheme == wrong else scheme, **kw)
+        return initialize_
+    return maker
+
+
 def _random_function_K0_exponent_N(original):
     def random_function_K0(p, N):
         # 2^N (p^N + (1-p)^N): the string's N neighbours, not the string itself
@@ -641,6 +649,12 @@ PAPER_B: tuple[Mutant, ...] = (
            "verify.experiments.training.evaluate", _held_out_includes_training, _tiny_run("held_out"), (_SG8,)),
     Mutant("training_as_over_N", "trained models' average sensitivity reported as as/N",
            "verify.experiments.training.evaluate", _as_over_N, _tiny_run("as"), (_SG8,)),
+    Mutant("xavier_normal_draws_uniform", "the Xavier-normal scheme draws Xavier-uniform values",
+           "numeric.transformer_model.initialize_", _init_scheme_swapped("xavier_normal", "xavier_uniform"),
+           _transformer(scheme="xavier_normal"), (_SG6,)),
+    Mutant("gaussian_init_draws_box", "the Gaussian scheme draws from the uniform box U(-B, B)",
+           "numeric.transformer_model.initialize_", _init_scheme_swapped("gaussian", "uniform"),
+           _transformer(scheme="gaussian"), (_SG6,)),
     Mutant("exact_influence_mean", "the exact supremum of the influence is the largest mean over strings",
            f"{_RANDOM}.exact_influence_maximum", _exact_influence_mean, _exact_influence, (_SG4,)),
     # unit-test cases: no claim depends on these
