@@ -412,6 +412,28 @@ def _assignment_flipped(original):
     return predicted_assignment
 
 
+def _assignment_reads_the_step(original):
+    def predicted_assignment(V, theta, support):
+        import torch
+
+        from numeric import xor
+
+        # the "prediction" read from the realised step: head 1's larger post-step weight of a, b
+        a, b = support
+        th1, _ = xor.one_step(V, theta, -theta, support, xor.default_lr(V.shape[-2], V.shape[-1]))
+        gamma = torch.softmax((V @ th1.unsqueeze(-1)).squeeze(-1), -1)
+        return torch.where(gamma[..., a] > gamma[..., b], 1.0, -1.0).to(V.dtype)
+    return predicted_assignment
+
+
+def _assignments():
+    from numeric import xor
+    from verify.experiments.xor_sweeps import make_instances
+
+    V, th, _ = make_instances(50, 4, list(range(40)))
+    return xor.predicted_assignment(V, th, (0, 1))
+
+
 def _lr_matrix_without_c(original):
     def lr_matrix(self):
         return original(self) / (self.cls @ self.cls)     # |c|^2 dropped
@@ -519,6 +541,9 @@ PAPER_A: tuple[Mutant, ...] = (
            f"{_METRICS}.limit_step_attention", _limit_argmin, _limit, (_SX4,)),
     Mutant("predicted_assignment_flipped", "predicted assignment sign((v_b - v_a).theta0)",
            f"{_METRICS}.predicted_assignment", _assignment_flipped, _assignment, (_SX8,)),
+    Mutant("predicted_assignment_reads_the_step",
+           "the predicted assignment read from the realised step instead of sign((v_a - v_b).theta0)",
+           f"{_METRICS}.predicted_assignment", _assignment_reads_the_step, _assignments, (_SX8,)),
     # the CLS transformer, the representational bounds, statistics
     Mutant("cls_lr_matrix_without_c_norm", "CLS step scaling W_K^T W_K without the factor |c|^2",
            f"{_CLS}.lr_matrix", _lr_matrix_without_c, _cls("lr"), (_SX3,)),
