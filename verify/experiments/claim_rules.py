@@ -64,6 +64,11 @@ SX4 = Rules(
         (1000, (6, 8, 12, 16, 24, 32, 48, 64), 200),
         (10000, (8, 12, 16, 24, 32, 48, 64), 200),
     ),
+    #: known answer, before the data: the threshold fit on synthetic cells at the quick plan's
+    #: grid from this threshold model (slope, median threshold at d_ref, alpha, lapse: a
+    #: transition like the one the grid was laid around), intervals at known_answer_level
+    known_answer=dict(slope=4.0, m50_ref=14.0, d_ref=1000, alpha=0.1, lapse=0.02),
+    known_answer_level=0.9999,
     #: the full sweep: (d, m grid, seeds) per row; >= 200 seeds at small d, fewer at large d
     full_sweep=(
         (100, (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128), 1000),
@@ -115,6 +120,8 @@ SX7 = Rules(
     quantile=0.9,
     #: decided at every d >= decide_from: the upper bound of 2 m*_q(d) is below d / param_divisor
     decide_from=1000, param_divisor=10,
+    #: known answer, before the data: the threshold fit on SX-4's synthetic cells, intervals at this level
+    known_answer_level=0.9999,
 )
 
 SX8 = Rules(

@@ -136,5 +136,85 @@ def init_distribution_check(model, scheme: str, false_fail: float, *, B: float =
             "fixed_values_ok": fixed_ok, "ok": ok}
 
 
+
+
+def synthetic_threshold_cells(sweep, *, slope: float, m50_ref: float, d_ref: float, alpha: float,
+                              lapse: float, generator) -> dict:
+    r"""Binomial success counts on the grid ``sweep`` (rows ``(d, m grid, seeds)``) from the
+    threshold model with a known answer: :math:`p(d, m) = (1 - \lambda)\,\sigma(s(\ln m -
+    \mu_d))`, :math:`\mu_d = \ln m_{50} + \alpha \ln(d / d_\mathrm{ref})` (``slope`` :math:`s`,
+    ``lapse`` :math:`\lambda`; ``m50_ref`` the median threshold at ``d_ref``).
+
+    Returns ``{"d", "m", "successes", "trials"}`` lists (one entry per cell) and
+    ``"threshold"``: ``threshold(d, q)``, the true :math:`m^*_q(d) = e^{\mu_d}(q/(1-q))^{1/s}`."""
+    ds, ms, ks, ns = [], [], [], []
+    for d, grid, seeds in sweep:
+        mu = math.log(m50_ref) + alpha * math.log(d / d_ref)
+        for m in grid:
+            p = (1 - lapse) / (1 + math.exp(-slope * (math.log(m) - mu)))
+            k = int(torch.binomial(torch.tensor(float(seeds)), torch.tensor(p), generator=generator))
+            ds.append(d), ms.append(m), ks.append(k), ns.append(seeds)
+
+    def threshold(d, q=0.5):
+        mu = math.log(m50_ref) + alpha * math.log(d / d_ref)
+        return math.exp(mu) * (q / (1 - q)) ** (1 / slope)
+    return {"d": ds, "m": ms, "successes": ks, "trials": ns, "threshold": threshold}
+
+
+def specialisation_instances(d: int = 8, m: int = 16, logit: float = 20.0):
+    r"""Embeddings and query pairs whose specialisation is known: ``V`` the first ``d`` rows of
+    the identity of :math:`\mathbb R^m` (unit, orthogonal), support ``(0, 1)``, and
+    ``(theta, theta_tilde, success, assignment)`` per case: head 1 on a and head 2 on b (a
+    success, assignment +1), the swap (success, -1), head 2 uniform (no success), both heads on
+    a (no success). A head with query ``logit * e_p`` puts :math:`1 - (d-1)e^{-\text{logit}}`
+    of its attention on ``p``."""
+    V = torch.eye(m, dtype=torch.float64)[:d]
+    e = torch.eye(m, dtype=torch.float64)
+    a, b = 0, 1
+    L = float(logit)
+    cases = [(L * e[a], L * e[b], True, 1), (L * e[b], L * e[a], True, -1),
+             (L * e[a], torch.zeros(m, dtype=torch.float64), False, None), (L * e[a], L * e[a], False, None)]
+    theta = torch.stack([c[0] for c in cases])
+    theta_tilde = torch.stack([c[1] for c in cases])
+    return (V.expand(len(cases), d, m).clone(), theta, theta_tilde, (a, b),
+            [c[2] for c in cases], [c[3] for c in cases])
+
+
+def threshold_fit_known_answer(sweep, truth: dict, quantiles, level: float, generator) -> dict:
+    r"""The threshold fit (:func:`verify.stats.thresholds.fit_threshold_curves`) on
+    :func:`synthetic_threshold_cells` at the grid ``sweep`` with the known ``truth`` (keywords of
+    that function): pass iff the power-law exponent's two-sided ``level`` interval contains the
+    true :math:`\alpha`, and at every d each fitted :math:`m^*_q` (q in ``quantiles``) lies
+    inside the measured m grid and its two-sided ``level`` interval contains the true one
+    (intervals quasi-likelihood, as the claims use them). Sizes read on the wrong logarithm put
+    the thresholds outside the grid."""
+    from verify.stats.likelihood import quasi_level
+    from verify.stats.thresholds import fit_threshold_curves
+
+    c = synthetic_threshold_cells(sweep, generator=generator, **truth)
+    args = (c["d"], c["m"], c["successes"], c["trials"])
+    power = fit_threshold_curves(*args, law="power")
+    a_lo, a_hi = power.exponent_interval(conf=quasi_level(level, power.dispersion))
+    free = fit_threshold_curves(*args, law="free")
+    rows, ok = [], a_lo <= truth["alpha"] <= a_hi
+    for d, grid, _ in sweep:
+        for q in quantiles:
+            got, want = free.threshold(d, q), c["threshold"](d, q)
+            lo, hi = free.threshold_interval(d, level=q, conf=quasi_level(level, free.dispersion))
+            inside = min(grid) <= got <= max(grid)
+            ok = ok and inside and lo <= want <= hi
+            rows.append({"d": d, "q": q, "fitted": got, "true": want, "interval": [lo, hi], "inside_grid": inside})
+    return {"alpha_true": truth["alpha"], "alpha": power.exponent, "alpha_interval": [a_lo, a_hi],
+            "thresholds": rows, "ok": bool(ok)}
+
+
+def thresholds_inside_grid(fit, sweep, quantiles) -> list:
+    """``(d, q, m*_q(d))`` of a fitted threshold model at each d of ``sweep`` that lies outside
+    that d's measured m grid (a threshold outside the grid is an extrapolation, or a misread size)."""
+    return [(d, q, fit.threshold(d, q)) for d, grid, _ in sweep for q in quantiles
+            if not min(grid) <= fit.threshold(d, q) <= max(grid)]
+
+
 __all__ = ["power_law_rows", "LinearProbe", "hoeffding_half_width", "uniform_positions_check",
-           "init_distribution_check"]
+           "init_distribution_check", "synthetic_threshold_cells", "specialisation_instances",
+           "threshold_fit_known_answer", "thresholds_inside_grid"]
