@@ -38,9 +38,20 @@ shrink more slowly than :math:`1/N` until :math:`N` is large against
 :math:`e^{2\max|\text{logit}|}`, so the finite-N check decides on a fixed quantile, not on the
 supremum.
 
+**Known answers (decided, exact, before the data).** The slope estimator on exact power laws
+:math:`c N^{\sigma}`, :math:`\sigma \in \{-1/2, -1, 0\}`, at ``Ns``: pass iff every slope is
+:math:`\sigma` within float64 rounding (a regression of log N on log m turns -1/2 into -2 and
+fails here). The pair sampler at the largest N with the plan's ``strings`` and ``positions``,
+``known_answer_draws`` times, on a linear stand-in model whose influence at position n is n + 1
+(so the influences read back the positions): pass iff every string's positions are distinct and
+in range and the mean position and the upper-half share are within Hoeffding bounds of their
+uniform values (false-fail probability ``known_answer_false_fail`` in all; positions drawn from
+the first ones only fail here).
+
 **eps (decided, exact).** The first ``eps_models`` models again at eps = 0 and at
 ``eps_control``, same pairs: SG-4's numbers do not differ between eps = 0 and ``eps``: pass iff
-every relative change is < ``eps_same`` (the change scales like eps over the layer-norm
+every relative change is < ``eps_same`` and some relative change is > ``eps_changed_min``
+(a change of exactly 0 means eps is ignored; the change scales like eps over the layer-norm
 variance, of order one at random parameters, so the eps mechanism, bounded blowup, is not
 exercised here). Control: the same comparison must see ``eps_control``, comparable to those
 variances: pass iff some relative change > ``eps_seen``. Planted: a transformer that runs at a
@@ -63,14 +74,16 @@ Fast: :data:`verify.experiments.plans.SG4_FAST`. Slow: N in ``slow_Ns``
 from __future__ import annotations
 
 import pytest
+import torch
 
 from numeric.transformer import TransformerConfig
 from verify.common.seeds import seed
 from verify.common.tolerances import tolerance
 from verify.experiments.plans import SG4_EXACT, SG4_EXACT_SLOW, SG4_FAST, SG4_SLOW
 from verify.experiments.claim_rules import SG4
+from verify.experiments.known_answers import LinearProbe, power_law_rows, uniform_positions_check
 from verify.experiments.random_transformers import (
-    exact_influence_maxima, influence_maxima, per_model_slopes,
+    exact_influence_maxima, influence_maxima, per_model_slopes, sampled_influences,
 )
 from verify.stats.decisions import exact, inside, upper_bound_below
 from verify.stats.intervals import mean_interval
@@ -83,8 +96,36 @@ def _maxima(plan, Ns, models, eps):
                             seed=seed(plan["seed"]), B=plan["B"])
 
 
+def _known_answers(plan, evidence):
+    """The slope estimator and the pair sampler on inputs with a known answer, at the plan's sizes."""
+    Ns = plan["Ns"]
+    exponents = (-0.5, -1.0, 0.0)
+    rows = power_law_rows(Ns, exponents, scales=[float(j + 2) for j in range(len(exponents))])
+    got = per_model_slopes(Ns, rows)
+    tol = tolerance(override="float64_short_sum")
+    off = max(abs(float(g) - e) for g, e in zip(got, exponents))
+    evidence["known_answer_slopes"] = {"exponents": list(exponents), "estimated": [float(g) for g in got]}
+    evidence.decide(exact(f"largest error of the per-model log-log slope on exact power laws N^s, s in "
+                          f"{exponents}, at N in {tuple(Ns)}", off, f"pass iff <= {tol.atol + tol.rtol:g} "
+                          "(float64 rounding)", off <= tol.atol + tol.rtol))
+    N = max(Ns)
+    probe = LinearProbe(N)
+    gen = torch.Generator().manual_seed(seed(plan["seed"]) + 1)
+    draws = [sampled_influences(probe, N, plan["strings"], plan["positions"], gen)
+             for _ in range(SG4.known_answer_draws)]
+    positions = torch.cat(draws).round().to(torch.int64) - 1  # influence n + 1 at position n
+    check = uniform_positions_check(positions, N, SG4.known_answer_false_fail)
+    evidence["known_answer_positions"] = {k: v for k, v in check.items() if k != "ok"}
+    evidence.decide(exact(f"positions of {SG4.known_answer_draws} draws of {plan['strings']} x "
+                          f"{plan['positions']} pairs at N = {N}: mean (uniform {check['expected_mean_position']:g}"
+                          f" +- {check['mean_bound']:.3g}), upper-half share", f"{check['mean_position']:.4g}, "
+                          f"{check['upper_half_share']:.4g}", "pass iff distinct per string, in range and within "
+                          f"Hoeffding bounds (false-fail {SG4.known_answer_false_fail:g})", check["ok"]))
+
+
 def _check(plan, evidence):
     Ns = plan["Ns"]
+    _known_answers(plan, evidence)
     vals = _maxima(plan, Ns, plan["models"], plan["eps"])
     # a model whose sampled flips never move T (one that ignores its input) has no log-log slope
     positive = int((vals > 0).sum())
@@ -116,6 +157,10 @@ def _check(plan, evidence):
                           f"{plan['eps']:g} ({k} models x {len(Ns)} N)", rel,
                           f"pass iff < {SG4.eps_same:g}: SG-4's numbers do not differ between eps = 0 and "
                           "this eps", rel < SG4.eps_same))
+    evidence.decide(exact(f"largest relative change of a sampled max influence, eps = 0 vs eps = "
+                          f"{plan['eps']:g} (eps not ignored)", rel,
+                          f"pass iff > {SG4.eps_changed_min:g}: of order eps / (2 var), so a change of exactly 0 "
+                          "means eps never reached the layer norm", rel > SG4.eps_changed_min))
     evidence.decide(exact(f"largest relative change of a sampled max influence, eps = 0 vs eps = "
                           f"{plan['eps_control']:g} (control)", rel_control,
                           f"pass iff > {SG4.eps_seen:g}: the ablation sees eps once it is comparable to the "

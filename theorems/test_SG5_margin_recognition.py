@@ -35,10 +35,13 @@ Two checks; the numbers are those of :data:`verify.experiments.claim_rules.SG5` 
    *eps* (decided, exact): SG-5's numbers do not differ between eps = 0 and ``eps``: pass iff
    no model's recognition at the small N changes and the largest :math:`|T_\varepsilon - T_0|`
    over all strings at the large N of ``eps_models`` models is below
-   :math:`\xi/`\ ``eps_same_divisor``. At random parameters the layer-norm variances are of
+   :math:`\xi/`\ ``eps_same_divisor`` and above ``eps_changed_min`` (a difference of exactly 0
+   means eps never reached the layer norm; the difference is of order eps over twice the
+   layer-norm variance times the output's scale). At random parameters the layer-norm variances are of
    order one, so a small eps changes nothing; the regime where eps bounds the blowup is not
    reached. Control: at ``eps_control`` the same comparison must move T by more than
-   :math:`\xi`. Planted: a transformer that runs at a fixed eps whatever its config fails it.
+   :math:`\xi`. Planted: a transformer that runs at a fixed eps whatever its config fails the
+   control, one that runs at eps = 0 when eps is small fails the lower bound.
 
    *Not decided*: the best margin reachable inside the box
    (:func:`verify.experiments.random_transformers.optimised_margin`, FIRST, Adam on the soft
@@ -113,6 +116,9 @@ def _check_models(plan, evidence):
                           f"({plan['eps_models']} models)", diff,
                           f"pass iff < xi/{SG5.eps_same_divisor} = {xi / SG5.eps_same_divisor:g}: eps moves no "
                           "output by a visible share of the margin", diff < xi / SG5.eps_same_divisor))
+    evidence.decide(exact(f"largest |T(eps = {plan['eps']:g}) - T(eps = 0)| at N = {Ns[1]} over all strings "
+                          "(eps not ignored)", diff, f"pass iff > {SG5.eps_changed_min:g}: of order eps / (2 var), "
+                          "so exactly 0 means eps never reached the layer norm", diff > SG5.eps_changed_min))
     evidence.decide(exact(f"largest |T(eps = {plan['eps_control']:g}) - T(eps = 0)| at N = {Ns[1]} (control)",
                           diff_control, f"pass iff > xi = {xi:g}: the ablation sees eps once it is comparable "
                           "to the layer-norm variances", diff_control > xi))

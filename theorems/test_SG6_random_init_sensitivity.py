@@ -30,6 +30,13 @@ checked here by exact enumeration). A nearly constant function has
 :math:`K_0 \approx E_p[K_0] \approx 2^N`, so the uniform-random-function value :math:`2^{-N}`
 of :math:`K_0/2^N` would be no test at all.
 
+*Known answer* (exact, before the data): one model per scheme, drawn as the sampled models are,
+has its scheme's law (:func:`verify.experiments.known_answers.init_distribution_check`): the
+mean squared standardised parameter inside the chi-square interval and the shape (uniform or
+normal) right, each at false-fail probability ``known_answer_false_fail``, and the fixed biases
+and gains exact, so the four schemes are four distinct distributions. Planted: Xavier-normal
+drawing Xavier-uniform values and the Gaussian scheme drawing the box fail here.
+
 *Estimands and rules* (fixed in advance; one-sided ``level`` bounds; Clopper-Pearson for
 proportions, exact also under this draw-until-n rule; for medians the distribution-free
 order-statistic bound, :func:`~verify.stats.intervals.median_bounds`):
@@ -94,6 +101,7 @@ from verify.common.tolerances import NAMED, tolerance
 from verify.common.seeds import seed
 from verify.experiments.plans import SG6_BHATTAMISHRA, SG6_FAST, SG6_SLOW
 from verify.experiments.claim_rules import SG6
+from verify.experiments.known_answers import init_distribution_check
 from verify.experiments.random_transformers import (
     density_matched_ratios, profile_statistics, random_function_avg_sensitivity,
     random_function_K0, readout_profile, sample_nonconstant_profiles,
@@ -106,6 +114,21 @@ from verify.reference.transformer_loop import loop_output
 
 def _config(plan, eps):
     return preset_config(plan["preset"], N_max=plan["N"], D=plan["D"], L=plan["L"], H=plan["H"], eps=eps)
+
+
+def _check_init_law(scheme, plan, evidence):
+    """Known answer: the scheme draws its own law (variance and shape), not another scheme's."""
+    init_kw = {"B": plan["B"]} if "B" in plan else {}
+    model = initialize_(BooleanTransformer(_config(plan, plan["eps"])), scheme,
+                        generator=torch.Generator().manual_seed(seed(plan["seed"])), **init_kw)
+    check = init_distribution_check(model, scheme, SG6.known_answer_false_fail, **init_kw)
+    evidence[f"{scheme}_init_law"] = {k: v for k, v in check.items() if k != "ok"}
+    evidence.decide(exact(f"{scheme}: mean of (parameter / its law's sd)^2 over {check['n']} drawn parameters, "
+                          f"largest |z| ({check['law']} law)", f"{check['mean_z_squared']:.4g}, "
+                          f"{check['max_abs_z']:.4g}", "pass iff in the chi^2 interval "
+                          f"[{check['chi2_interval'][0]:.3g}, {check['chi2_interval'][1]:.3g}], the shape "
+                          "matches (uniform: |z| <= sqrt 3; normal: some |z| > sqrt 3) and the fixed values "
+                          "are exact", check["ok"]))
 
 
 def _check_init(scheme, plan, evidence):
@@ -162,6 +185,7 @@ def _check_init(scheme, plan, evidence):
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_random_transformers_have_zero_sensitivity_strings(scheme, evidence):
     evidence["plan"] = dict(SG6_FAST)
+    _check_init_law(scheme, SG6_FAST, evidence)
     _check_init(scheme, SG6_FAST, evidence)
 
 

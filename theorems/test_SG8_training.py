@@ -35,6 +35,16 @@ Labels (exact). Every label the training loop used (every mini-batch of every ru
 compared with the targets written out in this file in plain Python: strict majority of the
 bits, the first bit, the sum of the bits mod 2. Pass iff no label differs.
 
+Reported values (exact, before the rules use them). For every fixed-subset run the held-out
+set is the complement of the strings its training batches used (recorded through
+``on_batch``), is the run's reported training subset, and its held-out accuracy equals the
+one recomputed here on that complement from the model's predictions and the plain-Python
+targets; for every run of the profile decision the profile and the average sensitivity
+:math:`as = 2^{-N} \sum_x s(x)` equal those recomputed from the predictions by flipping each
+bit, and :math:`as = 2^{-N} \sum_k k K_k` of the reported profile. Pass iff no run differs
+(float64 rounding). Planted: held-out accuracy over a set that includes training strings, and
+:math:`as/N` reported as :math:`as`, fail here.
+
 Estimands and decision rules (fixed before the data). Each estimand is a proportion of runs
 :math:`p`, estimated by the fraction of the n runs, with one-sided ``level`` Clopper-Pearson
 bounds (together a two-sided interval). A claim ":math:`p > 1/2`" passes iff the lower bound is
@@ -65,6 +75,7 @@ also fail the accuracy decisions (held-out accuracy about 0.77 and 0).
 from __future__ import annotations
 
 import functools
+import inspect
 from dataclasses import dataclass
 
 import pytest
@@ -74,6 +85,7 @@ from numeric.boolean import exact_mean_sensitivity, truth_table
 from numeric.transformer_eval import strings
 from numeric.vocabulary import TRAINING_TARGETS
 from verify.common.seeds import seed, seed_offset
+from verify.common.tolerances import tolerance
 from verify.experiments.plans import SG8_FAST, SG8_FAST_DTYPE, SG8_FULL, SG8_PARITY_BUDGETS
 from verify.experiments.training import train
 from verify.stats.decisions import exact, inside
@@ -101,11 +113,38 @@ class _LabelAudit:
 
     def __init__(self, target):
         self.target, self.checked, self.wrong = target, 0, 0
+        self.seen = set()  # the string indices sum_n bit_n 2^n trained on
 
     def __call__(self, step, bits, labels):
         for row, y in zip(bits.tolist(), labels.tolist()):
             self.checked += 1
             self.wrong += y != _by_definition(self.target, row)
+            self.seen.add(sum(int(b) << n for n, b in enumerate(row)))
+
+
+@torch.no_grad()
+def _recomputed(r, audit):
+    """What the run reports, recomputed here from the trained model's predictions 1[T > 0] on
+    all strings by the plain definitions: the profile K_k = #{x : s(x) = k}, the average
+    sensitivity sum_x s(x) / 2^N, and for a fixed-subset run the accuracy on the complement of
+    the strings its training batches used (and whether those are its reported training subset)."""
+    N = r.N
+    idx = torch.arange(2**N)
+    bits = strings(idx, N)
+    chunk = inspect.signature(train).parameters["chunk"].default  # the evaluation's batches
+    x = bits.to(dtype=getattr(torch, SG8_FAST_DTYPE))
+    T = torch.cat([r.model(x[i:i + chunk]).reshape(-1) for i in range(0, 2**N, chunk)])
+    pred = (T > 0).to(torch.int64)
+    s = sum((pred[idx ^ (1 << n)] != pred).to(torch.int64) for n in range(N))
+    out = {"profile": torch.bincount(s, minlength=N + 1).tolist(), "as": float(s.double().mean()),
+           "held_out": None, "train_set_is_reported": None}
+    if r.held_out_accuracy is not None:
+        held = [x for x in range(2**N) if x not in audit.seen]
+        rows = bits[held].tolist()
+        out["held_out"] = sum(int(pred[x]) == _by_definition(audit.target, b) for x, b in zip(held, rows)) / len(held)
+        out["train_set_is_reported"] = (r.train_index is not None and audit.seen == set(r.train_index.tolist())
+                                        and r.held_out_n == len(held))
+    return out
 
 
 @dataclass(frozen=True)
@@ -118,6 +157,8 @@ class _Run:
     K0_fraction: float
     labels_checked: int
     labels_wrong: int
+    profile: tuple
+    recomputed: dict  # _recomputed: the same quantities from the plain definitions
 
 
 @functools.lru_cache(maxsize=None)
@@ -134,7 +175,8 @@ def _cell(name, offset):
         r = train(target, N, seed=seed(first + i), dtype=SG8_FAST_DTYPE, on_batch=audit, **plan)
         assert r.accuracy_exact and r.profile_exact and sum(r.profile) == 2**N
         out.append(_Run(N, r.seed, r.accuracy, r.held_out_accuracy, r.mean_sensitivity,
-                        r.profile_fraction[0], audit.checked, audit.wrong))
+                        r.profile_fraction[0], audit.checked, audit.wrong, tuple(r.profile),
+                        _recomputed(r, audit)))
     return tuple(out)
 
 
@@ -159,6 +201,28 @@ def _decide_labels(evidence, name):
     bad = _table_disagreements(target, N)
     evidence.decide(exact(f"strings where the evaluation's {target} table at N = {N} differs from "
                           "its definition", f"{bad} of {2**N}", "pass iff 0", bad == 0))
+
+
+def _decide_reported(evidence, name, runs, what):
+    """Exact: every run's reported ``what`` ("held_out" or "profile") equals the one recomputed
+    from its own predictions by the plain definitions (float64 rounding)."""
+    tol = tolerance(override="float64_short_sum")
+
+    def close(a, b):
+        return abs(a - b) <= tol.atol + tol.rtol * abs(b)
+
+    if what == "held_out":
+        bad = sum(not (r.recomputed["train_set_is_reported"] and close(r.held_out, r.recomputed["held_out"]))
+                  for r in runs)
+        rule = ("runs whose held-out set is not the complement of the strings their batches used, or "
+                "whose held-out accuracy differs from the one recomputed there")
+    else:
+        bad = sum(not (list(r.profile) == r.recomputed["profile"] and close(r.mean_sensitivity, r.recomputed["as"])
+                       and close(r.mean_sensitivity, sum(k * c for k, c in enumerate(r.profile)) / 2**r.N))
+                  for r in runs)
+        rule = ("runs whose profile differs from the one recomputed from their predictions, or whose "
+                "average sensitivity differs from sum_k k K_k / 2^N of it")
+    evidence.decide(exact(f"{name}: {rule}", f"{bad} of {len(runs)}", "pass iff 0", bad == 0 and len(runs) > 0))
 
 
 def _count(runs, hit):
@@ -193,6 +257,7 @@ def test_majority_and_first_are_learned(target, evidence):
     runs, N = _runs(target), SG8_FAST[target]["N"]
     _record(evidence, target, runs)
     _decide_labels(evidence, target)
+    _decide_reported(evidence, target, runs, "held_out")
     k, n = _count(runs, lambda r: r.held_out >= SG8.learned_held_out)
     evidence.decide(_more_than(f"P(a {target} run at N = {N} reaches held-out accuracy >= "
                                f"{SG8.learned_held_out})", k, n, SG8.most_runs))
@@ -241,6 +306,7 @@ def test_trained_profiles_are_skewed_to_low_sensitivity(evidence):
     _record(evidence, "profiles", every)
     for name in cells:  # profiles of models trained on wrong labels would prove nothing
         _decide_labels(evidence, name)
+        _decide_reported(evidence, name, cells[name], "profile")
     k, n = _count(every, _low)
     N_min = min(r.N for r in every)
     evidence.decide(_more_than(f"P(a trained model at N >= {N_min} has as <= N/4)", k, n, SG8.most_runs))

@@ -31,6 +31,16 @@ bounds at ``SX4.level``):
    ``polylog`` passes; ``power`` or ``indistinguishable`` is ``inconclusive`` (an asymptotic
    law cannot be told from a small power over a few decades; never ``fail``).
 
+Known answers (exact, before the data): the success metric and its limit version on
+constructed heads (orthogonal embeddings): both heads on their targets, and the swap, succeed;
+head 2 uniform, or both heads on a, do not (a success that checks head 1 only fails here). The
+threshold fit on binomial cells drawn at the fast grid from the model above with the known
+parameters ``known_answer``: the two-sided ``known_answer_level`` intervals of :math:`\alpha`
+and of every :math:`m^*_q` contain the truth, and every fitted :math:`m^*_q` lies inside the
+measured m grid (sizes read on the wrong logarithm fail here); false-fail probability about
+``1 - known_answer_level`` per interval. On the data: every fitted
+:math:`m^*_{\text{report\_quantile}}(d)` of the free fit lies inside its measured m grid (exact).
+
 Sample size and error rates: fast plan ``SX4.fast_sweep`` (two values of d, the seeds per cell
 and 7-8 values of m). Rule 3 was simulated as applied
 (:func:`verify.stats.power.exponent_rule_error_rates`, parametric simulations of
@@ -41,15 +51,23 @@ with probability below 1e-4 at the rates of the full sweep. The logistic shape i
 hence the quasi-likelihood bound. Measured values: ``docs/results-paper-a.md``.
 """
 
-import pytest
+import inspect
 
+import pytest
+import torch
+
+from numeric.xor_metrics import step_metrics
 from verify.common.seeds import seed_offset
+from verify.experiments.known_answers import (
+    specialisation_instances, threshold_fit_known_answer, thresholds_inside_grid,
+)
+from verify.experiments.xor_sweeps import limit_success, run_sweep
 from verify.experiments.plans import FAST_SWEEP, FULL_DS, fast_cells, full_cells
-from verify.stats.decisions import Decision, lower_bound_above, upper_bound_below
+from verify.stats.decisions import Decision, exact, lower_bound_above, upper_bound_below
 from verify.stats.intervals import clopper_pearson
 from verify.stats.likelihood import quasi_level
 from verify.stats.thresholds import compare_laws, fit_threshold_curves
-from verify.experiments.claim_rules import SX4
+from verify.experiments.claim_rules import SX4, SX7
 
 pytestmark = pytest.mark.claim("SX-4")
 
@@ -96,13 +114,43 @@ def _decide_cell_rates(cells, evidence):
                                           SX4.level, SX4.rate_low_ceiling))
 
 
+def _known_answers(evidence):
+    """The success metric (both heads) and the threshold fit on inputs with a known answer."""
+    V, th, tt, sup, want, assignment = specialisation_instances()
+    met = step_metrics(V, th, tt, sup, exact_sup=False)
+    got = [bool(v) for v in met["success"]]
+    asg = [int(v) if w else None for v, w in zip(met["assignment"], want)]
+    g = [torch.softmax(V[i] @ th[i], -1) for i in range(len(want))]
+    gt = [torch.softmax(V[i] @ tt[i], -1) for i in range(len(want))]
+    eps = inspect.signature(run_sweep).parameters["eps"].default
+    lim = [bool(limit_success(g[i][sup[0]], g[i][sup[1]], gt[i][sup[0]], gt[i][sup[1]], eps))
+           for i in range(len(want))]
+    evidence["known_answer_success"] = {"expected": want, "step_metrics": got, "limit_success": lim}
+    evidence.decide(exact("success of known specialisations (both heads right, swapped, head 2 uniform, both "
+                          "heads on a) by step_metrics and limit_success", f"{got}, {lim}",
+                          f"pass iff both are {want} (a success needs the second head too) with "
+                          f"assignments {assignment}", got == want and lim == want and asg == assignment))
+    gen = torch.Generator().manual_seed(seed_offset() + 1)
+    check = threshold_fit_known_answer(FAST_SWEEP, SX4.known_answer, (SX4.report_quantile, SX7.quantile),
+                                       SX4.known_answer_level, gen)
+    evidence["known_answer_threshold_fit"] = check
+    evidence.decide(exact(f"threshold fit on synthetic cells at the fast grid (alpha = {check['alpha_true']:g})",
+                          f"alpha {check['alpha']:.3g} in {[round(v, 3) for v in check['alpha_interval']]}",
+                          f"pass iff the {SX4.known_answer_level:g} intervals of alpha and of every m*_q contain the "
+                          "truth and every fitted m*_q lies inside the measured m grid", check["ok"]))
+
+
 def test_one_step_fast(evidence):
+    _known_answers(evidence)
     cells = list(fast_cells(seed_offset()))
     evidence["plan"] = [list(map(str, row)) for row in FAST_SWEEP]
     evidence["rates"] = {f"{c.d},{c.m}": c.rate for c in cells}
     _decide_cell_rates(cells, evidence)
     free = fit_threshold_curves(*_arrays(cells), law="free")
     evidence["thresholds"] = _thresholds(free, sorted({c.d for c in cells}))
+    outside = thresholds_inside_grid(free, FAST_SWEEP, (SX4.report_quantile,))
+    evidence.decide(exact(f"fitted m*_{SX4.report_quantile:g}(d) outside the measured m grid", outside,
+                          "pass iff none", not outside))
     _decide_alpha(cells, evidence)
 
 

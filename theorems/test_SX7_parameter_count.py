@@ -6,6 +6,12 @@ rising part of the success curve reaches :math:`q` = ``SX7.quantile`` (the SX-4 
 :func:`verify.stats.thresholds.fit_threshold_curves` with a free location per
 :math:`d`), with its profile-likelihood interval, at every :math:`d` measured.
 
+Known answer (exact, before the data): the same fit on binomial cells drawn at the fast grid
+from SX-4's threshold model with known parameters (``SX4.known_answer``): every fitted
+:math:`m^*_q(d)` lies inside the measured m grid and its two-sided ``known_answer_level``
+interval contains the true one (sizes read on the wrong logarithm fail here). On the data:
+every fitted :math:`m^*_q(d)` lies inside its measured m grid (exact).
+
 Decision rule (fixed before the data; the numbers are those of
 :data:`verify.experiments.claim_rules.SX7`, rendered in ``docs/claims.md#sx-7``): at every
 :math:`d \ge` ``decide_from`` of the plan, the one-sided ``SX7.level`` upper bound of
@@ -20,13 +26,15 @@ widths of the fast plan.
 """
 
 import pytest
+import torch
 
 from verify.common.seeds import seed_offset
-from verify.experiments.plans import FULL_DS, fast_cells, full_cells
-from verify.stats.decisions import upper_bound_below
+from verify.experiments.known_answers import threshold_fit_known_answer, thresholds_inside_grid
+from verify.experiments.plans import FAST_SWEEP, FULL_DS, fast_cells, full_cells
+from verify.stats.decisions import exact, upper_bound_below
 from verify.stats.likelihood import quasi_level
 from verify.stats.thresholds import fit_threshold_curves
-from verify.experiments.claim_rules import SX7
+from verify.experiments.claim_rules import SX4, SX7
 
 pytestmark = pytest.mark.claim("SX-7")
 
@@ -48,8 +56,21 @@ def _table(cells, ds, evidence, decide_from=SX7.decide_from):
 
 
 def test_parameter_count_fast(evidence):
+    gen = torch.Generator().manual_seed(seed_offset() + 2)
+    check = threshold_fit_known_answer(FAST_SWEEP, SX4.known_answer, (SX7.quantile,), SX7.known_answer_level, gen)
+    evidence["known_answer_threshold_fit"] = check
+    evidence.decide(exact(f"m*_{SX7.quantile:g} of the threshold fit on synthetic cells at the fast grid",
+                          [round(r["fitted"], 3) for r in check["thresholds"]],
+                          f"pass iff the {SX7.known_answer_level:g} intervals contain the truth "
+                          f"{[round(r['true'], 3) for r in check['thresholds']]} and every fitted value lies "
+                          "inside the measured m grid", check["ok"]))
     cells = list(fast_cells(seed_offset()))  # the SX-4 fast sweep (cached when both run in one process)
-    _table(cells, sorted({c.d for c in cells}), evidence)
+    rows = _table(cells, sorted({c.d for c in cells}), evidence)
+    fit = fit_threshold_curves([c.d for c in cells], [c.m for c in cells], [c.successes for c in cells],
+                               [c.n_seeds for c in cells], law="free")
+    outside = thresholds_inside_grid(fit, FAST_SWEEP, (SX7.quantile,))
+    evidence.decide(exact(f"fitted m*_{SX7.quantile:g}(d) outside the measured m grid", outside,
+                          "pass iff none", not outside and len(rows) > 0))
 
 
 @pytest.mark.slow

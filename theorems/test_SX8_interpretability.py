@@ -11,6 +11,12 @@ Estimands, per random instance (``SX8.d``, ``SX8.m``, seeds from ``BOOLVERIFY_SE
 - the number of successful steps whose realised assignment differs from the predicted one,
   or that happen without the predicted order (exact counts: the statement is per instance).
 
+The predicted assignment :math:`\mathrm{sign}((v_a - v_b)\cdot\theta^{(0)})` and the realised one
+(head 1 on a iff its post-step softmax weight of a exceeds that of b) are computed in this file
+from those definitions, not asked from the functions under test; those functions
+(``predicted_assignment``, ``step_metrics``' assignment) must agree with them on every instance
+(exact; a prediction that reads the realised step fails there).
+
 Decision rules (fixed in advance; the numbers are those of
 :data:`verify.experiments.claim_rules.SX8`, rendered in ``docs/claims.md#sx-8``): pass iff the
 one-sided ``SX8.level`` Clopper-Pearson lower bound of :math:`p_{\mathrm{dom}}` is above
@@ -43,7 +49,9 @@ def _measure(d, m, n_seeds, evidence):
     start = seed_offset()
     V, th0, tt0 = make_instances(d, m, list(range(start, start + n_seeds)))
     g, gt = xor.population_grad(V, th0, tt0, (a, b))
-    pred = xor.predicted_assignment(V, th0, (a, b))  # +1: head 1 <-> a
+    # the prediction from its plain definition, sign((v_a - v_b) . theta0), +1: head 1 <-> a
+    pred = torch.sign(torch.einsum("sm,sm->s", V[:, a, :] - V[:, b, :], th0))
+    asked = xor.predicted_assignment(V, th0, (a, b))
     amb = torch.ones(d, dtype=torch.bool)
     amb[[a, b]] = False
     ratios, order_ok = [], []
@@ -58,12 +66,18 @@ def _measure(d, m, n_seeds, evidence):
     th1, tt1 = xor.one_step(V, th0, tt0, (a, b), xor.default_lr(d, m))
     met = step_metrics(V, th1, tt1, (a, b), exact_sup=False)
     succ = met["success"]
-    wrong_assignment = succ & (met["assignment"].to(pred.dtype) != pred)
+    # the realised assignment from the plain definition: head 1 attends more to a than to b
+    gamma1 = torch.softmax(torch.einsum("sdm,sm->sd", V, th1), -1)
+    realised = torch.where(gamma1[:, a] > gamma1[:, b], 1.0, -1.0).to(pred.dtype)
+    wrong_assignment = succ & (realised != pred)
     counts = {
         "dominant": int((ratio > 1).sum()), "order": int(both.sum()),
         f"ratio_gt_{SX8.ratio_cut:g}": int((ratio > SX8.ratio_cut).sum()),
         "successes": int(succ.sum()), "success_with_wrong_assignment": int(wrong_assignment.sum()),
         "success_without_order": int((succ & ~both).sum()),
+        "predicted_assignment_differs_from_definition": int((asked != pred).sum()),
+        "success_metrics_assignment_differs_from_definition": int((succ & (met["assignment"].to(pred.dtype)
+                                                                            != realised)).sum()),
     }
     evidence.update({"d": d, "m": m, "seeds": n_seeds, "seed_offset": start, "counts": counts,
                      "median_alignment_ratio": float(ratio.median())})
@@ -71,6 +85,10 @@ def _measure(d, m, n_seeds, evidence):
 
 
 def _decide(counts, n, evidence):
+    bad = counts["predicted_assignment_differs_from_definition"] + counts["success_metrics_assignment_differs_from_definition"]
+    evidence.decide(exact("instances where numeric's predicted or realised assignment differs from its plain "
+                          "definition (sign((v_a - v_b) . theta0); head 1's larger weight of a, b after the step)",
+                          bad, "pass iff 0", bad == 0))
     for key, estimand, threshold in (
             ("dominant", "P(targets dominate every ambient position)", SX8.dominance_floor),
             ("order", "P(each head prefers its predicted target)", SX8.order_floor),

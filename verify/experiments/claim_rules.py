@@ -64,6 +64,11 @@ SX4 = Rules(
         (1000, (6, 8, 12, 16, 24, 32, 48, 64), 200),
         (10000, (8, 12, 16, 24, 32, 48, 64), 200),
     ),
+    #: known answer, before the data: the threshold fit on synthetic cells at the quick plan's
+    #: grid from this threshold model (slope, median threshold at d_ref, alpha, lapse: a
+    #: transition like the one the grid was laid around), intervals at known_answer_level
+    known_answer=dict(slope=4.0, m50_ref=14.0, d_ref=1000, alpha=0.1, lapse=0.02),
+    known_answer_level=0.9999,
     #: the full sweep: (d, m grid, seeds) per row; >= 200 seeds at small d, fewer at large d
     full_sweep=(
         (100, (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128), 1000),
@@ -115,6 +120,8 @@ SX7 = Rules(
     quantile=0.9,
     #: decided at every d >= decide_from: the upper bound of 2 m*_q(d) is below d / param_divisor
     decide_from=1000, param_divisor=10,
+    #: known answer, before the data: the threshold fit on SX-4's synthetic cells, intervals at this level
+    known_answer_level=0.9999,
 )
 
 SX8 = Rules(
@@ -157,6 +164,13 @@ SG4 = Rules(
     eps_models=4, eps_same=1e-3,
     #: ... and the ablation sees eps iff at eps_control some relative change exceeds eps_seen
     eps_control=1.0, eps_seen=1e-2,
+    #: ... and eps is not ignored: some relative change eps = 0 vs eps exceeds eps_changed_min (the
+    #: change is of order eps / (2 var) ~ 1e-6 at layer-norm variances of order one, rounding ~1e-13)
+    eps_changed_min=1e-9,
+    #: known answers, before the data: per-model slopes of exact power laws (rounding only) and
+    #: the positions of known_answer_draws draws of pairs, uniform within Hoeffding bounds at
+    #: false-fail probability known_answer_false_fail
+    known_answer_draws=200, known_answer_false_fail=1e-6,
     #: exact supremum (recorded, not decided): the first exact_models models at exact_Ns
     exact_Ns=(4, 6, 8, 10), exact_models=10,
     #: ... where every sampled maximum of the quantile test at exact_check_N is at most the supremum
@@ -178,6 +192,9 @@ SG5 = Rules(
     #: eps ablation: |T_eps - T_0| at N_large stays below xi / eps_same_divisor (eps_models models);
     #: control: at eps_control it exceeds xi
     eps_models=8, eps_same_divisor=100, eps_control=1.0,
+    #: ... and eps is not ignored: the largest |T_eps - T_0| exceeds eps_changed_min (of order
+    #: eps / (2 var) times |T| ~ 1e-6 at layer-norm variances and outputs of order one; rounding ~1e-15)
+    eps_changed_min=1e-10,
     #: packing bound: the crossover N* is at most packing_N_max for every tabulated row
     packing_N_max=25, packing_Ds=(16, 32, 64), packing_xis=(0.01, 0.1),
 )
@@ -199,6 +216,9 @@ SG6 = Rules(
     target=60, max_draws=2500,
     bhattamishra_H=1, bhattamishra_B=10.0, bhattamishra_eps=1e-6,
     bhattamishra_target=100, bhattamishra_max_draws=1000,
+    #: known answer, before the data: one model per scheme has its scheme's law (variance and
+    #: shape), each at false-fail probability known_answer_false_fail
+    known_answer_false_fail=1e-6,
 )
 
 SG7 = Rules("SG-7", enumeration_N_max=20)

@@ -270,16 +270,25 @@ def profile_statistics(K, N: int) -> dict:
 
 
 # -- single-bit influence (SG-4) -------------------------------------------------------
+def influence_pairs(N: int, strings: int, positions: int, generator):
+    r"""The pairs :math:`(x, n)` of :func:`sampled_influences`: ``strings`` uniformly random
+    strings ``(strings, N)`` of 0/1 and, per string, ``positions`` distinct uniformly random
+    positions ``(strings, positions)`` (``positions <= N``)."""
+    N = check_int(N, "N", lo=1)
+    strings = check_int(strings, "strings", lo=1)
+    positions = check_int(positions, "positions", lo=1, hi=N)
+    x = torch.randint(0, 2, (strings, N), generator=generator)
+    pos = torch.stack([torch.randperm(N, generator=generator)[:positions] for _ in range(strings)])
+    return x, pos
+
+
 @torch.no_grad()
 def sampled_influences(model, N: int, strings: int, positions: int, generator) -> torch.Tensor:
     r""":math:`|T(x) - T(x \oplus e_n)|` for ``strings`` uniformly random strings :math:`x` and,
     per string, ``positions`` distinct uniformly random positions :math:`n` (``positions <=
     N``), in two batched forward passes. Returns float64 ``(strings, positions)``."""
     N = check_int(N, "N", lo=1, hi=model.config.N_max)
-    strings = check_int(strings, "strings", lo=1)
-    positions = check_int(positions, "positions", lo=1, hi=N)
-    x = torch.randint(0, 2, (strings, N), generator=generator)
-    pos = torch.stack([torch.randperm(N, generator=generator)[:positions] for _ in range(strings)])
+    x, pos = influence_pairs(N, strings, positions, generator)
     flipped = x.unsqueeze(1).repeat(1, positions, 1)
     idx = pos.unsqueeze(-1)
     flipped.scatter_(2, idx, 1 - flipped.gather(2, idx))
@@ -508,5 +517,5 @@ __all__ = ["RANDOM_FUNCTION_P_K0", "summarize_profiles", "readout_profile", "ide
            "random_function_K0", "random_function_avg_sensitivity",
            "sample_nonconstant_profiles", "density_matched_ratios", "sample_models", "join_model_blocks",
            "summarize_models",
-           "profile_statistics", "sampled_influences",
+           "profile_statistics", "influence_pairs", "sampled_influences",
            "influence_sweep", "influence_maxima", "exact_influence_maximum", "exact_influence_maxima", "margin_table", "margin_sweep", "optimised_margin", "loglog_slope", "per_model_slopes"]

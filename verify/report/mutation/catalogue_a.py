@@ -16,6 +16,7 @@ _SX1 = "theorems/test_SX1_population_loss.py"
 _SX2 = "theorems/test_SX2_population_gradient.py"
 _SX3 = "theorems/test_SX3_cls_equivalence.py"
 _SX4 = "theorems/test_SX4_one_step.py"
+_SX7 = "theorems/test_SX7_parameter_count.py"
 _SX5 = "theorems/test_SX5_softmax_necessity.py"
 _SX6 = "theorems/test_SX6_sample_complexity.py"
 _SX8 = "theorems/test_SX8_interpretability.py"
@@ -413,6 +414,58 @@ def _assignment_flipped(original):
     return predicted_assignment
 
 
+def _assignment_reads_the_step(original):
+    def predicted_assignment(V, theta, support):
+        import torch
+
+        from numeric import xor
+
+        # the "prediction" read from the realised step: head 1's larger post-step weight of a, b
+        a, b = support
+        th1, _ = xor.one_step(V, theta, -theta, support, xor.default_lr(V.shape[-2], V.shape[-1]))
+        gamma = torch.softmax((V @ th1.unsqueeze(-1)).squeeze(-1), -1)
+        return torch.where(gamma[..., a] > gamma[..., b], 1.0, -1.0).to(V.dtype)
+    return predicted_assignment
+
+
+def _assignments():
+    from numeric import xor
+    from verify.experiments.xor_sweeps import make_instances
+
+    V, th, _ = make_instances(50, 4, list(range(40)))
+    return xor.predicted_assignment(V, th, (0, 1))
+
+
+def _threshold_sizes_log10(original):
+    def fit_threshold_curves(group, size, successes, trials, **kw):
+        # the sizes read on the wrong logarithm: log10 m where the model takes ln m
+        return original(group, [math.exp(math.log10(s)) for s in size], successes, trials, **kw)
+    return fit_threshold_curves
+
+
+def _threshold_fit():
+    from verify.stats.thresholds import fit_threshold_curves
+
+    fit = fit_threshold_curves([10, 10, 10, 100, 100, 100], [4, 8, 16, 4, 8, 16], [2, 10, 19, 1, 6, 18],
+                               [20] * 6, law="free")
+    return round(fit.threshold(10), 6)
+
+
+def _success_head_one_only(original):
+    def step_metrics(V, theta, theta_tilde, support, eps=0.01, **kw):
+        out = original(V, theta, theta_tilde, support, eps, **kw)
+        return dict(out, success=out["eps1"] <= eps)  # the second head never checked
+    return step_metrics
+
+
+def _known_specialisations():
+    from numeric.xor_metrics import step_metrics
+    from verify.experiments.known_answers import specialisation_instances
+
+    V, th, tt, sup, _, _ = specialisation_instances()
+    return step_metrics(V, th, tt, sup, exact_sup=False)["success"]
+
+
 def _lr_matrix_without_c(original):
     def lr_matrix(self):
         return original(self) / (self.cls @ self.cls)     # |c|^2 dropped
@@ -520,6 +573,13 @@ PAPER_A: tuple[Mutant, ...] = (
            f"{_METRICS}.limit_step_attention", _limit_argmin, _limit, (_SX4,)),
     Mutant("predicted_assignment_flipped", "predicted assignment sign((v_b - v_a).theta0)",
            f"{_METRICS}.predicted_assignment", _assignment_flipped, _assignment, (_SX8,)),
+    Mutant("threshold_fit_sizes_log10", "the threshold fit reads the sizes m on log10 instead of ln",
+           "verify.stats.thresholds.fit_threshold_curves", _threshold_sizes_log10, _threshold_fit, (_SX4, _SX7)),
+    Mutant("success_head_one_only", "a step counts as a success when head 1 alone specialises",
+           f"{_METRICS}.step_metrics", _success_head_one_only, _known_specialisations, (_SX4,)),
+    Mutant("predicted_assignment_reads_the_step",
+           "the predicted assignment read from the realised step instead of sign((v_a - v_b).theta0)",
+           f"{_METRICS}.predicted_assignment", _assignment_reads_the_step, _assignments, (_SX8,)),
     # the CLS transformer, the representational bounds, statistics
     Mutant("cls_lr_matrix_without_c_norm", "CLS step scaling W_K^T W_K without the factor |c|^2",
            f"{_CLS}.lr_matrix", _lr_matrix_without_c, _cls("lr"), (_SX3,)),

@@ -372,6 +372,89 @@ def _slopes_log10(original):
     return per_model_slopes
 
 
+def _slopes_axes_swapped(original):
+    def per_model_slopes(Ns, values):
+        import torch
+
+        # the regression of log N on log y: the slope times var(log N) / var(log y), per row
+        s = original(Ns, values)
+        x = torch.tensor([math.log(n) for n in Ns], dtype=torch.float64)
+        y = torch.as_tensor(values, dtype=torch.float64).log()
+        return s * x.var() / y.var(-1)
+    return per_model_slopes
+
+
+def _pairs_first_positions(original):
+    def influence_pairs(N, strings, positions, generator):
+        x, pos = original(N, strings, positions, generator)
+        return x, _first_positions(pos)
+    return influence_pairs
+
+
+def _first_positions(pos):
+    """Positions 0..k-1 in every row, of ``pos``'s shape (the bug: the first positions only)."""
+    import torch
+
+    return torch.arange(pos.shape[-1]).expand_as(pos).clone()
+
+
+def _slopes_half():
+    from verify.experiments.random_transformers import per_model_slopes
+
+    return per_model_slopes([1, 2, 4], [[1.0, 2 ** -0.5, 0.5]])
+
+
+def _pairs():
+    import torch
+
+    from verify.experiments.random_transformers import influence_pairs
+
+    return influence_pairs(64, 3, 4, torch.Generator().manual_seed(0))[1]
+
+
+def _small_eps_dropped(original):
+    def __init__(self, config=None):
+        import dataclasses
+
+        if config is not None and 0 < config.eps < 1e-3:  # "negligible": treated as eps = 0
+            config = dataclasses.replace(config, eps=0.0)
+        original(self, config)
+    return __init__
+
+
+def _held_out_includes_training(original):
+    def evaluate(model, target, N, *, held_out_pool=None, **kw):
+        if held_out_pool is not None:  # half of the training strings counted as held out
+            held_out_pool = held_out_pool[: len(held_out_pool) // 2]
+        return original(model, target, N, held_out_pool=held_out_pool, **kw)
+    return evaluate
+
+
+def _as_over_N(original):
+    def evaluate(model, target, N, **kw):
+        out = original(model, target, N, **kw)
+        return dict(out, mean_sensitivity=out["mean_sensitivity"] / N)  # as/N reported as as
+    return evaluate
+
+
+def _tiny_run(field):
+    def probe():
+        from verify.experiments.training import train
+
+        r = train("majority", 4, seed=0, steps=2, batch_size=4, train_strings=8)
+        return (r.held_out_n, r.held_out_accuracy, r.mean_sensitivity)
+    probe.__name__ = f"tiny_run_{field}"
+    return probe
+
+
+def _init_scheme_swapped(wrong, right):
+    def maker(original):
+        def initialize_(model, scheme, **kw):
+            return original(model, right if scheme == wrong else scheme, **kw)
+        return initialize_
+    return maker
+
+
 def _random_function_K0_exponent_N(original):
     def random_function_K0(p, N):
         # 2^N (p^N + (1-p)^N): the string's N neighbours, not the string itself
@@ -555,6 +638,23 @@ PAPER_B: tuple[Mutant, ...] = (
     # SG-4, SG-5: the eps ablation and the exact supremum
     Mutant("transformer_config_eps_ignored", "the transformer runs at eps = 1e-5 whatever its config's eps",
            f"{_MODEL}.__init__", _config_eps_ignored, _transformer(eps=0.5, scheme="uniform"), (_SG4, _SG5)),
+    Mutant("influence_slope_axes_swapped", "log-log slopes of log N against log(influence) (axes swapped)",
+           f"{_RANDOM}.per_model_slopes", _slopes_axes_swapped, _slopes_half, (_SG4,)),
+    Mutant("influence_pairs_first_positions", "influence pairs flip the first positions 0..k-1 of every string",
+           f"{_RANDOM}.influence_pairs", _pairs_first_positions, _pairs, (_SG4,)),
+    Mutant("transformer_small_eps_dropped", "the transformer runs at eps = 0 when its config's eps is below 1e-3",
+           f"{_MODEL}.__init__", _small_eps_dropped, _transformer(eps=1e-5, scheme="uniform"), (_SG4, _SG5)),
+    Mutant("held_out_includes_training_strings",
+           "held-out accuracy over the complement of half the training subset (training strings counted)",
+           "verify.experiments.training.evaluate", _held_out_includes_training, _tiny_run("held_out"), (_SG8,)),
+    Mutant("training_as_over_N", "trained models' average sensitivity reported as as/N",
+           "verify.experiments.training.evaluate", _as_over_N, _tiny_run("as"), (_SG8,)),
+    Mutant("xavier_normal_draws_uniform", "the Xavier-normal scheme draws Xavier-uniform values",
+           "numeric.transformer_model.initialize_", _init_scheme_swapped("xavier_normal", "xavier_uniform"),
+           _transformer(scheme="xavier_normal"), (_SG6,)),
+    Mutant("gaussian_init_draws_box", "the Gaussian scheme draws from the uniform box U(-B, B)",
+           "numeric.transformer_model.initialize_", _init_scheme_swapped("gaussian", "uniform"),
+           _transformer(scheme="gaussian"), (_SG6,)),
     Mutant("exact_influence_mean", "the exact supremum of the influence is the largest mean over strings",
            f"{_RANDOM}.exact_influence_maximum", _exact_influence_mean, _exact_influence, (_SG4,)),
     # unit-test cases: no claim depends on these
