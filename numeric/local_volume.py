@@ -10,20 +10,15 @@ attention, MLP, readout, and, with ``include_ln=True``, the layer-norm gains and
 **Batched evaluation** (:func:`batched_outputs`): :math:`T(x)` of ``K`` models at once over all
 :math:`2^N` strings, for one-layer models under the ``boolverify`` conventions (post-LN, linear
 readout, float64; any ``D``, ``H``, ``F``, ``eps``). With :math:`L = 1` only the eos row is
-needed after the attention, and the eos attention output is a ratio of two functions that are
-**affine in the bits**: position :math:`n`'s score and value take one of two values
-(:math:`x_n = 0, 1`), so with :math:`e_{n,t} = \exp(s_{n,t} - c)`,
-
-.. math:: \mathrm{att}(x) = \frac{e_{\mathrm{eos}} v_{\mathrm{eos}} + \sum_n e_{n,0} v_{n,0}
-          + \sum_n x_n (e_{n,1} v_{n,1} - e_{n,0} v_{n,0})}
-          {e_{\mathrm{eos}} + \sum_n e_{n,0} + \sum_n x_n (e_{n,1} - e_{n,0})},
-
-one ``(2^N, N)`` bit-matrix product per model and head. The shift
-:math:`c = \max(s_{\mathrm{eos}}, \max_n \min_t s_{n,t})` leaves every denominator
-:math:`\ge 1` (the position attaining :math:`c` contributes at least :math:`e^0`), so no string
-divides by an underflowed sum; an overflow (a score gap above ~709) gives a non-finite output,
-and a string with a non-finite output, or an exactly zero variance at ``eps = 0`` (where LN is
-undefined; probability 0 under a Gaussian perturbation), counts as **not** keeping its value.
+needed after the attention, and position :math:`n`'s score and value take one of two values
+(:math:`x_n = 0, 1`): the scores of all strings are
+:math:`s_{n,0} + x_n (s_{n,1} - s_{n,0})`, the softmax is the max-subtracted one, and the
+attention output is :math:`\sum_n a_n v_{n,0} + \sum_n a_n x_n (v_{n,1} - v_{n,0}) + a_{\mathrm{eos}} v_{\mathrm{eos}}`:
+bit-matrix products per model and head, no ``D x D`` product per string. (Writing the output
+as a ratio of sums affine in the bits is cheaper but cancels catastrophically when one
+position's two scores are far apart; not used.) A string with a non-finite output, or an
+exactly zero variance at ``eps = 0`` (where LN is undefined; probability 0 under a Gaussian
+perturbation), counts as **not** keeping its value.
 The Boolean tables agree with the model's own evaluation (tested); the real outputs agree up
 to the order of floating-point sums.
 """
@@ -119,16 +114,15 @@ def _outputs(cfg, theta, N, X):
     scale = 1.0 / math.sqrt(dh)
     sb = (q[:, None, None, :, :] * kb).sum(-1).permute(0, 3, 1, 2) * scale  # (K, H, N, 2)
     se = (q * ke).sum(-1) * scale  # (K, H)
-    c = torch.maximum(se, sb.amin(-1).amax(-1))  # (K, H)
-    eb = torch.exp(sb - c[..., None, None])  # (K, H, N, 2)
-    ee = torch.exp(se - c)  # (K, H)
+    # scores of every string: position n scores s_{n,0} + x_n (s_{n,1} - s_{n,0}); eos last
+    S = sb[..., 0].unsqueeze(-2) + X * (sb[..., 1] - sb[..., 0]).unsqueeze(-2)  # (K, H, 2^N, N)
+    S = torch.cat([S, se[..., None, None].expand(K, H, 1 << N, 1)], dim=-1)
+    a = torch.softmax(S, dim=-1)  # max-subtracted
     vbh = vb.permute(0, 3, 1, 2, 4)  # (K, H, N, 2, dh)
-    ev = eb.unsqueeze(-1) * vbh  # (K, H, N, 2, dh)
-    den0 = ee + eb[..., 0].sum(-1)  # (K, H)
-    num0 = ee.unsqueeze(-1) * ve + ev[..., 0, :].sum(-2)  # (K, H, dh)
-    den = den0.unsqueeze(-1) + torch.einsum("xn,khn->khx", X, eb[..., 1] - eb[..., 0])  # (K, H, 2^N)
-    num = num0.unsqueeze(-2) + torch.einsum("xn,khnd->khxd", X, ev[..., 1, :] - ev[..., 0, :])
-    att = (num / den.unsqueeze(-1)).permute(0, 2, 1, 3).reshape(K, 1 << N, D)
+    ab = a[..., :N]
+    att = (ab @ vbh[..., 0, :] + (ab * X) @ (vbh[..., 1, :] - vbh[..., 0, :])
+           + a[..., N:] * ve.unsqueeze(-2))  # (K, H, 2^N, dh)
+    att = att.permute(0, 2, 1, 3).reshape(K, 1 << N, D)
     u = eos_emb.unsqueeze(1) + _linear(att, theta, pre + "o")
     h1 = _layer_norm(u, theta[pre + "ln1.gain"], theta[pre + "ln1.bias"], cfg.eps)
     m = _linear(torch.relu(_linear(h1, theta, pre + "fc1")), theta, pre + "fc2")
