@@ -22,7 +22,7 @@ MAX_N = 16
 
 def register(sub):
     p = sub.add_parser("volume", help="local volume around an explicit FIRST / MAJORITY / PARITY solution")
-    p.add_argument("--function", default="majority", help="first, majority or parity (default majority)")
+    p.add_argument("--function", default="majority", help="first, majority or parity, or a comma-separated list of them (default majority)")
     p.add_argument("--N", default="4,6,8", help="comma-separated input lengths (default 4,6,8)")
     p.add_argument("--sigmas", default=None,
                    help="comma-separated increasing perturbation scales > 0 (default 25 values log-spaced "
@@ -55,7 +55,11 @@ def _validate(args):
     from verify.cli.xor_options import parse_int_list
     from verify.experiments.local_volume import DEFAULT_SIGMAS, check_sigmas
 
-    check_choice(args.function, "--function", ("first", "majority", "parity"))
+    functions = [f.strip() for f in str(args.function).split(",") if f.strip()]
+    if not functions:
+        reject("--function", args.function, "one of first, majority, parity, or a comma-separated list")
+    for f in functions:
+        check_choice(f, "--function", ("first", "majority", "parity"))
     Ns = parse_int_list(args.N, "--N", 1)
     for N in Ns:
         check_int(N, "--N", lo=1, hi=MAX_N)
@@ -67,13 +71,13 @@ def _validate(args):
         check_int(args.threads, "--threads", lo=1, hi=1024)
     check_output(args.json, "--json")
     check_figure_output(args.figure, "--figure")
-    flops = sum((1 << N) * (N + 1) * 6 * 40 for N in Ns) * args.models * len(sigmas)
+    flops = sum((1 << N) * (N + 1) * 6 * 40 for N in Ns) * args.models * len(sigmas) * len(functions)
     require_time(flops / FLOPS_PER_SECOND, "the perturbed models", f"--N = {args.N}, --models = {args.models}")
-    return Ns, tuple(sigmas)
+    return functions, Ns, tuple(sigmas)
 
 
 def _volume(args) -> int:
-    Ns, sigmas = _validate(args)
+    functions, Ns, sigmas = _validate(args)
     import torch
 
     from verify.cli.options import console as make_console
@@ -82,18 +86,19 @@ def _volume(args) -> int:
     if args.threads is not None:
         torch.set_num_threads(args.threads)
     curves = []
-    for N in Ns:
-        def progress(i, N=N):
-            print(f"volume {args.function} N = {N}: sigma {i + 1}/{len(sigmas)}", file=sys.stderr, flush=True)
+    for fn in functions:
+        for N in Ns:
+            def progress(i, N=N, fn=fn):
+                print(f"volume {fn} N = {N}: sigma {i + 1}/{len(sigmas)}", file=sys.stderr, flush=True)
 
-        curves.append(local_volume(args.function, N, sigmas, args.models, seed=args.seed, level=args.level,
-                                   include_ln=args.include_ln, progress=progress))
+            curves.append(local_volume(fn, N, sigmas, args.models, seed=args.seed, level=args.level,
+                                       include_ln=args.include_ln, progress=progress))
     _report(curves, make_console())
     if args.json:
         from verify.common.atomic_io import atomic_write_json
 
         with writing(args.json, "--json"):
-            atomic_write_json(args.json, {"function": args.function, "curves": [c.as_dict() for c in curves],
+            atomic_write_json(args.json, {"functions": functions, "curves": [c.as_dict() for c in curves],
                                           "note": "as formalised in boolverify: explicit constructions, "
                                                   "Gaussian perturbations of every parameter"})
     if args.figure:
