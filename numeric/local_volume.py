@@ -32,6 +32,9 @@ import torch
 from numeric.transformer_model import BooleanTransformer, check_transformer
 from numeric.validation import check_bool, check_int, check_real, reject
 
+#: A variance below this multiple of the mean square is checked for all-equal components (the
+#: computed variance of equal components is at most a few ulps of their square).
+_ROUNDING_VAR = 2.0 ** -40
 #: Models per batched pass (bounds the ``(K, 2^N, F)`` temporaries).
 DEFAULT_MODEL_CHUNK = 32
 
@@ -78,14 +81,20 @@ def _bits(N, dev):
     return ((idx.unsqueeze(-1) >> torch.arange(N, device=dev)) & 1).to(torch.float64)
 
 
-def _layer_norm(u, gain, bias, eps):
-    c = u - u.mean(-1, keepdim=True)
-    var = (c * c).mean(-1, keepdim=True)
-    if eps == 0.0:
-        # a mathematically zero variance (all components equal) is undefined at eps = 0
-        flat = (u == u[..., :1]).all(-1, keepdim=True) | (var == 0)
+def _layer_norm_fm(u, gain, bias, eps):
+    """LN over the features of ``u`` (K, D, X) (feature-major: long contiguous rows)."""
+    c = u - u.mean(1, keepdim=True)
+    var = (c * c).mean(1, keepdim=True)
+    if eps == 0.0 and bool((var <= _ROUNDING_VAR * (u * u).mean(1, keepdim=True)).any()):
+        # a variance at rounding level: undefined (NaN) where the components are all equal
+        flat = (u == u[:, :1]).all(1, keepdim=True) | (var == 0)
         var = torch.where(flat, torch.full_like(var, math.nan), var)
-    return gain.unsqueeze(-2) * (c * torch.rsqrt(var + eps)) + bias.unsqueeze(-2)
+    return gain.unsqueeze(-1) * (c * torch.rsqrt(var + eps)) + bias.unsqueeze(-1)
+
+
+def _linear_fm(x, theta, name):
+    """``W x + b`` for feature-major ``x`` (K, in, X)."""
+    return torch.baddbmm(theta[name + ".bias"].unsqueeze(-1), theta[name + ".weight"], x)
 
 
 def _linear(x, theta, name):
@@ -114,20 +123,22 @@ def _outputs(cfg, theta, N, X):
     scale = 1.0 / math.sqrt(dh)
     sb = (q[:, None, None, :, :] * kb).sum(-1).permute(0, 3, 1, 2) * scale  # (K, H, N, 2)
     se = (q * ke).sum(-1) * scale  # (K, H)
-    # scores of every string: position n scores s_{n,0} + x_n (s_{n,1} - s_{n,0}); eos last
-    S = sb[..., 0].unsqueeze(-2) + X * (sb[..., 1] - sb[..., 0]).unsqueeze(-2)  # (K, H, 2^N, N)
-    S = torch.cat([S, se[..., None, None].expand(K, H, 1 << N, 1)], dim=-1)
-    a = torch.softmax(S, dim=-1)  # max-subtracted
-    vbh = vb.permute(0, 3, 1, 2, 4)  # (K, H, N, 2, dh)
-    ab = a[..., :N]
-    att = (ab @ vbh[..., 0, :] + (ab * X) @ (vbh[..., 1, :] - vbh[..., 0, :])
-           + a[..., N:] * ve.unsqueeze(-2))  # (K, H, 2^N, dh)
-    att = att.permute(0, 2, 1, 3).reshape(K, 1 << N, D)
-    u = eos_emb.unsqueeze(1) + _linear(att, theta, pre + "o")
-    h1 = _layer_norm(u, theta[pre + "ln1.gain"], theta[pre + "ln1.bias"], cfg.eps)
-    m = _linear(torch.relu(_linear(h1, theta, pre + "fc1")), theta, pre + "fc2")
-    h2 = _layer_norm(h1 + m, theta[pre + "ln2.gain"], theta[pre + "ln2.bias"], cfg.eps)
-    return _linear(h2, theta, "out").squeeze(-1)
+    # scores of every string, feature-major (K, H, N+1, 2^N): position n scores
+    # s_{n,0} + x_n (s_{n,1} - s_{n,0}); eos last
+    Xt = X.t()  # (N, 2^N)
+    S = sb[..., 0].unsqueeze(-1) + Xt * (sb[..., 1] - sb[..., 0]).unsqueeze(-1)  # (K, H, N, 2^N)
+    S = torch.cat([S, se[..., None, None].expand(K, H, 1, 1 << N)], dim=2)
+    a = torch.softmax(S, dim=2)  # max-subtracted
+    vbh = vb.permute(0, 3, 4, 1, 2)  # (K, H, dh, N, 2)
+    ab = a[:, :, :N]
+    att = (vbh[..., 0] @ ab + (vbh[..., 1] - vbh[..., 0]) @ (ab * Xt)
+           + ve.unsqueeze(-1) * a[:, :, N:])  # (K, H, dh, 2^N)
+    att = att.reshape(K, D, 1 << N)
+    u = eos_emb.unsqueeze(-1) + _linear_fm(att, theta, pre + "o")
+    h1 = _layer_norm_fm(u, theta[pre + "ln1.gain"], theta[pre + "ln1.bias"], cfg.eps)
+    m = _linear_fm(torch.relu(_linear_fm(h1, theta, pre + "fc1")), theta, pre + "fc2")
+    h2 = _layer_norm_fm(h1 + m, theta[pre + "ln2.gain"], theta[pre + "ln2.bias"], cfg.eps)
+    return _linear_fm(h2, theta, "out").squeeze(1)
 
 
 @torch.no_grad()

@@ -91,3 +91,13 @@ def test_non_finite_outputs_keep_nothing():
 def test_batched_rejects_deeper_models():
     with raises_input_error("model"):
         batched_outputs(random_model(TransformerConfig(D=4, L=2, H=1, N_max=4), "gaussian", 0), {}, 4)
+
+
+def test_zero_variance_at_eps_zero_keeps_nothing():
+    # every perturbation identical and the first LN's input constant: LN is undefined there
+    N = 4
+    model = construct("majority", N)
+    theta = perturbed_parameters(model, 0.0, 2, torch.Generator())
+    theta["tok"][:, 2] = 0.0  # no constant pair at eos: u = (s, -s, 0, ...) is flat at |x| = 0
+    T = batched_outputs(model, theta, N)
+    assert bool(torch.isnan(T[:, 0]).all()) and bool(torch.isfinite(T[:, 1:]).all())
