@@ -8,17 +8,20 @@ import pytest
 from tests.helpers import PROJECT_ROOT, run_cli_process
 
 
+GRID = ("1e-4", "1e-2", "1")
+
+
 def test_small_run_writes_json_and_figure(tmp_path):
     out, fig = tmp_path / "v.json", tmp_path / "v.png"
     r = run_cli_process("sensitivity", "volume", "--function", "parity", "--N", "4,5", "--sigmas",
-                        "1e-4,1e-2,1", "--models", "12", "--seed", "3", "--json", str(out), "--figure", str(fig))
+                        ",".join(GRID), "--models", "12", "--seed", "3", "--json", str(out), "--figure", str(fig))
     assert r.returncode == 0, r.stderr
     assert "sigma 3/3" in r.stderr and "sigma" not in r.stdout.split("local volume")[0]
     data = json.loads(out.read_text())
     assert [c["N"] for c in data["curves"]] == [4, 5]
     for c in data["curves"]:
         assert c["function"] == "parity" and c["points"][0]["exact"] == 12 and c["points"][-1]["exact"] == 0
-        assert 1e-4 < c["radius"] < 1 and c["crossing"] == "crossed"
+        assert float(GRID[0]) < c["radius"] < float(GRID[-1]) and c["crossing"] == "crossed"
     assert fig.stat().st_size > 0
 
 
