@@ -179,9 +179,14 @@ def volume_point(model, table: torch.Tensor, N: int, sigma: float, K: int, gener
         "kept_min": the smallest such fraction}``.
     """
     check_batchable(model)
+    N = check_int(N, "N", lo=1, hi=min(model.config.N_max, 24))
     sigma = check_real(sigma, "sigma", lo=0)
     K = check_int(K, "models", lo=1)
     check_bool(include_ln, "include_ln")
+    if not isinstance(table, torch.Tensor) or table.shape != (1 << N,):
+        reject("table", f"<{type(table).__name__}>", f"a 0/1 tensor of shape ({1 << N},), the truth table at N = {N}")
+    if not isinstance(generator, torch.Generator):
+        reject("generator", f"<{type(generator).__name__}>", "a CPU torch.Generator")
     exact, kept_sum, kept_min = 0, 0.0, 1.0
     for start in range(0, K, chunk):
         k = min(chunk, K - start)

@@ -101,3 +101,16 @@ def test_zero_variance_at_eps_zero_keeps_nothing():
     theta["tok"][:, 2] = 0.0  # no constant pair at eos: u = (s, -s, 0, ...) is flat at |x| = 0
     T = batched_outputs(model, theta, N)
     assert bool(torch.isnan(T[:, 0]).all()) and bool(torch.isfinite(T[:, 1:]).all())
+
+
+def test_volume_point_bad_input():
+    model = construct("majority", 4)
+    table = truth_table("majority", 4)
+    with raises_input_error("sigma"):
+        volume_point(model, table, 4, -1.0, 3, torch.Generator())
+    with raises_input_error("table"):
+        volume_point(model, table[:8], 4, 0.1, 3, torch.Generator())
+    with raises_input_error("generator"):
+        volume_point(model, table, 4, 0.1, 3, "seed")
+    with raises_input_error("N"):
+        volume_point(model, table, 5, 0.1, 3, torch.Generator())
