@@ -54,7 +54,8 @@ output is :math:`s\,(e_0 - e_1)` with :math:`s = \sum_n a_n x_n`.
 :math:`T = 2p/\operatorname{std}(u_2)`: the sign of :math:`p`. So :math:`1[T > 0] = f(x)` on
 every string, exactly for MAJORITY and PARITY (the margin is :math:`A` at every string, up to
 rounding) and for FIRST by the attention bound above. Each construction is verified on all
-:math:`2^N` strings by the model's own evaluation (tests/numeric/test_constructions.py).
+:math:`2^N` strings by the model's own evaluation: for :math:`N = 1 \dots 20` (the tests check
+:math:`N \le 12`).
 
 The constants :math:`K = 1`, :math:`A = 1` and :math:`\beta` are our choices. The local volume
 around :math:`\theta^*` depends on them (the architecture has rescaling symmetries that move
