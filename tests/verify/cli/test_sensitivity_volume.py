@@ -1,0 +1,44 @@
+"""`boolverify sensitivity volume`: a small run end to end, and bad options refused before work."""
+
+import json
+import os
+
+import pytest
+
+from tests.helpers import PROJECT_ROOT, run_cli_process
+
+
+GRID = ("1e-4", "1e-2", "1")
+
+
+def test_small_run_writes_json_and_figure(tmp_path):
+    out, fig = tmp_path / "v.json", tmp_path / "v.png"
+    r = run_cli_process("sensitivity", "volume", "--function", "parity", "--N", "4,5", "--sigmas",
+                        ",".join(GRID), "--models", "12", "--seed", "3", "--json", str(out), "--figure", str(fig))
+    assert r.returncode == 0, r.stderr
+    assert "sigma 3/3" in r.stderr and "sigma" not in r.stdout.split("local volume")[0]
+    data = json.loads(out.read_text())
+    assert [c["N"] for c in data["curves"]] == [4, 5]
+    for c in data["curves"]:
+        assert c["function"] == "parity" and c["points"][0]["exact"] == 12 and c["points"][-1]["exact"] == 0
+        assert float(GRID[0]) < c["radius"] < float(GRID[-1]) and c["crossing"] == "crossed"
+    assert fig.stat().st_size > 0
+
+
+@pytest.mark.parametrize("args, name", [
+    (["--function", "xor"], "--function"),
+    (["--N", "4,x"], "--N"),
+    (["--N", "0"], "--N"),
+    (["--sigmas", "0.1,0.01"], "--sigmas"),
+    (["--sigmas", "0,0.1"], "--sigmas[0]"),
+    (["--models", "0"], "--models"),
+    (["--json", "/nonexistent-folder/v.json"], "--json"),
+])
+def test_bad_options_one_line_exit_2(args, name, tmp_path):
+    # run from an empty folder (nothing may be written there), this checkout on the path
+    env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT))
+    r = run_cli_process("sensitivity", "volume", *args, cwd=tmp_path, env=env)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"boolverify: error: {name}"), r.stderr
+    assert list(tmp_path.iterdir()) == []

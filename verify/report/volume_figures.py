@@ -1,0 +1,59 @@
+"""Figures of the local volume around explicit solutions (paper B, as formalised in boolverify;
+:mod:`verify.experiments.local_volume`): the exact-fraction curves over sigma, and the radius
+r_f(N) per function. Written atomically, the format taken from the file's suffix.
+"""
+
+from __future__ import annotations
+
+from verify.common.atomic_io import atomic_savefig, check_figure_path, pyplot
+
+COLOURS = {"first": "tab:blue", "majority": "tab:green", "parity": "tab:red"}
+
+
+def volume_figure(curves, path):
+    """Left: the fraction of perturbations computing the function exactly against sigma (log),
+    with the Clopper-Pearson intervals, one line per (function, N); right: the radius r_f(N)
+    (log) against N per function, with the bracket where the intervals cross 1/2. ``curves``:
+    dicts of :meth:`verify.experiments.local_volume.VolumeCurve.as_dict`."""
+    check_figure_path(path)
+    plt = pyplot()
+    fig, (ax, ar) = plt.subplots(1, 2, figsize=(11, 4))
+    Ns = sorted({c["N"] for c in curves})
+    for c in curves:
+        s = [p["sigma"] for p in c["points"]]
+        f = [p["fraction"] for p in c["points"]]
+        alpha = 0.35 + 0.65 * (Ns.index(c["N"]) + 1) / len(Ns)
+        colour = COLOURS.get(c["function"], "tab:gray")
+        ax.plot(s, f, "-o", ms=2.5, color=colour, alpha=alpha, label=f"{c['function']} N={c['N']}")
+        ax.fill_between(s, [p["ci"][0] for p in c["points"]], [p["ci"][1] for p in c["points"]], color=colour,
+                        alpha=0.08 * alpha)
+    ax.axhline(0.5, color="k", lw=0.6, ls=":")
+    ax.set_xscale("log")
+    ax.set_xlabel(r"perturbation scale $\sigma$")
+    ax.set_ylabel("fraction computing f exactly")
+    ax.legend(fontsize=6, ncol=2)
+    for fn in sorted({c["function"] for c in curves}):
+        rows = sorted((c for c in curves if c["function"] == fn and c["radius"] is not None), key=lambda c: c["N"])
+        if not rows:
+            continue
+        N = [c["N"] for c in rows]
+        r = [c["radius"] for c in rows]
+        lo = [c["radius"] - (c["radius_range"][0] or c["radius"]) for c in rows]
+        hi = [(c["radius_range"][1] or c["radius"]) - c["radius"] for c in rows]
+        ar.errorbar(N, r, yerr=[lo, hi], fmt="-o", ms=4, capsize=3, color=COLOURS.get(fn, "tab:gray"), label=fn)
+    ar.set_yscale("log")
+    ar.set_xlabel("N")
+    ar.set_ylabel(r"radius $r_f(N)$ (fraction = 1/2)")
+    ar.legend(fontsize=8)
+    c0 = curves[0]
+    fig.suptitle(f"local volume around explicit solutions (D={c0['D']}, L={c0['L']}, H={c0['H']}, F = max(N, 2), "
+                 f"eps={c0['eps']:g}), as formalised in boolverify", fontsize=9)
+    fig.tight_layout()
+    try:
+        atomic_savefig(fig, path)
+    finally:
+        plt.close(fig)
+    return path
+
+
+__all__ = ["volume_figure"]
