@@ -7,6 +7,7 @@ parses the options, shows progress and prints the table.
 from __future__ import annotations
 
 import os
+import sys
 
 from numeric.validation import InputError, check_choice, check_int
 from verify.cli import writing
@@ -74,7 +75,14 @@ def run(args) -> int:
 
 
 def _run_with_progress(args, run_checks) -> dict:
+    """Runs the checks under a progress bar; when stdout or stderr is not a terminal (a log, a
+    pipe, CI) the bar is not drawn, so one line per finished claim goes to stderr instead."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from verify.report.runner import ClaimProgress
+
+    claims = ClaimProgress(args.claim)
+    lines = not (sys.stdout.isatty() and sys.stderr.isatty())
 
     with Progress(TextColumn("[bold]checking claims"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.description}"), TimeElapsedColumn(), console=console(),
@@ -83,6 +91,9 @@ def _run_with_progress(args, run_checks) -> dict:
         collected = [0]
 
         def on_event(ev):
+            finished = claims.feed(ev)
+            if finished is not None and lines:
+                print(claims.line(finished), file=sys.stderr, flush=True)
             if ev["event"] == "collected":
                 collected[0] += ev["count"]
                 progress.update(task, total=collected[0])
