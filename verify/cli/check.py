@@ -124,6 +124,9 @@ def _print_report(report) -> None:
             if t["outcome"] in ("failed", "error"):
                 first = t["message"].splitlines()[0] if t["message"] else ""
                 out.print(f"[red]FAIL[/] {c['id']} {t['nodeid']}: {first}", markup=True, highlight=False)
+    bounds = report["environment"].get("bounds")
+    if bounds and bounds["precision"] != "certified":
+        out.print(f"[yellow]note[/]: {bounds['note']}", highlight=False)
     for err in report["worker_errors"]:
         out.print(f"[red]worker error[/]:\n{err}", highlight=False)
     n_pass = sum(c["status"] == "pass" for c in report["claims"])

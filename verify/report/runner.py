@@ -202,7 +202,10 @@ def _build_report(profile, claims, started, events, logs) -> dict:
 
 
 def _environment() -> dict:
-    env = {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()}
+    from verify.reference.certified import backend
+
+    env = {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
+           "bounds": backend()}
     try:
         import torch
 
@@ -304,7 +307,10 @@ def to_markdown(report: dict) -> str:
         lines += ["", mutation_summary(report["mutants"])]
     env = report["environment"]
     lines += ["", f"Environment: Python {env.get('python')}, torch {env.get('torch')}, "
-                  f"CUDA {env.get('cuda')}, {env.get('cpus')} CPUs.", ""]
+                  f"CUDA {env.get('cuda')}, {env.get('cpus')} CPUs."]
+    if env.get("bounds"):
+        lines.append(f"Bounds: {env['bounds']['note']}.")
+    lines.append("")
     return "\n".join(lines)
 
 
