@@ -117,15 +117,18 @@ def machine_choice() -> PathChoice:
     return choose_path(sizes[max(sizes)] if sizes else None)
 
 
-def resolve_path(path: str | None = None) -> PathChoice:
+def resolve_path(path: str | None = None, device_type: str = "cpu") -> PathChoice:
     """The path to run: ``path`` if given (``one-pass``, ``two-pass``, ``auto``), else
-    ``BOOLVERIFY_GRAD_PATH``, else :func:`machine_choice`."""
+    ``BOOLVERIFY_GRAD_PATH``, else :func:`machine_choice` (on the CPU; a GPU runs the one pass,
+    whose blocks it sizes itself)."""
     source = "argument"
     if path is None:
         path, source = os.environ.get(ENV_VAR) or "auto", ENV_VAR
     if path not in (*PATHS, "auto"):
         reject("path" if source == "argument" else ENV_VAR, path, "'one-pass', 'two-pass' or 'auto'")
     auto = machine_choice()
+    if path == "auto" and device_type != "cpu":
+        return PathChoice("one-pass", auto.block_bytes, f"{device_type}: one pass")
     if path == "auto":
         return auto
     return PathChoice(path, auto.block_bytes, f"forced by {source} = {path!r}")

@@ -230,7 +230,7 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
         ``(grad_theta, grad_theta_tilde)``, each of shape ``(*batch, m)``.
     """
     a, b, batch = check_model(V, theta, theta_tilde, support, attention)
-    choice = resolve_path(path)
+    choice = resolve_path(path, V.device.type)
     if V.dim() == 2 and theta.dim() == 1 and theta_tilde.dim() == 1 and choice.path == "one-pass":
         d, m = V.shape
         Th = torch.stack((theta, theta_tilde))

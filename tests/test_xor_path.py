@@ -55,6 +55,7 @@ def test_forcing_a_path(monkeypatch):
     assert resolve_path("one-pass").path == "one-pass"          # the argument wins
     monkeypatch.setenv(ENV_VAR, "auto")
     assert resolve_path() == machine_choice()
+    assert resolve_path(device_type="cuda").path == "one-pass"          # a GPU sizes its own blocks
     with raises_input_error("path"):
         resolve_path("three-pass")
     monkeypatch.setenv(ENV_VAR, "fast")
