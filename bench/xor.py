@@ -6,7 +6,9 @@ All numbers are measured in one run and reported as ratios (medians of repeats):
    of the two mat-vecs ``V theta`` and ``V^T w`` (``ratio_grad_over_floor``, goal <= 3), and
    over one read of ``V`` (one mat-vec ``V theta``): ``grad_over_one_read`` (the one-pass
    gradient, goal <= 1.2) beside ``two_pass_over_one_read`` (the full-vector path that reads
-   ``V`` twice, kept as the fallback).
+   ``V`` twice, kept as the fallback). Which path ``population_grad`` ran on this machine and
+   why (:mod:`numeric.xor_path`), and the time of both paths forced, so that the choice can be
+   checked: ``default_is_faster``.
 2. The speed-up over autograd through the expanded closed form (same ``d, m``).
 3. The speed-up over a Monte-Carlo gradient with ``n = d`` samples at ``d = 10^4``.
 4. A batched run of 256 seeds at ``d = 10^4`` (each seed its own ``V`` and init): seeds/s,
@@ -75,12 +77,10 @@ def _gradient_at_the_floor(d, m, support, gen, repeats):
 
     def two_pass():
         # the full-vector path: logits of both heads, cotangent W, then W V (V read twice)
-        from numeric.xor_forms import ClosedFormState
-        from numeric.xor_blocks import weight_pullback
-        from numeric.xor_population import head_logits
+        population_grad(V, th, tt, support, path="two-pass")
 
-        Z = head_logits(V, th, tt, ())
-        weight_pullback(V, ClosedFormState(Z, *support, "softmax").logit_cotangent(Z, "softmax"))
+    def one_pass():
+        population_grad(V, th, tt, support, path="one-pass")
 
     def autograd():
         a = th.detach().clone().requires_grad_()
@@ -88,12 +88,19 @@ def _gradient_at_the_floor(d, m, support, gen, repeats):
         closed_form_loss(attention_weights(V, a), attention_weights(V, b), support).backward()
 
     fns = {"floor": floor, "one_read": one_read, "grad": lambda: population_grad(V, th, tt, support),
-           "two_pass": two_pass, "autograd": autograd}
+           "one_pass": one_pass, "two_pass": two_pass, "autograd": autograd}
     med, cmed = _interleaved(fns, repeats)
     res = dict(d=d, m=m, t_floor=med["floor"], t_grad=med["grad"], t_autograd=med["autograd"],
                cpu_floor=cmed["floor"], cpu_grad=cmed["grad"], cpu_autograd=cmed["autograd"],
-               t_one_read=med["one_read"], t_two_pass=med["two_pass"],
-               cpu_one_read=cmed["one_read"], cpu_two_pass=cmed["two_pass"])
+               t_one_read=med["one_read"], t_two_pass=med["two_pass"], t_one_pass=med["one_pass"],
+               cpu_one_read=cmed["one_read"], cpu_two_pass=cmed["two_pass"], cpu_one_pass=cmed["one_pass"])
+    from numeric.xor_path import choose_path, resolve_path
+
+    ran = resolve_path()
+    res["path"], res["path_reason"], res["block_bytes"] = ran.path, ran.reason, ran.block_bytes
+    res["one_over_two_pass"] = res["t_one_pass"] / res["t_two_pass"]
+    res["faster_path"] = choose_path(None, measured_ratio=res["one_over_two_pass"]).path
+    res["default_is_faster"] = res["faster_path"] == ran.path
     res["grad_over_one_read"] = res["t_grad"] / res["t_one_read"]
     res["two_pass_over_one_read"] = res["t_two_pass"] / res["t_one_read"]
     res["cpu_grad_over_one_read"] = res["cpu_grad"] / res["cpu_one_read"]
@@ -145,12 +152,29 @@ def _batched_seeds(d2, m, seeds, support, gen, repeats):
     return res
 
 
+def cpu_description() -> str:
+    """The CPU's model name and last-level cache, as the OS reports them."""
+    from numeric.xor_path import cache_sizes
+
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), name)
+    except OSError:
+        pass
+    sizes = cache_sizes()
+    if sizes:
+        level = max(sizes)
+        name += f", L{level} {sizes[level] / (1 << 20):.4g} MiB"
+    return name
+
+
 def run(threads=1, quick=False, repeats=7):
     """All measurements, as one dict of times (s) and ratios (same run, same machine)."""
     torch.set_num_threads(threads)
     gen = torch.Generator().manual_seed(0)
-    res = {"threads": threads, "date": datetime.date.today().isoformat(),
-           "machine": f"{platform.machine()}, {torch.get_num_threads()} torch thread(s), "
+    res = {"threads": threads, "date": datetime.date.today().isoformat(), "cpu": cpu_description(),
+           "machine": f"{cpu_description()}, {torch.get_num_threads()} torch thread(s), "
                       f"torch {torch.__version__}"}
     d, m = (10 ** 5, 64) if quick else (10 ** 6, 64)
     support = (3, 17)
@@ -185,6 +209,11 @@ def main(argv=None):
     print(f"  grad_over_one_read          : {r['grad_over_one_read']:9.2f} / "
           f"{r['cpu_grad_over_one_read']:.2f}   (two-pass path: {r['two_pass_over_one_read']:.2f} / "
           f"{r['cpu_two_pass_over_one_read']:.2f}; goal <= 1.2)")
+    print(f"  path run by default         : {r['path']} ({r['path_reason']})")
+    print(f"  one-pass path (forced)      : {r['t_one_pass'] * 1e3:9.1f} / {r['cpu_one_pass'] * 1e3:.1f} ms")
+    print(f"  two-pass path (forced)      : {r['t_two_pass'] * 1e3:9.1f} / {r['cpu_two_pass'] * 1e3:.1f} ms"
+          f"   one/two {r['one_over_two_pass']:.2f}: {r['faster_path']} is faster here; default "
+          f"{'is' if r['default_is_faster'] else 'is NOT'} the faster path")
     print(f"  autograd through closed form: {r['t_autograd'] * 1e3:9.1f} / "
           f"{r['cpu_autograd'] * 1e3:.1f} ms   speed-up {r['speedup_over_autograd']:.2f}x / "
           f"{r['cpu_speedup_over_autograd']:.2f}x")

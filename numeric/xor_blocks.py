@@ -109,9 +109,10 @@ def weight_pullback(V, W):
 # Blocks of rows of V: an iterable of (start, V[start:start + r]) pairs; a materialised V is
 # cut into slices, a streamed one (numeric.xor_stream) generates them on demand.
 
-# rows of V per block in the one-pass gradient: 16 MiB (re-read from the last-level cache; on the
-# development machine about 1.25x faster than blocks of 1 MiB that fit in L2, which pay more
-# per-block calls and thinner GEMMs: bench/xor.py, docs/performance.md)
+# rows of V per block in the streamed one-pass gradient: 16 MiB (re-read from the last-level
+# cache; on the development machine about 1.25x faster than blocks of 1 MiB that fit in L2, which
+# pay more per-block calls and thinner GEMMs: bench/xor.py, docs/performance.md). A materialised
+# V takes the block size that numeric.xor_path derives from this machine's cache.
 ONE_PASS_BLOCK_BYTES = 1 << 24
 GPU_BLOCK_BYTES = 1 << 28
 FALLBACK_RATIO = 16.0

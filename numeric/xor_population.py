@@ -28,6 +28,7 @@ from numeric.attention import check_attention, map_unchecked, map_vjp_unchecked
 from numeric.validation import (check_device, check_dtype, check_finite, check_float_tensor, check_int,
                                 check_like, check_real, check_support, reject)
 from numeric.xor_blocks import block_rows, one_pass_grad, slices, sums_pass, weight_pullback
+from numeric.xor_path import resolve_path
 from numeric.xor_forms import ClosedFormState
 
 
@@ -209,7 +210,7 @@ def population_loss(V, theta, theta_tilde, support, attention="softmax") -> torc
     return ClosedFormState(Z, a, b, attention).loss()
 
 
-def population_grad(V, theta, theta_tilde, support, attention="softmax"):
+def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path=None):
     r"""Closed-form gradient :math:`(\nabla_\theta L, \nabla_{\tilde\theta} L)`, no autograd.
 
     :math:`\nabla_\theta L = V^\top J g` with :math:`g = \partial L/\partial\gamma`
@@ -219,17 +220,23 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax"):
     :math:`O(dm)`: with ``V`` of shape ``(d, m)`` and queries ``(m,)``, one pass over ``V``
     (weighted row sums, with online-softmax rescaling for softmax: :mod:`numeric.xor_blocks`) and a
     fallback to two passes where the softmax sums would cancel; batched, exactly two passes.
+    On the CPU the one pass runs where it is the faster path on this machine (its cache size:
+    :mod:`numeric.xor_path`); both paths agree within the tolerance table.
 
-    Args: as :func:`population_loss`.
+    Args: as :func:`population_loss`; ``path``: ``"one-pass"``, ``"two-pass"`` or ``"auto"``
+    (default: the ``BOOLVERIFY_GRAD_PATH`` environment variable, else ``"auto"``).
 
     Returns:
         ``(grad_theta, grad_theta_tilde)``, each of shape ``(*batch, m)``.
     """
     a, b, batch = check_model(V, theta, theta_tilde, support, attention)
-    if V.dim() == 2 and theta.dim() == 1 and theta_tilde.dim() == 1:
+    choice = resolve_path(path, V.device.type)
+    if V.dim() == 2 and theta.dim() == 1 and theta_tilde.dim() == 1 and choice.path == "one-pass":
         d, m = V.shape
         Th = torch.stack((theta, theta_tilde))
-        acc = sums_pass(slices(V, block_rows(m, V.element_size(), V.device)), Th, d, a, b,
+        rows = (max(64, choice.block_bytes // (m * V.element_size())) if V.device.type == "cpu"
+                else block_rows(m, V.element_size(), V.device))
+        acc = sums_pass(slices(V, rows), Th, d, a, b,
                         attention, True, check_V=lambda: check_finite(V, "V"))
         res = one_pass_grad(acc)
         if res is not None:

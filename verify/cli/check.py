@@ -7,6 +7,7 @@ parses the options, shows progress and prints the table.
 from __future__ import annotations
 
 import os
+import sys
 
 from numeric.validation import InputError, check_choice, check_int
 from verify.cli import writing
@@ -74,7 +75,14 @@ def run(args) -> int:
 
 
 def _run_with_progress(args, run_checks) -> dict:
+    """Runs the checks under a progress bar; when stdout or stderr is not a terminal (a log, a
+    pipe, CI) the bar is not drawn, so one line per finished claim goes to stderr instead."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from verify.report.runner import ClaimProgress
+
+    claims = ClaimProgress(args.claim)
+    lines = not (sys.stdout.isatty() and sys.stderr.isatty())
 
     with Progress(TextColumn("[bold]checking claims"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.description}"), TimeElapsedColumn(), console=console(),
@@ -83,6 +91,9 @@ def _run_with_progress(args, run_checks) -> dict:
         collected = [0]
 
         def on_event(ev):
+            finished = claims.feed(ev)
+            if finished is not None and lines:
+                print(claims.line(finished), file=sys.stderr, flush=True)
             if ev["event"] == "collected":
                 collected[0] += ev["count"]
                 progress.update(task, total=collected[0])
@@ -113,6 +124,9 @@ def _print_report(report) -> None:
             if t["outcome"] in ("failed", "error"):
                 first = t["message"].splitlines()[0] if t["message"] else ""
                 out.print(f"[red]FAIL[/] {c['id']} {t['nodeid']}: {first}", markup=True, highlight=False)
+    bounds = report["environment"].get("bounds")
+    if bounds and bounds["precision"] != "certified":
+        out.print(f"[yellow]note[/]: {bounds['note']}", highlight=False)
     for err in report["worker_errors"]:
         out.print(f"[red]worker error[/]:\n{err}", highlight=False)
     n_pass = sum(c["status"] == "pass" for c in report["claims"])

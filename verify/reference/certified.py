@@ -47,7 +47,7 @@ holds exactly (e.g. :math:`4^2 = 2^4`, so :math:`f(4) = 0` for :math:`a = 2`) is
 refused at every precision rather than guessed; the two crossovers then decide it in exact
 integers where the tie has that form (items 1 and 3) and refuse otherwise.
 
-**Without python-flint** (an optional extra) the functions return the 50-digit mpmath values
+**Without python-flint** (a core dependency, but a platform without a wheel may lack it) the functions return the 50-digit mpmath values
 of :mod:`verify.reference.bounds` marked ``precision = "50-digit"`` with ``lo = hi = value``;
 the exact rational of item 4 needs no flint and is always certified. :func:`certify_below`
 needs flint. Arb's working precision is set per call with ``flint.ctx.workprec`` (a process-wide
@@ -148,7 +148,7 @@ class Comparison:
 
 
 def flint_module():
-    """python-flint if it is importable, else ``None`` (it is an optional extra)."""
+    """python-flint if it is importable, else ``None`` (a platform without a wheel)."""
     try:
         import flint
     except ImportError:
@@ -159,8 +159,21 @@ def flint_module():
 def _require_flint():
     flint = flint_module()
     if flint is None:
-        raise ModuleNotFoundError("certified comparisons need python-flint (pip install 'boolverify[rigorous]')")
+        raise ModuleNotFoundError("certified comparisons need python-flint (pip install python-flint)")
     return flint
+
+
+def backend() -> dict:
+    """Which arithmetic the bounds use in this process, for a report: ``precision``
+    (``"certified"`` or ``"50-digit"``) and a sentence that says why."""
+    flint = flint_module()
+    if flint is not None:
+        return {"precision": CERTIFIED, "note": f"bounds certified with Arb balls (python-flint "
+                                                 f"{getattr(flint, '__version__', '?')})"}
+    return {"precision": FIFTY_DIGIT,
+            "note": "python-flint is not importable here (no wheel for this platform?): bounds marked "
+                    "[50-digit] are mpmath values at 50 digits, not certified enclosures; "
+                    "pip install python-flint to certify them"}
 
 
 # ------------------------------------------------------------------ exact numbers and balls
@@ -540,5 +553,5 @@ def erf_attention_loss_bound(d: int) -> CertifiedValue:
 
 
 __all__ = ["PRECISIONS", "VALUE_BITS", "CERTIFIED", "FIFTY_DIGIT", "CertificationRefused", "CertifiedValue",
-           "CertifiedInteger", "Comparison", "flint_module", "certify_below", "crossover", "crossover_root",
+           "CertifiedInteger", "Comparison", "flint_module", "backend", "certify_below", "crossover", "crossover_root",
            "blowup_bound", "packing_log2_bound", "packing_crossover", "erf_attention_loss_bound"]

@@ -2,7 +2,8 @@
 
 Loaded with ``-p verify.report.check_plugin``; writes to the file named by ``BOOLVERIFY_EVENTS``:
 
-- ``{"event": "collected", "count": n}`` once collection is done;
+- ``{"event": "collected", "count": n, "claims": {claim: [nodeid, ...]}}`` once collection is
+  done (the collected tests of each claim, so that a claim's last test can be recognised);
 - ``{"event": "test", "nodeid", "claim", "outcome", "duration", "evidence", "message"}`` per
   test (outcome ``passed``, ``failed``, ``skipped`` or ``error``).
 
@@ -35,10 +36,13 @@ def pytest_unconfigure(config):
 
 
 def pytest_collection_finish(session):
+    by_claim: dict[str, list[str]] = {}
     for item in session.items:
         mark = item.get_closest_marker("claim")
         _claims[item.nodeid] = mark.args[0] if mark and mark.args else None
-    _emit({"event": "collected", "count": len(session.items)})
+        if _claims[item.nodeid] is not None:
+            by_claim.setdefault(_claims[item.nodeid], []).append(item.nodeid)
+    _emit({"event": "collected", "count": len(session.items), "claims": by_claim})
 
 
 def _message(report) -> str:

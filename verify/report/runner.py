@@ -72,6 +72,43 @@ class ClaimResult:
         }
 
 
+class ClaimProgress:
+    """Follows the worker events of a run and says when a claim has finished: when the last of
+    the tests collected for it has reported. :meth:`feed` returns that claim's
+    :class:`ClaimResult` (its status final) once, and None for every other event."""
+
+    def __init__(self, claims=None):
+        self.total = len(claims) if claims else len(CLAIMS)
+        self.done = 0
+        self._pending: dict[str, set] = {}
+        self._results: dict[str, ClaimResult] = {}
+
+    def feed(self, ev: dict) -> ClaimResult | None:
+        if ev["event"] == "collected":
+            for cid, nodeids in (ev.get("claims") or {}).items():
+                self._pending.setdefault(cid, set()).update(nodeids)
+                if cid not in self._results:
+                    c = CLAIMS.get(cid)
+                    self._results[cid] = ClaimResult(cid, c.statement if c else "", c.theorem_file if c else "")
+            return None
+        if ev["event"] != "test" or ev.get("claim") not in self._pending:
+            return None
+        pending = self._pending[ev["claim"]]
+        self._results[ev["claim"]].tests.append(ev)
+        if ev["nodeid"] not in pending:
+            return None  # a second event of a test (a teardown error) after the claim finished
+        pending.discard(ev["nodeid"])
+        if pending:
+            return None
+        self.done += 1
+        return self._results[ev["claim"]]
+
+    def line(self, result: ClaimResult) -> str:
+        """One plain line for a finished claim, e.g. ``check: SX-1 pass (3/16 claims, 1.2 s)``."""
+        return (f"check: {result.id} {result.status} ({self.done}/{self.total} claims, "
+                f"{result.duration:.1f} s)")
+
+
 def theorem_modules() -> list[str]:
     """Dotted names of the installed theorem files, ``theorems.test_*``."""
     root = importlib.resources.files("theorems")
@@ -165,7 +202,10 @@ def _build_report(profile, claims, started, events, logs) -> dict:
 
 
 def _environment() -> dict:
-    env = {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()}
+    from verify.reference.certified import backend
+
+    env = {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
+           "bounds": backend()}
     try:
         import torch
 
@@ -267,8 +307,11 @@ def to_markdown(report: dict) -> str:
         lines += ["", mutation_summary(report["mutants"])]
     env = report["environment"]
     lines += ["", f"Environment: Python {env.get('python')}, torch {env.get('torch')}, "
-                  f"CUDA {env.get('cuda')}, {env.get('cpus')} CPUs.", ""]
+                  f"CUDA {env.get('cuda')}, {env.get('cpus')} CPUs."]
+    if env.get("bounds"):
+        lines.append(f"Bounds: {env['bounds']['note']}.")
+    lines.append("")
     return "\n".join(lines)
 
 
-__all__ = ["PROFILES", "ClaimResult", "run_checks", "theorem_modules", "format_evidence", "to_markdown"]
+__all__ = ["PROFILES", "ClaimResult", "ClaimProgress", "run_checks", "theorem_modules", "format_evidence", "to_markdown"]

@@ -31,7 +31,7 @@ def _agrees(value, ref, digits=48) -> bool:
 
 @pytest.fixture
 def without_flint(monkeypatch):
-    """``import flint`` fails, as on an install without the ``rigorous`` extra."""
+    """``import flint`` fails, as on a platform without a python-flint wheel."""
     monkeypatch.setitem(sys.modules, "flint", None)
     assert certified.flint_module() is None
 
@@ -242,3 +242,16 @@ def test_without_flint_the_values_are_50_digit(without_flint):
 def test_input_errors_name_the_argument(call, name):
     with raises_input_error(name):
         call()
+
+
+def test_the_report_says_which_arithmetic_the_bounds_used(flint, monkeypatch):
+    from verify.report.runner import to_markdown
+
+    assert certified.backend()["precision"] == "certified"
+    assert "Arb balls" in certified.backend()["note"]
+    monkeypatch.setitem(sys.modules, "flint", None)
+    fallback = certified.backend()
+    assert fallback["precision"] == "50-digit" and "not certified" in fallback["note"]
+    report = {"profile": "quick", "started": "T", "duration_s": 1.0, "passed": True, "worker_errors": [],
+              "environment": {"bounds": fallback}, "claims": []}
+    assert f"Bounds: {fallback['note']}." in to_markdown(report)

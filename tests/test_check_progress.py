@@ -1,0 +1,43 @@
+"""`boolverify check` progress: one line per finished claim on stderr when the output is not a
+terminal, the claim's status final when its line is written; stdout keeps only the report."""
+
+from __future__ import annotations
+
+from tests.helpers import run_cli_process
+from verify.report.runner import ClaimProgress
+
+
+def _test(nodeid, claim, outcome="passed", evidence=None):
+    return {"event": "test", "nodeid": nodeid, "claim": claim, "outcome": outcome, "duration": 0.5,
+            "evidence": evidence or {}, "message": ""}
+
+
+def test_a_claim_finishes_with_its_last_collected_test():
+    progress = ClaimProgress(["SX-1", "SX-2"])
+    assert progress.feed({"event": "collected", "count": 3,
+                          "claims": {"SX-1": ["a", "b"], "SX-2": ["c"]}}) is None
+    assert progress.feed(_test("a", "SX-1")) is None
+    done = progress.feed(_test("c", "SX-2", outcome="failed"))
+    assert (done.id, done.status, progress.done) == ("SX-2", "fail", 1)
+    assert progress.line(done) == "check: SX-2 fail (1/2 claims, 0.5 s)"
+    done = progress.feed(_test("b", "SX-1"))
+    assert (done.id, done.status, progress.done) == ("SX-1", "pass", 2)
+    # a teardown error after the claim finished, an unclaimed test: no second line
+    assert progress.feed(_test("b", "SX-1", outcome="error")) is None
+    assert progress.feed(_test("z", None)) is None
+
+
+def test_skipped_and_inconclusive_claims():
+    progress = ClaimProgress()
+    progress.feed({"event": "collected", "count": 2, "claims": {"SX-1": ["a"], "SX-2": ["b"]}})
+    assert progress.feed(_test("a", "SX-1", outcome="skipped")).status == "no test"
+    decision = {"decisions": [{"outcome": "inconclusive"}]}
+    assert progress.feed(_test("b", "SX-2", evidence=decision)).status == "inconclusive"
+
+
+def test_check_writes_a_line_per_claim_to_a_piped_stderr():
+    proc = run_cli_process("check", "--claim", "SX-1", "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("check: ")]
+    assert len(lines) == 1 and lines[0].startswith("check: SX-1 pass (1/1 claims"), proc.stderr
+    assert "check: SX-1" not in proc.stdout and "1/1 claims pass" in proc.stdout

@@ -1,0 +1,81 @@
+"""The choice between the one-pass and the two-pass gradient (numeric.xor_path): a pure function
+of the cache size or a measured ratio; forcing a path by argument or environment; both paths
+give the same gradient within the tolerance table."""
+
+import pytest
+import torch
+
+from numeric import xor as nx
+from numeric.attention import ATTENTIONS
+from numeric.xor_path import (ENV_VAR, MAX_BLOCK_BYTES, MIN_BLOCK_BYTES, cache_sizes, choose_path,
+                              machine_choice, resolve_path)
+from tests.helpers import raises_input_error
+from verify.common.tolerances import assert_close
+
+MiB = 1 << 20
+
+
+@pytest.mark.parametrize("llc, path, block", [
+    (480 * MiB, "one-pass", MAX_BLOCK_BYTES),     # a large shared L3: 16 MiB blocks
+    (64 * MiB, "one-pass", MAX_BLOCK_BYTES),
+    (32 * MiB, "one-pass", 8 * MiB),              # a quarter of the cache, a power of two
+    (12 * MiB, "one-pass", 2 * MiB),
+    (4 * MiB, "one-pass", MIN_BLOCK_BYTES),
+    (3 * MiB, "two-pass", MIN_BLOCK_BYTES),       # a 1 MiB block would not stay in cache
+    (None, "one-pass", MIN_BLOCK_BYTES),          # unknown: small blocks that fit any L2
+])
+def test_the_path_follows_the_cache_size(llc, path, block):
+    choice = choose_path(llc)
+    assert (choice.path, choice.block_bytes) == (path, block) and choice.reason
+
+
+def test_a_measured_ratio_decides():
+    assert choose_path(480 * MiB, measured_ratio=1.3).path == "two-pass"
+    assert choose_path(480 * MiB, measured_ratio=0.5).path == "one-pass"
+    assert choose_path(None, measured_ratio=0.5).block_bytes == MIN_BLOCK_BYTES
+    assert "measured" in choose_path(2 * MiB, measured_ratio=0.9).reason
+
+
+def test_cache_sizes_from_sysfs(tmp_path):
+    for name, level, kind, size in (("index0", 1, "Data", "48K"), ("index1", 1, "Instruction", "64K"),
+                                    ("index2", 2, "Unified", "2048K"), ("index3", 3, "Unified", "480M")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "level").write_text(f"{level}\n")
+        (tmp_path / name / "type").write_text(f"{kind}\n")
+        (tmp_path / name / "size").write_text(f"{size}\n")
+    assert cache_sizes(tmp_path) == {1: 48 << 10, 2: 2 * MiB, 3: 480 * MiB}
+    sizes = cache_sizes()                        # this machine: sysfs or sysconf, or nothing
+    assert all(level >= 1 and size > 0 for level, size in sizes.items())
+    assert machine_choice().path in ("one-pass", "two-pass")
+
+
+def test_forcing_a_path(monkeypatch):
+    monkeypatch.setenv(ENV_VAR, "two-pass")
+    assert resolve_path().path == "two-pass" and ENV_VAR in resolve_path().reason
+    assert resolve_path("one-pass").path == "one-pass"          # the argument wins
+    monkeypatch.setenv(ENV_VAR, "auto")
+    assert resolve_path() == machine_choice()
+    assert resolve_path(device_type="cuda").path == "one-pass"          # a GPU sizes its own blocks
+    with raises_input_error("path"):
+        resolve_path("three-pass")
+    monkeypatch.setenv(ENV_VAR, "fast")
+    with raises_input_error(ENV_VAR):
+        resolve_path()
+    V = nx.sample_embeddings(5, 2, generator=torch.Generator().manual_seed(0))
+    with raises_input_error("path"):
+        nx.population_grad(V, V[0], V[1], (0, 1), path="fast")
+
+
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_both_paths_give_the_same_gradient(attention):
+    g = torch.Generator().manual_seed(7)
+    for d, m, scale in ((3, 2, 1.0), (200, 4, 3.0), (40000, 16, 1.0), (40000, 16, 6.0)):
+        V = nx.sample_embeddings(d, m, generator=g)
+        th, tt = nx.sample_init(m, generator=g)
+        th, tt = th * scale, torch.randn(m, generator=g, dtype=torch.float64) * scale
+        one = nx.population_grad(V, th, tt, (1, d - 1), attention, path="one-pass")
+        two = nx.population_grad(V, th, tt, (1, d - 1), attention, path="two-pass")
+        for head, (x, y) in enumerate(zip(one, two)):
+            s = float(y.abs().max())
+            for i, (a, b) in enumerate(zip(x.tolist(), y.tolist())):
+                assert_close(a, b, dtype="float64", scale=s, what=f"{attention} d={d} head {head}[{i}]")
