@@ -88,7 +88,7 @@ def docs_figure(stem="docs/figures/sg1_profiles", N=16):
 
 def training_profiles(dicts, path):
     """Profiles of trained functions (``boolverify sensitivity train``; dicts of
-    :meth:`verify.experiments.training.TrainResult.to_dict`): rows = targets, columns = N; one bar
+    :meth:`verify.experiments.training.TrainResult.as_dict`): rows = targets, columns = N; one bar
     group per seed, the target's profile in black."""
     from numeric.boolean import exact_profile_fraction
 
