@@ -109,19 +109,19 @@ def _monte_carlo(plan, evidence):
     rows = {}
     for N in Ns:
         r = monte_carlo_K0(N, samples, seed=seed(plan["seed"] + N), z=z, level=level)
-        cp = r["clopper_pearson"]
+        cp = list(r.clopper_pearson)
         if N in exact_Ns:  # the Monte Carlo machinery against the exact enumeration
             p = float(enumerate_random_functions(N)["p_K0_ge_1"])
-            evidence.decide(contains(f"P(K_0>=1) at N={N}", r["p_hat"], cp, level, p, "the exact value"))
-        se = (float(variance_K0_claim(N)) / r["samples"]) ** 0.5
-        evidence.decide(contains(f"E[K_0] at N={N}", r["mean_K0"], (r["mean_K0"] - z * se, r["mean_K0"] + z * se),
+            evidence.decide(contains(f"P(K_0>=1) at N={N}", r.p_hat, cp, level, p, "the exact value"))
+        se = (float(variance_K0_claim(N)) / r.samples) ** 0.5
+        evidence.decide(contains(f"E[K_0] at N={N}", r.mean_K0, (r.mean_K0 - z * se, r.mean_K0 + z * se),
                                   level, 1.0, "E[K_0]"))
         if N in band_Ns:
             d = float(chen_stein_bound(N))
-            evidence.decide(meets(f"P(K_0>=1) at N={N}", r["p_hat"], cp, level, limit - d, limit + d,
+            evidence.decide(meets(f"P(K_0>=1) at N={N}", r.p_hat, cp, level, limit - d, limit + d,
                                    "the Chen-Stein band around 1-1/e"))
-        rows[str(N)] = {"p_hat": r["p_hat"], "clopper_pearson": cp, "samples": r["samples"],
-                        "mean_K0": r["mean_K0"], "seed": r["seed"]}
+        rows[str(N)] = {"p_hat": r.p_hat, "clopper_pearson": cp, "samples": r.samples,
+                        "mean_K0": r.mean_K0, "seed": r.seed}
     evidence["limit_1_minus_1_over_e"] = poisson_limit(50)
     evidence["level_two_sided"] = level
     evidence["monte_carlo"] = rows

@@ -185,7 +185,7 @@ def _check_exact(plan, evidence):
     Ns = plan["Ns"]
     cfg = TransformerConfig(N_max=plan["N_max"], D=plan["D"], L=plan["L"], H=plan["H"], eps=plan["eps"])
     ex = exact_influence_maxima(cfg, Ns, plan["models"], seed=seed(plan["seed"]), B=plan["B"])
-    sup = ex["sup"]
+    sup = ex.sup
     # the sampled estimator of the quantile test, same models and pairs, cannot exceed the
     # supremum over all pairs: ties the two estimators (and their position indexing) together
     n8 = plan["check_N"]
@@ -206,7 +206,7 @@ def _check_exact(plan, evidence):
         "plan": {key: (list(v) if isinstance(v, tuple) else v) for key, v in plan.items()},
         "seed": seed(plan["seed"]),
         "exact_sup_influence": sup.tolist(),
-        "exact_max_boolean_influence": ex["boolean"].tolist(),
+        "exact_max_boolean_influence": ex.boolean.tolist(),
         "exact_sup_per_model_slopes": [float(v) for v in slopes],
         "exact_sup_mean_slope": mean, "exact_sup_slope_interval_98": list(ci98), "exact_sup_slope_sd": sd,
         "exact_sup_geometric_mean": [float(v) for v in sup.log().mean(0).exp()],

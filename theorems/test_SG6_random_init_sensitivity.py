@@ -137,27 +137,27 @@ def _check_init(scheme, plan, evidence):
     s0 = seed(plan["seed"])
     got = sample_nonconstant_profiles(_config(plan, plan["eps"]), scheme, N, target, cap, seed=s0,
                                       chunk=plan["chunk"], **init_kw)
-    K, draws, n = got["profiles"], got["draws"], len(got["seeds"])
+    K, draws, n = got.profiles, got.draws, len(got.seeds)
     stats_ = profile_statistics(K, N)
-    ratios = density_matched_ratios(K, got["ones"], N)
+    ratios = density_matched_ratios(K, got.ones, N)
     evidence[scheme] = {
-        "preset": plan["preset"], "N": N, "draws": draws, "constant": got["constant"], "nonconstant": n,
+        "preset": plan["preset"], "N": N, "draws": draws, "constant": got.constant, "nonconstant": n,
         "first_seed": s0,
-        "constant_fraction_ci95": list(clopper_pearson(got["constant"], draws, SG6.report_conf)),
-        "nonconstant_K0_ge_1": int(stats_["has_K0"].sum()),
-        "nonconstant_K0_zero": got["zero_K0"],
-        "nonconstant_density": [float(v) for v in ratios["p"]],
-        "nonconstant_K0_ratio": [float(v) for v in ratios["K0_ratio"]],
-        "nonconstant_as_ratio": [float(v) for v in ratios["as_ratio"]],
-        "nonconstant_K0_frac": [float(v) for v in stats_["K0_frac"]],
-        "nonconstant_avg_sensitivity": [float(v) for v in stats_["avg_sensitivity"]],
+        "constant_fraction_ci95": list(clopper_pearson(got.constant, draws, SG6.report_conf)),
+        "nonconstant_K0_ge_1": int(stats_.has_K0.sum()),
+        "nonconstant_K0_zero": [z.as_dict() for z in got.zero_K0],
+        "nonconstant_density": [float(v) for v in ratios.p],
+        "nonconstant_K0_ratio": [float(v) for v in ratios.K0_ratio],
+        "nonconstant_as_ratio": [float(v) for v in ratios.as_ratio],
+        "nonconstant_K0_frac": [float(v) for v in stats_.K0_frac],
+        "nonconstant_avg_sensitivity": [float(v) for v in stats_.avg_sensitivity],
         "random_function": {"P_K0_ge_1": SG6.p_random_function, "K0_ratio": 1.0, "as_ratio": 1.0},
     }
     if plan["eps_check"] is not None:
         # the eps mechanism: the same non-constant models at eps > 0
         model = BooleanTransformer(_config(plan, plan["eps_check"]))
         K_eps = []
-        for s in got["seeds"]:
+        for s in got.seeds:
             initialize_(model, scheme, generator=torch.Generator().manual_seed(s), **init_kw)
             K_eps.append(readout_profile(model, N, chunk=plan["chunk"])[1])
         evidence[scheme][f"eps_{plan['eps_check']:g}"] = {
@@ -166,17 +166,17 @@ def _check_init(scheme, plan, evidence):
     lvl = 2 * SG6.level - 1  # two-sided 98 % intervals: their ends are the one-sided 99 % bounds
     evidence.decide(exact(f"{scheme}: non-constant models within {cap} draws", n,
                           f"pass iff >= {target}", n >= target))
-    evidence.decide(upper_bound_below(f"{scheme}: P(constant function)", got["constant"] / draws,
-                                      clopper_pearson(got["constant"], draws, lvl), lvl, SG6.constant_max))
+    evidence.decide(upper_bound_below(f"{scheme}: P(constant function)", got.constant / draws,
+                                      clopper_pearson(got.constant, draws, lvl), lvl, SG6.constant_max))
     if n < 2:  # nothing to estimate from (rule 1 has already failed): say so
         evidence.decide(exact(f"{scheme}: non-constant models to decide on", n, "pass iff >= 2", False))
-    has = int(stats_["has_K0"].sum())
+    has = int(stats_.has_K0.sum())
     evidence.decide(lower_bound_above(f"{scheme}: P(K_0 >= 1 | non-constant)", has / n,
                                       clopper_pearson(has, n, lvl), lvl, SG6.p_random_function))
-    r = ratios["K0_ratio"]
+    r = ratios.K0_ratio
     evidence.decide(lower_bound_above(f"{scheme}: median K_0 / E_p[K_0] | non-constant", float(r.median()),
                                       median_bounds(r, SG6.level, "lower"), SG6.level, SG6.ratio_floor))
-    r = ratios["as_ratio"]
+    r = ratios.as_ratio
     evidence.decide(upper_bound_below(f"{scheme}: median as / (2Np(1-p)) | non-constant", float(r.median()),
                                       median_bounds(r, SG6.level, "upper"), SG6.level, SG6.as_ratio_ceiling))
 

@@ -348,7 +348,7 @@ def test_full_sweep(target, evidence):
     fail iff none). Five seeds per N make this a documentation run, not a power calculation: one odd
     run at N >= 16 makes it inconclusive (measured values: ``docs/data/sg8_training.json``)."""
     runs = _full_runs(target, seed_offset())
-    evidence["runs"] = [{k: v for k, v in r.to_dict().items() if k != "loss_curve"}
+    evidence["runs"] = [{k: v for k, v in r.as_dict().items() if k != "loss_curve"}
                         for r, _ in runs]
     wrong, checked = sum(a.wrong for _, a in runs), sum(a.checked for _, a in runs)
     evidence.decide(exact(f"training labels of {target} that differ from its definition",

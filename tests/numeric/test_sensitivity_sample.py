@@ -60,14 +60,14 @@ def test_clopper_pearson_interval_contains_exact_fraction(N, seeds):
     cfg = TransformerConfig(D=16, L=2, H=2, N_max=max(64, N))
     res = sampled_profiles(cfg, "gaussian", N, len(seeds), 150, seed=seeds[0])
     nonconstant = 0
-    for rec, seed in zip(res["models"], seeds):
+    for rec, seed in zip(res.models, seeds):
         K = model_profile(random_model(cfg, "gaussian", seed), N)
         exact = int(K[0]) / 2**N
-        lo, hi = rec["k0_ci"]
-        assert rec["seed"] == seed and lo <= exact <= hi, (seed, exact, rec["k0_ci"])
-        assert lo <= rec["k0_fraction"] <= hi and rec["k0_lower"] <= rec["k0_fraction"]
+        lo, hi = rec.k0_ci
+        assert rec.seed == seed and lo <= exact <= hi, (seed, exact, rec.k0_ci)
+        assert lo <= rec.k0_fraction <= hi and rec.k0_lower <= rec.k0_fraction
         nonconstant += exact < 1
-    assert res["summary"]["models"] == len(seeds)
+    assert res.summary.models == len(seeds)
     assert nonconstant >= 2  # the seeds are chosen so that the check is not only K_0 = 2^N
 
 
@@ -77,7 +77,7 @@ def test_long_strings_up_to_1024():
     r = sampled_sensitivities(model, 1024, 1, generator=torch.Generator().manual_seed(0))
     assert r.x.shape == (1, 1024) and 0 <= int(r.s[0]) <= 1024
     rec = model_record(r, 0)
-    assert rec["strings"] == 1 and len(rec["profile"]) == 1025
+    assert rec.strings == 1 and len(rec.profile) == 1025
 
 
 def test_string_streams_are_reproducible():

@@ -129,7 +129,7 @@ def _sg8(name, plan_name):
         plan = dict(plans.SG8_TRAINING_QUICK if quick else getattr(plans, plan_name))
         dicts = []
         for r in run_training_grid(plan.pop("targets"), plan.pop("Ns"), plan.pop("seeds"), **plan):
-            dicts.append(r.to_dict())
+            dicts.append(r.as_dict())
             progress(f"{r.target} N={r.N} seed={r.seed}: accuracy {r.accuracy:.4f}, K0 "
                      f"{r.profile_fraction[0]:.3f} ({r.train_time_s + r.eval_time_s:.0f} s)")
         atomic_write_json(data_dir / name, training_report(dicts))

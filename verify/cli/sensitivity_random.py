@@ -127,9 +127,9 @@ def _random(args) -> int:
         got = sample_models(cfg, args.init, args.N, args.models, seed=args.seed, device=args.device,
                             B=args.B, sigma=args.sigma, progress=lambda i: prog.advance(task),
                             workers=args.workers, scheduler=args.scheduler)
-    K, N = got["profiles"], args.N
+    K, N = got.profiles, args.N
     s = summarize_profiles(K, N)
-    m = summarize_models(K, got["ones"], N, seed=args.seed, functions=got["functions"])
+    m = summarize_models(K, got.ones, N, seed=args.seed, functions=got.functions)
     params = {"preset": args.preset, "conventions": cfg.conventions, "N": N, "D": cfg.D, "L": cfg.L,
               "H": cfg.H, "F": cfg.F, "eps": cfg.eps, "init": args.init, "B": args.B, "sigma": args.sigma,
               "seed": args.seed}
@@ -140,47 +140,48 @@ def _random(args) -> int:
     t.add_column("quantity")
     t.add_column("random transformers", justify="right")
     t.add_column("random function", justify="right")
-    clo, chi = m["frac_constant_ci"]
-    t.add_row("models", str(m["models"]), "")
-    t.add_row("fraction constant [95% CP]", f"{m['frac_constant']:.3f}  [{clo:.3f}, {chi:.3f}]",
+    clo, chi = m.frac_constant_ci
+    t.add_row("models", str(m.models), "")
+    t.add_row("fraction constant [95% CP]", f"{m.frac_constant:.3f}  [{clo:.3f}, {chi:.3f}]",
               f"{2.0**(1 - 2**N):.1e}")
-    t.add_row("mean as / N, all models", f"{m['mean_avg_sensitivity_all'] / N:.4f}", "0.5")
-    t.add_row("non-constant models", str(m["nonconstant"]), "")
-    if m["nonconstant"]:
-        t.add_row("  fraction with K_0 >= 1", f"{m['nonconstant_frac_K0_ge_1']:.3f}", f"~{RANDOM_FUNCTION_P_K0:.3f}")
-        t.add_row("  mean K_0 / 2^N", f"{m['nonconstant_mean_K0_frac']:.4f}", f"{2.0**-N:.2e}")
-        t.add_row("  median K_0 / E_p[K_0]", f"{m['nonconstant_median_K0_ratio']:.3f}", "~1")
-        t.add_row("  mean as", f"{m['nonconstant_mean_avg_sensitivity']:.4f}", f"{N / 2:.1f}")
-        t.add_row("  median as / (2Np(1-p))", f"{m['nonconstant_median_as_ratio']:.3f}", "~1")
-    lo, hi = s["frac_K0_ge_1_ci95"]
-    t.add_row("K_0 >= 1, all models [95%]", f"{s['frac_K0_ge_1']:.3f}  [{lo:.3f}, {hi:.3f}]",
+    t.add_row("mean as / N, all models", f"{m.mean_avg_sensitivity_all / N:.4f}", "0.5")
+    t.add_row("non-constant models", str(m.nonconstant), "")
+    if m.nonconstant:
+        t.add_row("  fraction with K_0 >= 1", f"{m.nonconstant_frac_K0_ge_1:.3f}", f"~{RANDOM_FUNCTION_P_K0:.3f}")
+        t.add_row("  mean K_0 / 2^N", f"{m.nonconstant_mean_K0_frac:.4f}", f"{2.0**-N:.2e}")
+        t.add_row("  median K_0 / E_p[K_0]", f"{m.nonconstant_median_K0_ratio:.3f}", "~1")
+        t.add_row("  mean as", f"{m.nonconstant_mean_avg_sensitivity:.4f}", f"{N / 2:.1f}")
+        t.add_row("  median as / (2Np(1-p))", f"{m.nonconstant_median_as_ratio:.3f}", "~1")
+    lo, hi = s.frac_K0_ge_1_ci95
+    t.add_row("K_0 >= 1, all models [95%]", f"{s.frac_K0_ge_1:.3f}  [{lo:.3f}, {hi:.3f}]",
               f"~{RANDOM_FUNCTION_P_K0:.3f}")
-    t.add_row("models with K_0 = 0", str(len(m["zero_K0"])), "")
+    t.add_row("models with K_0 = 0", str(len(m.zero_K0)), "")
     t.caption = ("as: average sensitivity (as / N is the public experiment's avg_sensi); p: the fraction of "
                  "strings a model reads as 1; E_p: a random function with i.i.d. Bernoulli(p) values")
     console.print(t)
-    if m["zero_K0"]:
+    if m.zero_K0:
         z = Table(title="models with K_0 = 0")
         z.add_column("seed", justify="right")
         z.add_column("function")
-        for row in m["zero_K0"]:
-            z.add_row(str(row["seed"]), row["function"])
+        for row in m.zero_K0:
+            z.add_row(str(row.seed), row.function)
         console.print(z)
     pt = Table(title="mean profile K_k / 2^N")
     pt.add_column("k", justify="right")
     pt.add_column("random transformers", justify="right")
     pt.add_column("non-constant ones", justify="right")
     pt.add_column("random function (E)", justify="right")
-    nc = m.get("nonconstant_mean_profile_frac")
-    for k, v in enumerate(s["mean_profile_frac"]):
+    nc = m.nonconstant_mean_profile_frac
+    for k, v in enumerate(s.mean_profile_frac):
         pt.add_row(str(k), f"{v:.4f}", "" if nc is None else f"{nc[k]:.4f}", f"{math.comb(N, k) / 2**N:.4f}")
     console.print(pt)
     if args.json:
         from verify.common.atomic_io import atomic_write_json
 
         with writing(args.json, "--json"):
-            atomic_write_json(args.json, {"params": params, "summary": s, "models": m, "profiles": K.tolist(),
-                                          "ones": got["ones"].tolist(), "functions": got["functions"],
+            atomic_write_json(args.json, {"params": params, "summary": s.as_dict(), "models": m.as_dict(),
+                                          "profiles": K.tolist(),
+                                          "ones": got.ones.tolist(), "functions": got.functions,
                                           "note": "as formalised in boolverify"})
     if args.figure:
         from verify.report.sensitivity_figures import random_profile_figure

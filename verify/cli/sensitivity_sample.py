@@ -83,27 +83,28 @@ def _sample(args) -> int:
         res = sampled_profiles(cfg, args.init, args.N, args.models, args.strings, seed=args.seed,
                                device=args.device, level=args.level, B=args.B, sigma=args.sigma,
                                progress=lambda i: prog.advance(task))
-    s = res["summary"]
+    s = res.summary
     params = {"N": args.N, "D": cfg.D, "L": cfg.L, "H": cfg.H, "F": cfg.F, "eps": cfg.eps, "init": args.init,
               "B": args.B, "sigma": args.sigma, "seed": args.seed, "strings": args.strings, "level": args.level}
     t = Table(title=f"sampled profiles ({args.init}, D={cfg.D}, L={cfg.L}, H={cfg.H}, eps={cfg.eps:g}, "
                     f"N={args.N}, {args.strings} strings per model), as formalised in boolverify")
     for col in ("seed", "k0_fraction", f"k0_ci ({args.level:g})", "mean s(x)", "constant on sample"):
         t.add_column(col, justify="right")
-    shown = res["models"][:20]
+    shown = res.models[:20]
     for r in shown:
-        lo, hi = r["k0_ci"]
-        t.add_row(str(r["seed"]), f"{r['k0_fraction']:.4f}", f"[{lo:.4f}, {hi:.4f}]", f"{r['avg_sensitivity']:.3f}",
-                  "yes" if r["constant_on_sample"] else "no")
+        lo, hi = r.k0_ci
+        t.add_row(str(r.seed), f"{r.k0_fraction:.4f}", f"[{lo:.4f}, {hi:.4f}]", f"{r.avg_sensitivity:.3f}",
+                  "yes" if r.constant_on_sample else "no")
     console.print(t)
-    if len(res["models"]) > len(shown):
-        console.print(f"({len(res['models']) - len(shown)} more models in the JSON)")
-    console.print(f"{s['models']} models: {s['constant_on_sample']} look constant on their sample; "
-                  f"mean k0_fraction {s['mean_k0_fraction']:.4f} (random function: 2^-{args.N})")
+    if len(res.models) > len(shown):
+        console.print(f"({len(res.models) - len(shown)} more models in the JSON)")
+    console.print(f"{s.models} models: {s.constant_on_sample} look constant on their sample; "
+                  f"mean k0_fraction {s.mean_k0_fraction:.4f} (random function: 2^-{args.N})")
     if args.json:
         from verify.common.atomic_io import atomic_write_json
 
         with writing(args.json, "--json"):
-            atomic_write_json(args.json, {"params": params, "summary": s, "models": res["models"],
+            atomic_write_json(args.json, {"params": params, "summary": s.as_dict(),
+                                          "models": [r.as_dict() for r in res.models],
                                           "note": "as formalised in boolverify"})
     return 0

@@ -168,7 +168,7 @@ def _handler(args) -> int:
             raise InputError(f"--lr = {args.lr if args.lr is not None else 'default'}: {exc}") from None
 
     console.print(_table(results))
-    dicts = [r.to_dict() for r in results]
+    dicts = [r.as_dict() for r in results]
     if args.json:
         from verify.common.atomic_io import atomic_write_json
 

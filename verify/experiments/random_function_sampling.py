@@ -15,6 +15,7 @@ from numeric.validation import check_int, check_real
 from verify.reference.random_functions import (
     enumerate_random_functions, expected_K0, poisson_limit, variance_K0,
 )
+from verify.experiments.transformer_records import MonteCarloK0
 from verify.stats.intervals import clopper_pearson, wilson_interval
 
 
@@ -39,10 +40,10 @@ def chen_stein_bound(N: int) -> Fraction:
 
 
 def monte_carlo_K0(N: int, samples: int, seed: int = 0, z: float = 1.959963984540054,
-                   level: float | None = None) -> dict:
+                   level: float | None = None) -> MonteCarloK0:
     r"""Monte Carlo over uniformly random functions: the fraction with :math:`K_0 \ge 1` with a
     Wilson interval (normal quantile ``z``), and the mean of :math:`K_0`. With ``level`` also
-    the exact two-sided Clopper-Pearson interval at that level (key ``clopper_pearson``).
+    the exact two-sided Clopper-Pearson interval at that level (field ``clopper_pearson``).
 
     64 functions at a time: ``T[x]`` is a ``uint64`` whose bit ``r`` is :math:`f_r(x)` (fair
     i.i.d. bits). ``Z[x]`` keeps bit ``r`` iff :math:`f_r(x) = f_r(x \oplus e_n)` for every
@@ -75,14 +76,12 @@ def monte_carlo_K0(N: int, samples: int, seed: int = 0, z: float = 1.95996398454
         k0_total += popcount_sum(Z)
     n_f = batches * 64
     lo, hi = wilson_interval(hits, n_f, z=z)
-    out = {
-        "N": N, "samples": n_f, "seed": seed, "hits": hits, "p_hat": hits / n_f,
-        "wilson": [lo, hi], "z": z, "mean_K0": k0_total / n_f,
-    }
-    if level is not None:
-        out["clopper_pearson"] = list(clopper_pearson(hits, n_f, level))
-        out["level"] = level
-    return out
+    return MonteCarloK0(
+        N=N, samples=n_f, seed=seed, hits=hits, p_hat=hits / n_f, wilson=(lo, hi), z=z,
+        mean_K0=k0_total / n_f,
+        clopper_pearson=None if level is None else tuple(clopper_pearson(hits, n_f, level)),
+        level=level,
+    )
 
 
 def random_function_report(N_max: int = 16, samples: int = 1 << 16, seed: int = 2024,
@@ -95,7 +94,7 @@ def random_function_report(N_max: int = 16, samples: int = 1 << 16, seed: int = 
         exact[str(N)] = {"p_K0_ge_1": str(r["p_K0_ge_1"]), "p_float": float(r["p_K0_ge_1"]),
                          "E_K0": str(r["E_K0"]), "Var_K0": str(r["E_K0_sq"] - 1),
                          "functions": r["functions"]}
-    mc = {str(N): monte_carlo_K0(N, samples, seed=seed + N, z=z) for N in range(1, N_max + 1)}
+    mc = {str(N): monte_carlo_K0(N, samples, seed=seed + N, z=z).as_dict() for N in range(1, N_max + 1)}
     return {"exact": exact, "monte_carlo": mc, "limit_1_minus_1_over_e": poisson_limit(50),
             "E_K0": str(expected_K0()), "Var_K0": str(sp.factor(variance_K0()))}
 

@@ -16,6 +16,10 @@ from numeric.transformer import (
 )
 from numeric.transformer_eval import strings, table_profile
 from numeric.validation import check_int, check_ints, check_real, reject
+from verify.experiments.transformer_records import (
+    DensityRatios, ExactInfluenceMaxima, MarginCounts, ModelsSummary, NonconstantDraws, OptimisedMargin,
+    ProfileStatistics, ProfileSummary, SampledModels, ZeroSensitivityDraw, ZeroSensitivityModel,
+)
 from verify.stats.intervals import clopper_pearson, wilson_interval
 
 #: P(K_0 >= 1) of a uniformly random function as N -> infinity (the Poisson limit 1 - 1/e).
@@ -23,24 +27,24 @@ RANDOM_FUNCTION_P_K0 = 1 - math.exp(-1)
 
 
 # -- exact profiles (SG-6) -------------------------------------------------------------
-def summarize_profiles(K, N: int) -> dict:
+def summarize_profiles(K, N: int) -> ProfileSummary:
     """Plain-number summary of a ``(models, N+1)`` profile tensor."""
     models = K.shape[0]
     frac = K.double() / 2**N
     has0 = int((K[:, 0] >= 1).sum())
     k = torch.arange(N + 1, dtype=torch.float64)
-    return {
-        "models": models,
-        "frac_K0_ge_1": has0 / models,
-        "frac_K0_ge_1_ci95": list(wilson_interval(has0, models)),
-        "mean_K0_frac": float(frac[:, 0].mean()),
-        "frac_constant": float((K[:, 0] == 2**N).double().mean()),
-        "frac_constant_ci95": list(wilson_interval(int((K[:, 0] == 2**N).sum()), models)),
-        "mean_avg_sensitivity": float((frac * k).sum(1).mean()),
-        "mean_profile_frac": [float(v) for v in frac.mean(0)],
-        "random_function_P_K0_ge_1": RANDOM_FUNCTION_P_K0,
-        "random_function_mean_K0_frac": 2.0**-N,
-    }
+    return ProfileSummary(
+        models=models,
+        frac_K0_ge_1=has0 / models,
+        frac_K0_ge_1_ci95=tuple(wilson_interval(has0, models)),
+        mean_K0_frac=float(frac[:, 0].mean()),
+        frac_constant=float((K[:, 0] == 2**N).double().mean()),
+        frac_constant_ci95=tuple(wilson_interval(int((K[:, 0] == 2**N).sum()), models)),
+        mean_avg_sensitivity=float((frac * k).sum(1).mean()),
+        mean_profile_frac=[float(v) for v in frac.mean(0)],
+        random_function_P_K0_ge_1=RANDOM_FUNCTION_P_K0,
+        random_function_mean_K0_frac=2.0**-N,
+    )
 
 
 def readout_profile(model, N: int, *, chunk: int | None = None):
@@ -98,7 +102,7 @@ def random_function_avg_sensitivity(p, N: int):
 
 
 def sample_nonconstant_profiles(config, scheme: str, N: int, target: int, max_draws: int, *,
-                                seed: int = 0, chunk: int | None = None, **init_kw) -> dict:
+                                seed: int = 0, chunk: int | None = None, **init_kw) -> NonconstantDraws:
     r"""Draw random models (seeds ``seed, seed + 1, ...``) until ``target`` of them compute a
     non-constant function on :math:`\{0,1\}^N` or ``max_draws`` models were drawn.
 
@@ -106,11 +110,8 @@ def sample_nonconstant_profiles(config, scheme: str, N: int, target: int, max_dr
     ``init_kw`` (``B``, ``sigma``) go to :func:`~numeric.transformer.initialize_`.
 
     Returns:
-        dict with ``draws``, ``constant`` (how many computed a constant function),
-        ``profiles`` (int64 ``(k, N+1)``, the non-constant models' profiles in draw order),
-        ``seeds`` (their seeds), ``ones`` (int64 ``(k,)``, their numbers of strings read 1) and
-        ``zero_K0`` (a list of ``{"seed", "function", "nearest", "agreement"}`` for the
-        non-constant models with :math:`K_0 = 0`: the function named by
+        :class:`~verify.experiments.transformer_records.NonconstantDraws` (profiles in draw
+        order; ``zero_K0`` the non-constant models with :math:`K_0 = 0`, the function named by
         :func:`identify_function` or ``None``, and :func:`nearest_parity`).
     """
     target = check_int(target, "target", lo=1)
@@ -128,27 +129,27 @@ def sample_nonconstant_profiles(config, scheme: str, N: int, target: int, max_dr
             ones.append(int(table.sum()))
             if int(K[0]) == 0:
                 nearest, agreement = nearest_parity(table, N)
-                zero_K0.append({"seed": s, "function": identify_function(table, N), "nearest": nearest,
-                                "agreement": agreement})
+                zero_K0.append(ZeroSensitivityDraw(seed=s, function=identify_function(table, N),
+                                                   nearest=nearest, agreement=agreement))
     stacked = torch.stack(profiles) if profiles else torch.zeros(0, N + 1, dtype=torch.int64)
-    return {"draws": draws, "constant": draws - len(profiles), "profiles": stacked, "seeds": seeds,
-            "ones": torch.tensor(ones, dtype=torch.int64), "zero_K0": zero_K0}
+    return NonconstantDraws(draws=draws, constant=draws - len(profiles), profiles=stacked, seeds=seeds,
+                            ones=torch.tensor(ones, dtype=torch.int64), zero_K0=zero_K0)
 
 
-def density_matched_ratios(K, ones, N: int) -> dict:
+def density_matched_ratios(K, ones, N: int) -> DensityRatios:
     r"""Per non-constant model, its profile against a random function of the same density
     :math:`p = \text{ones}/2^N`: ``K0_ratio`` :math:`= K_0 / E_p[K_0]` (:func:`random_function_K0`)
     and ``as_ratio`` :math:`= \mathrm{as}(f) / (2Np(1-p))`; float64 tensors. A ratio above 1 means
     more zero-sensitivity strings (resp. more sensitivity) than such a random function has."""
     if K.shape[0] == 0:
         empty = torch.zeros(0, dtype=torch.float64)
-        return {"p": empty, "K0_ratio": empty, "as_ratio": empty}
+        return DensityRatios(p=empty, K0_ratio=empty, as_ratio=empty)
     p = torch.as_tensor(ones, dtype=torch.float64) / 2**N
     if bool(((p <= 0) | (p >= 1)).any()):
         reject("ones", "<a constant function>", "non-constant functions only (0 < ones < 2^N)")
     stats = profile_statistics(K, N)
-    return {"p": p, "K0_ratio": K[:, 0].double() / random_function_K0(p, N),
-            "as_ratio": stats["avg_sensitivity"] / random_function_avg_sensitivity(p, N)}
+    return DensityRatios(p=p, K0_ratio=K[:, 0].double() / random_function_K0(p, N),
+                         as_ratio=stats.avg_sensitivity / random_function_avg_sensitivity(p, N))
 
 
 #: models per task when the models are spread over a Dask cluster
@@ -156,7 +157,7 @@ MODELS_PER_TASK = 10
 
 
 def sample_models(config, scheme: str, N: int, models: int, *, seed: int = 0, chunk: int | None = None,
-                  device=None, progress=None, workers=None, scheduler=None, **init_kw) -> dict:
+                  device=None, progress=None, workers=None, scheduler=None, **init_kw) -> SampledModels:
     r"""Exact tables of ``models`` random transformers (seeds ``seed, seed + 1, ...``), read by
     the config's readout, on ``device``.
 
@@ -167,8 +168,8 @@ def sample_models(config, scheme: str, N: int, models: int, *, seed: int = 0, ch
     model done (in the order they come back).
 
     Returns:
-        dict with ``profiles`` (int64 ``(models, N+1)``), ``ones`` (int64 ``(models,)``) and
-        ``functions`` (per model: the name (:func:`identify_function`) of a constant model or
+        :class:`~verify.experiments.transformer_records.SampledModels`: ``profiles`` (int64
+        ``(models, N+1)``), ``ones`` (int64 ``(models,)``) and ``functions`` (per model: the name (:func:`identify_function`) of a constant model or
         of one with :math:`K_0 = 0`, the latter else ``"not recognised (nearest ...)"``
         (:func:`nearest_parity`); ``None`` for the other models).
     """
@@ -190,16 +191,16 @@ def sample_models(config, scheme: str, N: int, models: int, *, seed: int = 0, ch
                                          label="models"):
         parts[i] = part
         if progress is not None:
-            for j in range(part["ones"].shape[0]):
+            for j in range(part.ones.shape[0]):
                 progress(starts[i] + j)
     return join_model_blocks(parts)
 
 
-def join_model_blocks(parts) -> dict:
+def join_model_blocks(parts) -> SampledModels:
     """The results of consecutive blocks of models (:func:`sample_models`) as one."""
-    return {"profiles": torch.cat([p["profiles"] for p in parts]),
-            "ones": torch.cat([p["ones"] for p in parts]),
-            "functions": [f for p in parts for f in p["functions"]]}
+    return SampledModels(profiles=torch.cat([p.profiles for p in parts]),
+                         ones=torch.cat([p.ones for p in parts]),
+                         functions=[f for p in parts for f in p.functions])
 
 
 def _sample_block(config, scheme, N, seed, models, chunk, device, init_kw, progress):
@@ -222,10 +223,10 @@ def _sample_block(config, scheme, N, seed, models, chunk, device, init_kw, progr
             functions.append(identify_function(table, N) if int(K[i, 0]) == 1 << N else None)
         if progress is not None:
             progress(i)
-    return {"profiles": K, "ones": ones, "functions": functions}
+    return SampledModels(profiles=K, ones=ones, functions=functions)
 
 
-def summarize_models(K, ones, N: int, *, seed: int = 0, functions=None, level: float = 0.95) -> dict:
+def summarize_models(K, ones, N: int, *, seed: int = 0, functions=None, level: float = 0.95) -> ModelsSummary:
     r"""Plain-number summary of :func:`sample_models`: the constant fraction with its
     Clopper-Pearson interval, kept apart from the non-constant models' :math:`K_0`, average
     sensitivity and density-matched ratios (:func:`density_matched_ratios`), and the models
@@ -234,39 +235,43 @@ def summarize_models(K, ones, N: int, *, seed: int = 0, functions=None, level: f
     constant = K[:, 0] == 2**N
     n_const = int(constant.sum())
     keep = ~constant
-    Kn, on = K[keep], torch.as_tensor(ones)[keep]
-    out = {
-        "models": models, "constant": n_const, "frac_constant": n_const / models,
-        "frac_constant_ci": list(clopper_pearson(n_const, models, level)), "level": level,
-        "nonconstant": int(keep.sum()),
-    }
-    if out["nonconstant"]:
-        st = profile_statistics(Kn, N)
-        r = density_matched_ratios(Kn, on, N)
-        out.update({
-            "nonconstant_K0": [int(v) for v in Kn[:, 0]],
-            "nonconstant_mean_K0_frac": float(st["K0_frac"].mean()),
-            "nonconstant_frac_K0_ge_1": float(st["has_K0"].double().mean()),
-            "nonconstant_mean_avg_sensitivity": float(st["avg_sensitivity"].mean()),
-            "nonconstant_median_K0_ratio": float(r["K0_ratio"].median()),
-            "nonconstant_median_as_ratio": float(r["as_ratio"].median()),
-            "nonconstant_mean_profile_frac": [float(v) for v in (Kn.double() / 2**N).mean(0)],
-        })
     zero = (K[:, 0] == 0).nonzero().flatten().tolist()
-    out["zero_K0"] = [{"seed": seed + i, "function": None if functions is None else functions[i]}
-                      for i in zero]
-    all_stats = profile_statistics(K, N)
-    out["mean_avg_sensitivity_all"] = float(all_stats["avg_sensitivity"].mean())
-    return out
+    return ModelsSummary(
+        models=models, constant=n_const, frac_constant=n_const / models,
+        frac_constant_ci=tuple(clopper_pearson(n_const, models, level)), level=level,
+        nonconstant=int(keep.sum()),
+        **nonconstant_statistics(K[keep], torch.as_tensor(ones)[keep], N),
+        zero_K0=[ZeroSensitivityModel(seed=seed + i, function=None if functions is None else functions[i])
+                 for i in zero],
+        mean_avg_sensitivity_all=float(profile_statistics(K, N).avg_sensitivity.mean()),
+    )
 
 
-def profile_statistics(K, N: int) -> dict:
+def nonconstant_statistics(Kn, ones, N: int) -> dict:
+    """The ``nonconstant_*`` fields of :class:`ModelsSummary` for the non-constant models'
+    profiles ``Kn`` and numbers of ones (none when there are no such models)."""
+    if not Kn.shape[0]:
+        return {}
+    st = profile_statistics(Kn, N)
+    r = density_matched_ratios(Kn, ones, N)
+    return {
+        "nonconstant_K0": [int(v) for v in Kn[:, 0]],
+        "nonconstant_mean_K0_frac": float(st.K0_frac.mean()),
+        "nonconstant_frac_K0_ge_1": float(st.has_K0.double().mean()),
+        "nonconstant_mean_avg_sensitivity": float(st.avg_sensitivity.mean()),
+        "nonconstant_median_K0_ratio": float(r.K0_ratio.median()),
+        "nonconstant_median_as_ratio": float(r.as_ratio.median()),
+        "nonconstant_mean_profile_frac": [float(v) for v in (Kn.double() / 2**N).mean(0)],
+    }
+
+
+def profile_statistics(K, N: int) -> ProfileStatistics:
     r"""Per-model statistics of a ``(models, N+1)`` profile tensor: ``has_K0`` (bool,
     :math:`K_0 \ge 1`), ``K0_frac`` (:math:`K_0/2^N`), ``avg_sensitivity``
     (:math:`\sum_k k K_k / 2^N`), as float64 / bool tensors."""
     frac = K.double() / 2**N
     k = torch.arange(N + 1, dtype=torch.float64)
-    return {"has_K0": K[:, 0] >= 1, "K0_frac": frac[:, 0], "avg_sensitivity": (frac * k).sum(1)}
+    return ProfileStatistics(has_K0=K[:, 0] >= 1, K0_frac=frac[:, 0], avg_sensitivity=(frac * k).sum(1))
 
 
 # -- single-bit influence (SG-4) -------------------------------------------------------
@@ -379,13 +384,14 @@ def exact_influence_maximum(model, N: int, *, chunk: int = 8192) -> tuple[float,
 
 
 def exact_influence_maxima(config, Ns, models: int, *, seed: int = 0, B: float = 1.0,
-                           device=None) -> dict:
+                           device=None) -> ExactInfluenceMaxima:
     r""":func:`exact_influence_maximum` of ``models`` uniform-box models (seeds ``seed + j``, the
     models of :func:`influence_maxima` with the same ``seed``; one parameter vector per model,
     used at every :math:`N` in ``Ns``).
 
     Returns:
-        ``{"sup": float64 (models, len(Ns)), "boolean": float64 (models, len(Ns))}``.
+        :class:`~verify.experiments.transformer_records.ExactInfluenceMaxima` (``sup``,
+        ``boolean``: float64 ``(models, len(Ns))``).
     """
     Ns = check_ints(Ns, "Ns", lo=1, hi=min(config.N_max, 20))
     models = check_int(models, "models", lo=1)
@@ -394,7 +400,7 @@ def exact_influence_maxima(config, Ns, models: int, *, seed: int = 0, B: float =
     for j, model in _uniform_box_models(config, models, seed, B, device):
         for i, N in enumerate(Ns):
             sup[j, i], boolean[j, i] = exact_influence_maximum(model, N)
-    return {"sup": sup, "boolean": boolean}
+    return ExactInfluenceMaxima(sup=sup, boolean=boolean)
 
 
 def loglog_slope(Ns, values) -> float:
@@ -451,7 +457,7 @@ def margin_table(config, Ns, models: int, xi: float, *, seed: int = 0, B: float 
 
 
 def optimised_margin(config, N: int, *, steps: int, lr: float = 0.02, seed: int = 0, B: float = 1.0,
-                     temperature: float = 0.01) -> dict:
+                     temperature: float = 0.01) -> OptimisedMargin:
     r"""The best margin on FIRST found by optimising inside the box: starting from a uniform-box
     model (seed ``seed``), ``steps`` Adam steps on the soft minimum
     :math:`-\tau \log \sum_x e^{-m(x)/\tau}` of the margins :math:`m(x) = (2 x_0 - 1) T(x)` over
@@ -460,7 +466,8 @@ def optimised_margin(config, N: int, *, steps: int, lr: float = 0.02, seed: int 
     move :math:`T` by :math:`2\xi`.
 
     Returns:
-        ``{"margin": the largest exact minimum margin over the iterates, "initial": the initial one}``.
+        :class:`~verify.experiments.transformer_records.OptimisedMargin` (``margin``: the largest
+        exact minimum margin over the iterates, ``initial``: the initial one).
     """
     N = check_int(N, "N", lo=1, hi=min(config.N_max, 16))
     steps = check_int(steps, "steps", lo=1)
@@ -487,16 +494,17 @@ def optimised_margin(config, N: int, *, steps: int, lr: float = 0.02, seed: int 
                 p.clamp_(-B, B)
     with torch.no_grad():
         best = max(best, float((y * model(x).reshape(-1)).min()))
-    return {"margin": best, "initial": initial}
+    return OptimisedMargin(margin=best, initial=initial)
 
 
-def margin_sweep(config, Ns, models: int, xis, *, seed: int = 0, B: float = 1.0, device=None) -> dict:
+def margin_sweep(config, Ns, models: int, xis, *, seed: int = 0, B: float = 1.0,
+                 device=None) -> dict[str, MarginCounts]:
     r"""For each :math:`\xi` in ``xis`` and :math:`N` in ``Ns``: how many of ``models``
     uniform-box models (seeds ``seed + j``) recognise a non-constant function with margin
     :math:`\xi` (:func:`margin_recognition`), and how many recognise any function.
 
     Returns:
-        ``{str(xi): {"nonconstant": [count per N], "recognises": [count per N]}}``.
+        ``{str(xi): MarginCounts}`` (a count per N of each).
     """
     res = {str(xi): {"nonconstant": [], "recognises": []} for xi in xis}
     for N in Ns:
@@ -510,12 +518,12 @@ def margin_sweep(config, Ns, models: int, xis, *, seed: int = 0, B: float = 1.0,
         for xi in xis:
             res[str(xi)]["nonconstant"].append(cnt[xi][0])
             res[str(xi)]["recognises"].append(cnt[xi][1])
-    return res
+    return {xi: MarginCounts(nonconstant=c["nonconstant"], recognises=c["recognises"]) for xi, c in res.items()}
 
 
 __all__ = ["RANDOM_FUNCTION_P_K0", "summarize_profiles", "readout_profile", "identify_function", "nearest_parity",
            "random_function_K0", "random_function_avg_sensitivity",
            "sample_nonconstant_profiles", "density_matched_ratios", "sample_models", "join_model_blocks",
-           "summarize_models",
+           "summarize_models", "nonconstant_statistics",
            "profile_statistics", "influence_pairs", "sampled_influences",
            "influence_sweep", "influence_maxima", "exact_influence_maximum", "exact_influence_maxima", "margin_table", "margin_sweep", "optimised_margin", "loglog_slope", "per_model_slopes"]

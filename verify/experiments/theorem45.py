@@ -36,6 +36,7 @@ import torch
 from numeric.transformer_model import readout_table
 from numeric.validation import check_choice, check_int, check_ints, check_real
 from numeric.vocabulary import INIT_SCHEMES, PRESETS
+from verify.experiments.transformer_records import Theorem45Cell, Theorem45Model
 
 LEVEL = 0.95
 
@@ -65,7 +66,8 @@ def _pilot_constant(model, N, pilot, seed):
     return bool((f == f[0]).all())
 
 
-def run_cell(config, scheme, N, *, a, S, target, max_draws, pilot, tokens=None, progress=None, **init_kw) -> dict:
+def run_cell(config, scheme, N, *, a, S, target, max_draws, pilot, tokens=None, progress=None,
+             **init_kw) -> Theorem45Cell:
     """One (scheme, N) cell: draw models until ``target`` non-constant ones (or ``max_draws``)."""
     from numeric.transformer_model import random_model
     from verify.experiments.sampled_profiles import sample_model
@@ -81,28 +83,32 @@ def run_cell(config, scheme, N, *, a, S, target, max_draws, pilot, tokens=None, 
             pilot_constant += 1
         else:
             r = sample_model(model, N, S, seed, level=LEVEL, tokens=tokens)
-            if r["constant_on_sample"]:
+            if r.constant_on_sample:
                 sample_constant += 1
             else:
-                lo = r["k0_lower"]
-                r["log2_K0_lower"] = N + math.log2(lo) if lo > 0 else None
-                r["holds"] = lo > 0 and N + math.log2(lo) >= log2_Na
-                del r["profile_fraction"]  # the counts are kept; the fractions follow from them
-                recs.append(r)
+                recs.append(bound_of(r, N, log2_Na))
         if progress is not None:
             progress(draws, len(recs))
-    holds = sum(r["holds"] for r in recs)
-    finite = sorted(r["log2_K0_lower"] for r in recs if r["log2_K0_lower"] is not None)
-    return {
-        "scheme": scheme, "N": N, "S": S, "log2_Na": log2_Na, "log2_2N": N,
-        "draws": draws, "looked_constant_pilot": pilot_constant, "looked_constant_sample": sample_constant,
-        "nonconstant": len(recs), "reached_target": len(recs) >= target,
-        "bound_holds": holds, "bound_holds_fraction": holds / len(recs) if recs else None,
-        "k0_observed": sum(r["k0_count"] >= 1 for r in recs),
-        "median_log2_K0_lower": finite[len(finite) // 2] if len(finite) * 2 > len(recs) else None,
-        "seconds": time.perf_counter() - t0,
-        "models": recs,
-    }
+    holds = sum(r.holds for r in recs)
+    finite = sorted(r.log2_K0_lower for r in recs if r.log2_K0_lower is not None)
+    return Theorem45Cell(
+        scheme=scheme, N=N, S=S, log2_Na=log2_Na, log2_2N=N,
+        draws=draws, looked_constant_pilot=pilot_constant, looked_constant_sample=sample_constant,
+        nonconstant=len(recs), reached_target=len(recs) >= target,
+        bound_holds=holds, bound_holds_fraction=holds / len(recs) if recs else None,
+        k0_observed=sum(r.sample.k0_count >= 1 for r in recs),
+        median_log2_K0_lower=finite[len(finite) // 2] if len(finite) * 2 > len(recs) else None,
+        seconds=time.perf_counter() - t0,
+        models=recs,
+    )
+
+
+def bound_of(sample, N, log2_Na) -> Theorem45Model:
+    r"""A non-constant model's sample against the bound: :math:`\log_2 K_0 \ge N + \log_2 lo`
+    from its one-sided lower bound ``lo`` of :math:`K_0/2^N`, compared with ``log2_Na``."""
+    lo = sample.k0_lower
+    return Theorem45Model(sample=sample, log2_K0_lower=N + math.log2(lo) if lo > 0 else None,
+                          holds=lo > 0 and N + math.log2(lo) >= log2_Na)
 
 
 def strings_for(N, S, S_large, large_from):
@@ -203,16 +209,17 @@ def run_theorem45(path, plan, *, key=None, progress=None) -> dict:
     for scheme, N in todo:
         cell = run_cell(config, scheme, N, a=p["a"], S=strings_for(N, S, S_large, large_from),
                         target=target, max_draws=p["max_draws"], pilot=p["pilot"], **init_kw)
-        data["cells"][f"{scheme}/N={N}"] = cell
+        # the file's form: resumed cells are read back from it as such
+        data["cells"][f"{scheme}/N={N}"] = cell.as_dict()
         atomic_write_json(path, whole)
         if progress is not None:
-            progress(f"{scheme:15s} N={N:4d}: {cell['bound_holds']}/{cell['nonconstant']} non-constant "
-                     f"models meet N^a ({cell['draws']} drawn, {cell['looked_constant_pilot']} + "
-                     f"{cell['looked_constant_sample']} looked constant; {cell['seconds']:.0f} s)")
+            progress(f"{scheme:15s} N={N:4d}: {cell.bound_holds}/{cell.nonconstant} non-constant "
+                     f"models meet N^a ({cell.draws} drawn, {cell.looked_constant_pilot} + "
+                     f"{cell.looked_constant_sample} looked constant; {cell.seconds:.0f} s)")
     if not path.exists():
         atomic_write_json(path, whole)
     return data
 
 
-__all__ = ["LEVEL", "crossover_of", "default_lengths", "run_cell", "strings_for", "check_plan",
+__all__ = ["LEVEL", "crossover_of", "default_lengths", "run_cell", "bound_of", "strings_for", "check_plan",
            "run_theorem45"]

@@ -59,7 +59,7 @@ DEFAULT_D, DEFAULT_L, DEFAULT_H = 16, 2, 2
 DEFAULT_EPS = 1e-5
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrainResult:
     """Outcome of one training run (all plain Python numbers; ``model`` is the trained module)."""
 
@@ -100,10 +100,10 @@ class TrainResult:
     train_time_s: float
     eval_time_s: float
     model: torch.nn.Module | None = field(default=None, repr=False, compare=False)
-    #: indices of the fixed training subset (``train_strings``), else None; not in to_dict
+    #: indices of the fixed training subset (``train_strings``), else None; not in as_dict
     train_index: torch.Tensor | None = field(default=None, repr=False, compare=False)
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         """JSON-ready dict (the model is left out)."""
         # not dataclasses.asdict: it would deep-copy the model
         return {f.name: getattr(self, f.name) for f in fields(self)
@@ -465,12 +465,12 @@ def run_training_grid(targets, Ns, seeds, *, D=DEFAULT_D, L=DEFAULT_L, H=DEFAULT
 
 def training_report(dicts) -> dict:
     """The results file of a grid of runs (``docs/data/sg8_training.json``): the runs'
-    :meth:`TrainResult.to_dict` and their :func:`summarize_runs`."""
+    :meth:`TrainResult.as_dict` and their :func:`summarize_runs`."""
     return {"claim": "SG-8", "runs": dicts, "summary": summarize_runs(dicts)}
 
 
 def summarize_runs(dicts):
-    """Per (target, N) of a list of :meth:`TrainResult.to_dict` dicts: accuracies over seeds,
+    """Per (target, N) of a list of :meth:`TrainResult.as_dict` dicts: accuracies over seeds,
     min/mean, K_0 fraction and mean sensitivity."""
     out = {}
     for d in dicts:

@@ -10,6 +10,7 @@ one line per finished part to ``progress(text)`` when given.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -38,22 +39,19 @@ def run_sg6(path, plan=SG6_FULL, plan_d32=SG6_D32_FULL, progress=None) -> dict:
             m = plan["models"][N]
             t = time.perf_counter()
             K = random_profiles(cfg, scheme, N, m, seed=plan["seed"])
-            s = summarize_profiles(K, N)
-            s["seconds"] = time.perf_counter() - t
-            s["min_K0"] = int(K[:, 0].min())
-            out["results"][scheme][str(N)] = s
-            _say(progress, f"sg6 {scheme} N={N} models={m}: frac K0>=1 {s['frac_K0_ge_1']:.3f}, "
-                           f"mean K0/2^N {s['mean_K0_frac']:.3f} ({s['seconds']:.0f}s)")
+            s = replace(summarize_profiles(K, N), seconds=time.perf_counter() - t, min_K0=int(K[:, 0].min()))
+            out["results"][scheme][str(N)] = s.as_dict()
+            _say(progress, f"sg6 {scheme} N={N} models={m}: frac K0>=1 {s.frac_K0_ge_1:.3f}, "
+                           f"mean K0/2^N {s.mean_K0_frac:.3f} ({s.seconds:.0f}s)")
             atomic_write_json(path, out)
     cfg32 = TransformerConfig(D=plan_d32["D"], L=plan_d32["L"], H=plan_d32["H"], eps=plan_d32["eps"])
     out["D32"] = {"settings": plan_d32, "results": {}}
     for scheme in SCHEMES:
         K = random_profiles(cfg32, scheme, plan_d32["N"], plan_d32["models"], seed=plan_d32["seed"])
-        s = summarize_profiles(K, plan_d32["N"])
-        s["min_K0"] = int(K[:, 0].min())
-        out["D32"]["results"][scheme] = s
-        _say(progress, f"sg6 D={plan_d32['D']} {scheme}: frac K0>=1 {s['frac_K0_ge_1']:.3f}, "
-                       f"mean K0/2^N {s['mean_K0_frac']:.3f}")
+        s = replace(summarize_profiles(K, plan_d32["N"]), min_K0=int(K[:, 0].min()))
+        out["D32"]["results"][scheme] = s.as_dict()
+        _say(progress, f"sg6 D={plan_d32['D']} {scheme}: frac K0>=1 {s.frac_K0_ge_1:.3f}, "
+                       f"mean K0/2^N {s.mean_K0_frac:.3f}")
         atomic_write_json(path, out)
     return out
 
@@ -86,7 +84,8 @@ def run_sg5(path, plan=SG5_FULL, progress=None) -> dict:
     Ns = s["Ns"]
     t = time.perf_counter()
     cfg = TransformerConfig(D=s["D"], L=s["L"], H=s["H"], eps=s["eps"], N_max=max(64, max(Ns)))
-    res = margin_sweep(cfg, Ns, s["models"], s["xis"], seed=s["seed"], B=s["B"])
+    res = {xi: c.as_dict() for xi, c in margin_sweep(cfg, Ns, s["models"], s["xis"], seed=s["seed"],
+                                                     B=s["B"]).items()}
     out = {"settings": s, "Ns": list(Ns), "counts": res, "seconds": time.perf_counter() - t,
            "note": "as formalised in boolverify"}
     _say(progress, f"sg5 {res} ({out['seconds']:.0f}s)")

@@ -47,19 +47,20 @@ def draw_profiles(results, path, ncols=None):
 
 
 def random_profile_figure(path, summary, N, label):
-    """The mean profile ``K_k / 2^N`` of random transformers (``summary`` of
+    """The mean profile ``K_k / 2^N`` of random transformers (``summary``: the
+    :class:`~verify.experiments.transformer_records.ProfileSummary` of
     :func:`verify.experiments.random_transformers.summarize_profiles`) beside the expected
     profile ``C(N, k) / 2^N`` of a uniformly random function, log scale."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5))
     k = list(range(N + 1))
-    ax.bar([i - 0.2 for i in k], summary["mean_profile_frac"], width=0.4,
+    ax.bar([i - 0.2 for i in k], summary.mean_profile_frac, width=0.4,
            label=f"random transformers ({label})")
     ax.bar([i + 0.2 for i in k], [math.comb(N, i) / 2**N for i in k], width=0.4, label="random function")
     ax.set_xlabel("sensitivity k")
     ax.set_ylabel("mean K_k / 2^N")
     ax.set_yscale("log")
-    ax.set_title(f"N = {N}, {summary['models']} models (as formalised in boolverify)")
+    ax.set_title(f"N = {N}, {summary.models} models (as formalised in boolverify)")
     ax.legend(fontsize=7)
     fig.tight_layout()
     atomic_savefig(fig, path)
@@ -87,7 +88,7 @@ def docs_figure(stem="docs/figures/sg1_profiles", N=16):
 
 def training_profiles(dicts, path):
     """Profiles of trained functions (``boolverify sensitivity train``; dicts of
-    :meth:`verify.experiments.training.TrainResult.to_dict`): rows = targets, columns = N; one bar
+    :meth:`verify.experiments.training.TrainResult.as_dict`): rows = targets, columns = N; one bar
     group per seed, the target's profile in black."""
     from numeric.boolean import exact_profile_fraction
 

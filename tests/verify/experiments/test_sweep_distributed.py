@@ -153,10 +153,10 @@ def test_random_models_on_a_cluster_match_in_process(cluster):
     done = []
     there = sample_models(cfg, "uniform", 6, n, seed=40, B=10.0, scheduler=cluster.scheduler_address,
                           progress=done.append)
-    assert torch.equal(here["profiles"], there["profiles"]) and torch.equal(here["ones"], there["ones"])
-    assert here["functions"] == there["functions"] and sorted(done) == list(range(n))
+    assert torch.equal(here.profiles, there.profiles) and torch.equal(here.ones, there.ones)
+    assert here.functions == there.functions and sorted(done) == list(range(n))
     # the models differ (a block run with the wrong seeds would not match)
-    assert len({tuple(k) for k in here["profiles"].tolist()}) > 2
+    assert len({tuple(k) for k in here.profiles.tolist()}) > 2
 
 
 def test_cli_random_workers_gives_the_in_process_json(tmp_path, capsys):

@@ -167,8 +167,8 @@ def test_progress_callback_and_determinism():
     r2 = train("majority", N, model=_Linear(N), steps=50)
     assert calls[-1][0] == 50 and calls[-1][1] == 50 and len(calls) == 50
     assert r1.loss_curve == r2.loss_curve and r1.profile == r2.profile
-    json.dumps(r1.to_dict())  # plain data only
-    assert "model" not in r1.to_dict()
+    json.dumps(r1.as_dict())  # plain data only
+    assert "model" not in r1.as_dict()
 
 
 def test_on_batch_sees_every_batch_as_trained_on():

@@ -90,8 +90,8 @@ def test_wilson_interval_literal():
 def test_monte_carlo_is_seeded():
     a = monte_carlo_K0(6, 100, seed=5)
     assert a == monte_carlo_K0(6, 100, seed=5)
-    assert a["samples"] == 128  # rounded up to a multiple of 64
-    assert a["wilson"][0] <= a["p_hat"] <= a["wilson"][1]
+    assert a.samples == 128  # rounded up to a multiple of 64
+    assert a.wilson[0] <= a.p_hat <= a.wilson[1]
 
 
 def test_poisson_limit_digits():

@@ -139,7 +139,7 @@ def _crossover():
 def _monte_carlo():
     from verify.experiments.random_function_sampling import monte_carlo_K0
 
-    return monte_carlo_K0(6, 128, seed=0)["mean_K0"]
+    return monte_carlo_K0(6, 128, seed=0).mean_K0
 
 
 def _variance():
@@ -179,7 +179,7 @@ def _random_blocks():
     from verify.experiments.random_transformers import MODELS_PER_TASK, sample_models
 
     cfg = preset_config("bhattamishra", D=8, L=2, N_max=64)
-    return sample_models(cfg, "uniform", 6, MODELS_PER_TASK + 3, seed=40, B=10.0, workers=1)["profiles"]
+    return sample_models(cfg, "uniform", 6, MODELS_PER_TASK + 3, seed=40, B=10.0, workers=1).profiles
 
 
 def _control_labels():
