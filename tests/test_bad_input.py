@@ -27,6 +27,10 @@ SWEEP_INTS = json.dumps({"schema": SWEEP_SCHEMA, "cells": [1, 2]})
 SWEEP_PARTIAL = json.dumps({"schema": SWEEP_SCHEMA, "cells": [{"key": {"d": 100, "m": 4}}]})
 SWEEP_OTHER = json.dumps({"schema": "something-else", "cells": []})
 MUTANTS_PARTIAL = json.dumps({"mutants": [], "caught": 0})
+MUTANTS_WHOLE = json.dumps({"mutants": [], "caught": 0, "total": 0, "score": 1.0, "survivors": []})
+MUTANTS_WRONG_TYPES = json.dumps({"mutants": 3, "caught": "all", "total": None, "score": "1",
+                                  "survivors": {}})
+MUTANTS_NAN_SCORE = MUTANTS_WHOLE.replace("1.0", "NaN")
 
 CHECK = [
     (["check", "--profile", "huge"], {}),
@@ -337,16 +341,44 @@ RESUME = [
     (["xor", "samples", "--d", "100", "--n", "8", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": SWEEP_INTS}),
 ]
 
+SAME_FILE = [
+    (["check", "--json", "{out}/r", "--markdown", "{out}/r"], {}),
+    (["check", "--json", "{out}/r", "--markdown", "{out}/./r"], {}),
+    (["check", "--json", "{in}/m.json", "--mutants", "{in}/m.json"], {"m.json": MUTANTS_WHOLE}),
+    (["check", "--mutants", "{in}/m.json"], {"m.json": MUTANTS_WRONG_TYPES}),
+    (["check", "--mutants", "{in}/m.json"], {"m.json": MUTANTS_NAN_SCORE}),
+    (["xor", "step", "--d", "10", "--m", "2", "--json", "{out}/f.png", "--figure", "{out}/f.png"], {}),
+    (["xor", "sweep", "--d", "10", "--m", "2", "--seeds", "1", "--out", "{out}/f.svg",
+      "--figure", "{out}/f.svg"], {}),
+    (["xor", "samples", "--d", "10", "--n", "4", "--seeds", "1", "--out", "{out}/f.svg",
+      "--figure", "{out}/../out/f.svg"], {}),
+    (["xor", "compare", "--d", "10", "--m", "2", "--seeds", "1", "--out", "{out}/f.pdf",
+      "--figure", "{out}/f.pdf"], {}),
+    (["sensitivity", "profile", "--table", "{in}/t.txt", "--json", "{in}/t.txt"], PROFILE_FILES),
+    (["sensitivity", "profile", "--table", "{in}/t.txt", "--figure", "{in}/link.png"],
+     {"t.txt": "0110", "link.png": ("symlink", "t.txt")}),
+    (["sensitivity", "profile", "--function", "parity", "--N", "3", "--json", "{out}/p.png",
+      "--figure", "{out}/p.png"], {}),
+    (["sensitivity", "train", "--N", "4", "--steps", "1", "--json", "{out}/t.png",
+      "--figure", "{out}/t.png"], {}),
+    (["sensitivity", "train", "--N", "4", "--steps", "1", "--figure", "{out}/t.png",
+      "--figure", "{out}/t.png"], {}),
+    (["sensitivity", "random", "--N", "3", "--models", "1", "--json", "{out}/r.png",
+      "--figure", "{out}/r.png"], {}),
+]
+
 CASES = (CHECK + DERIVE + MUTANTS + RUNS
          + [(a, {}) for a in XOR_STEP + XOR_SWEEP + XOR_SAMPLES + XOR_COMPARE]
          + [(a, PROFILE_FILES) for a in PROFILE]
-         + [(a, {}) for a in RANDOM + BOUNDS + TRAIN + SAMPLE + TOP] + RESUME)
+         + [(a, {}) for a in RANDOM + BOUNDS + TRAIN + SAMPLE + TOP] + RESUME + SAME_FILE)
 
 
 def _write(folder, files):
     for name, content in files.items():
         path = folder / name
-        if isinstance(content, bytes):
+        if isinstance(content, tuple):          # ("symlink", target)
+            path.symlink_to(folder / content[1])
+        elif isinstance(content, bytes):
             path.write_bytes(content)
         else:
             path.write_text(content)

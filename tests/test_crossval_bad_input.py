@@ -244,6 +244,13 @@ IN_PROCESS = [
     # an output that cannot be written, found only at the end: a verdict, then exit 2
     (["xor-file", "{one_claim.json}", "--json", "/proc/crossval-verdict.json"], 2, "--json"),
     (["profile", "{maj.txt}", "--json", "/proc/crossval-verdict.json"], 2, "--json"),
+    # an output naming an input: refused before the run, the input kept
+    (["xor-file", "{one_claim.json}", "--json", "{one_claim.json}"], 2, "overwrite the input"),
+    (["profile", "{maj.txt}", "--json", "{maj.txt}"], 2, "overwrite the input"),
+    (["profile", "{targets.py}:profile", "--json", "{targets.py}"], 2, "overwrite the input"),
+    (["xor-grad", f"{IMPL}:population_grad", "--json", str(IMPL)], 2, "overwrite the input"),
+    (["xor-grad", "targets:profile", "--path", "{tmp}", "--json", "{targets.py}"], 2, "overwrite the input"),
+    (["xor-file", "{one_claim.json}", "--json", "{tmp}/no/such/out.json"], 2, "--json"),
 ]
 
 

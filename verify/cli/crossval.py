@@ -106,16 +106,23 @@ def _function_settings(args) -> dict:
     }
 
 
-def _check_json_path(args):
-    """``--json`` is checked before the run, so a long run does not end on an unwritable name."""
+def _check_json_path(args, source=None):
+    """``--json`` is checked before the run, so a long run does not end on an unwritable name,
+    and it must not name the run's input: ``source`` (a table or claims file, as the option
+    ``FILE``) or the target's module file."""
     if args.json is None:
         return
-    path = Path(args.json)
-    if not args.json or path.is_dir():
+    from verify.cli.options import check_distinct_files, check_output
+
+    if not args.json or Path(args.json).is_dir():
         reject("--json", args.json, "a file name (not a folder) to write the verdict to")
-    parent = next((p for p in path.absolute().parents if p.exists()), None)
-    if parent is not None and not parent.is_dir():
-        reject("--json", args.json, f"a file name in a folder ({str(parent)!r} is a file)")
+    check_output(args.json, "--json")
+    inputs = [("FILE", source)]
+    if source is None and getattr(args, "target", None):
+        from verify.crossval.target import target_source
+
+        inputs = [("MODULE:FUNCTION", target_source(args.target, args.path or ()))]
+    check_distinct_files([("--json", args.json)], inputs)
 
 
 def _write_json(args, res, **extra):
@@ -199,7 +206,7 @@ def _run_file(args) -> int:
 
     from verify.crossval.implementations import crossval_file
 
-    _check_json_path(args)
+    _check_json_path(args, args.file)
     res = crossval_file(args.file)
     console = _console()
     table = Table(title=f"crossval {args.file}")
@@ -291,7 +298,7 @@ def _profile_file(args) -> int:
     given = _parse_claimed(args.claimed) if args.claimed is not None else None
     if args.N is not None:
         check_int(args.N, "--N", lo=0, hi=32)
-    _check_json_path(args)
+    _check_json_path(args, args.target)
     table, claimed = read_table(args.target, args.N, values=args.values, allow_large=args.allow_large)
     N = table.size.bit_length() - 1
     if given is not None:

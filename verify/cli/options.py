@@ -48,6 +48,38 @@ def check_output(path, name: str) -> Path:
     return p
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two names are one file: equal once resolved (links followed), or, where both
+    exist, the same inode (hard links, bind mounts)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_distinct_files(outputs, inputs=()) -> None:
+    """Refuse, before any work, an output file that is also an input file or another output.
+
+    ``outputs`` and ``inputs`` are ``(option, path)`` pairs (a ``None`` path is skipped); an
+    option naming a file it both reads and writes (a resumable ``--out``) is given as an
+    output only. Writing an output onto an input would destroy the input (a ``--json`` equal to
+    the ``--table`` it reads), and two outputs onto one name keep only the last one written.
+    """
+    outs = [(name, Path(str(p))) for name, p in outputs if p is not None and str(p).strip()]
+    ins = [(name, Path(str(p))) for name, p in inputs if p is not None and str(p).strip()]
+    for i, (name, path) in enumerate(outs):
+        for other, src in ins:
+            if _same_file(path, src):
+                reject(name, str(path), f"a file other than the input {other} = {str(src)!r} "
+                       "(writing it would overwrite the input)")
+        for other, prev in outs[:i]:
+            if _same_file(path, prev):
+                reject(name, str(path), f"a file other than {other} = {str(prev)!r} "
+                       "(both outputs would be written to one file)")
+
+
 def check_figure_output(path, name: str = "--figure"):
     """A figure file: a suffix that names its format, and :func:`check_output`'s checks."""
     if not path:
@@ -179,5 +211,5 @@ def is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-__all__ = ["check_output", "check_figure_output", "check_transformer_sizes", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
+__all__ = ["check_output", "check_distinct_files", "check_figure_output", "check_transformer_sizes", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
            "console", "FLOPS_PER_SECOND"]

@@ -74,11 +74,12 @@ def _validate(args) -> dict:
     """Option checks before any work; returns the function's parameters."""
     from numeric.boolean import check_N
 
-    from verify.cli.options import check_figure_output, check_output
+    from verify.cli.options import check_distinct_files, check_figure_output, check_output
 
     check_device(args.device, "--device")
     check_output(args.json, "--json")
     check_figure_output(args.figure)
+    check_distinct_files([("--json", args.json), ("--figure", args.figure)], [("--table", args.table)])
     if args.function is None:
         if args.N is not None or _params(args):
             raise InputError("--N, --i, --S, --value and --seed go with --function, not --table")

@@ -20,7 +20,7 @@ import math
 from numeric.validation import InputError, check_device, check_int, check_real
 from numeric.vocabulary import INIT_SCHEMES, MODEL_DTYPES, PRESETS, READOUTS
 from verify.cli import writing
-from verify.cli.options import (add_backend_options, check_backend_options, check_figure_output,
+from verify.cli.options import (add_backend_options, check_backend_options, check_distinct_files, check_figure_output,
                                 check_model_options, check_output, check_transformer_sizes,
                                 console as make_console)
 
@@ -100,6 +100,7 @@ def _validate_random(args) -> None:
     check_device(args.device, "--device")
     check_figure_output(args.figure)  # before the run, not after it
     check_output(args.json, "--json")
+    check_distinct_files([("--json", args.json), ("--figure", args.figure)])
     check_transformer_sizes(args.D, args.L, args.H, args.F, args.N, f"--D = {args.D}, --L = {args.L}, --F = {args.F}")
     from verify.cli.options import FLOPS_PER_SECOND, require_time
 

@@ -71,12 +71,13 @@ def _parse_list(text, name, conv):
 
 def _validate(args):
     """Every option, before any model is built or trained."""
-    from verify.cli.options import check_figure_output, check_output
+    from verify.cli.options import check_distinct_files, check_figure_output, check_output
     from verify.experiments.training import EXACT_LIMIT
 
     check_output(args.json, "--json")
     for path in args.figure or []:
         check_figure_output(path)
+    check_distinct_files([("--json", args.json)] + [("--figure", f) for f in args.figure or []])
     targets = [check_choice(t, "--target", TRAINING_TARGETS)
                for t in _parse_list(args.target, "--target", str)]
     Ns = [check_int(N, "--N", lo=1) for N in _parse_list(args.N, "--N", int)]

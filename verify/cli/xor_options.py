@@ -67,13 +67,15 @@ def add_common_options(p):
 
 
 def check_common(args):
-    from verify.cli.options import check_figure_output, check_output
+    from verify.cli.options import check_distinct_files, check_figure_output, check_output
 
     # the success criterion is defined for eps < 1/2 (numeric.xor_metrics)
     check_real(args.eps, "--eps", lo=0, hi=0.5, lo_open=True, hi_open=True)
     check_real(args.c, "--c", lo=0, lo_open=True)
     check_figure_output(args.figure)
     check_output(args.out, "--json")
+    # a resumable --json is read and written: an output, which no other output may name
+    check_distinct_files([("--json", args.out), ("--figure", args.figure)])
 
 
 def check_lr_constant(c, d, m):

@@ -137,6 +137,21 @@ def import_paths(spec, paths=()):
     return list(dict.fromkeys(out))
 
 
+def target_source(spec, paths=()):
+    """The file of the target's module, found without importing anything (``None`` when no
+    folder of :func:`import_paths` or ``sys.path`` holds it): a ``path/to/file.py`` itself, else
+    ``a/b.py`` or ``a/b/__init__.py`` of the first folder that has one."""
+    mod_name, _ = parse_target(spec)
+    if mod_name.endswith(".py"):
+        return Path(mod_name)
+    rel = Path(*mod_name.split("."))
+    for folder in [*import_paths(spec, paths), *sys.path]:
+        for cand in (Path(folder or ".") / rel.with_suffix(".py"), Path(folder or ".") / rel / "__init__.py"):
+            if cand.is_file():
+                return cand
+    return None
+
+
 def load_callable(spec: str, paths=()):
     """Import ``MODULE:FUNCTION`` (a dotted module or a ``path/to/file.py``) and return the function.
 
@@ -434,5 +449,5 @@ def open_target(fn, *, array="numpy", timeout=None, paths=()):
 __all__ = [
     "ARRAY_KINDS", "DEFAULT_TIMEOUT", "ChildTarget", "InProcessTarget", "TargetDied", "TargetExited",
     "TargetFailed", "TargetRaised", "TargetTimedOut", "check_paths", "check_timeout", "import_paths",
-    "load_callable", "open_target", "parse_target", "plain",
+    "load_callable", "open_target", "parse_target", "plain", "target_source",
 ]
