@@ -39,7 +39,7 @@ CHECK = [
     (["check", "--claim", ""], {}),
     (["check", "--seed", "-1"], {}),
     (["check", "--seed", "abc"], {}),
-    (["check", "--seed", "1e3"], {}),
+    (["check", "--seed", "1.5e0"], {}),
     (["check", "--seed", str(10**30)], {}),
     (["check", "--jobs", "0"], {}),
     (["check", "--jobs", "-2"], {}),
@@ -275,7 +275,7 @@ BOUNDS = [[*(["sensitivity", "bounds"]), *args] for args in (
     ["--C-lip", "0"],
     ["--C-lip", "nan"],
     ["--json", "/proc/b.json"],
-    ["--D", "1e7"],
+    ["--D", "1.5e0"],
 )]
 
 TRAIN = [[*(["sensitivity", "train"]), *args] for args in (
@@ -367,10 +367,50 @@ SAME_FILE = [
       "--figure", "{out}/r.png"], {}),
 ]
 
+# integers read exactly, sizes that would run for years, limits of threads, jobs and seeds
+EXACT_AND_BOUNDED = [[*args] for args in (
+    ["xor", "sweep", "--d", "10", "--m", "1.9e0"],
+    ["xor", "sweep", "--d", "10.5", "--m", "2"],
+    ["xor", "sweep", "--d", "10", "--m", "2", "--seeds", "2.5"],
+    ["xor", "sweep", "--d", "10", "--m", "2", "--seeds", "1e5000"],
+    ["xor", "sweep", "--d", "10,10", "--m", "2"],
+    ["xor", "sweep", "--d", "10", "--m", "2,2"],
+    ["xor", "sweep", "--d", "10,20", "--m", "2", "--seeds-for-d", "10:3,10:4"],
+    ["xor", "sweep", "--d", "10,20", "--m", "2", "--seeds-for-d", "99:5"],
+    ["xor", "sweep", "--d", "10", "--m", "2", "--seeds-for-d", "10:1.5"],
+    ["xor", "sweep", "--d", "10", "--m", "2", "--seeds-for-d", "10:2:3"],
+    ["xor", "samples", "--d", "10", "--n", "4,4", "--seeds", "1"],
+    ["xor", "step", "--d", "10", "--m", "2", "--support", "0,1.5"],
+    ["xor", "step", "--d", "10", "--m", "2", "--seed", "1e400"],
+    ["xor", "step", "--d", "1e30", "--m", "2"],
+    ["xor", "compare", "--steps", "1e12"],
+    ["xor", "compare", "--d", "10", "--m", "2", "--seeds", "1", "--max-days", "0"],
+    ["xor", "compare", "--d", "10", "--m", "2", "--seeds", "1", "--max-days", "nan"],
+    ["xor", "sweep", "--d", "1e6", "--m", "64", "--seeds", "1e9"],
+    ["sensitivity", "train", "--steps", "1e11"],
+    ["sensitivity", "train", "--threads", "5000"],
+    ["sensitivity", "train", "--N", "4,1.5"],
+    ["sensitivity", "sample", "--models", "1e12"],
+    ["sensitivity", "sample", "--threads", "1000"],
+    ["sensitivity", "sample", "--seed", str(2**64)],
+    ["sensitivity", "sample", "--seed", str(2**63 - 1), "--models", "2"],
+    ["sensitivity", "random", "--N", "3", "--models", "1", "--seed", str(2**64)],
+    ["sensitivity", "random", "--N", "3", "--models", "1", "--seed", str(-2**64)],
+    ["sensitivity", "profile", "--function", "random", "--N", "3", "--seed", str(2**64)],
+    ["sensitivity", "profile", "--function", "random", "--N", "3", "--seed", "-1"],
+    ["sensitivity", "profile", "--function", "sparse_parity", "--N", "4", "--S", "0,1.5"],
+    ["sensitivity", "profile", "--function", "parity", "--N", "4.5"],
+    ["check", "--jobs", str(10**6)],
+    ["check", "--jobs", "65"],
+    ["mutants", "--jobs", "1e9"],
+    ["runs", "sg5", "--quick", "--threads", "1e4"],
+)]
+
 CASES = (CHECK + DERIVE + MUTANTS + RUNS
          + [(a, {}) for a in XOR_STEP + XOR_SWEEP + XOR_SAMPLES + XOR_COMPARE]
          + [(a, PROFILE_FILES) for a in PROFILE]
-         + [(a, {}) for a in RANDOM + BOUNDS + TRAIN + SAMPLE + TOP] + RESUME + SAME_FILE)
+         + [(a, {}) for a in RANDOM + BOUNDS + TRAIN + SAMPLE + TOP] + RESUME + SAME_FILE
+         + [(a, {}) for a in EXACT_AND_BOUNDED])
 
 
 def _write(folder, files):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from numeric.validation import check_choice, check_int, reject
+from verify.cli.options import MAX_JOBS, integer
 from verify.cli import writing
 from verify.cli.options import console
 from verify.report.claims import CLAIMS
@@ -28,12 +29,12 @@ def register(sub):
     p.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     p.add_argument("--markdown", metavar="FILE", help="write the report as Markdown (atomically)")
     p.add_argument("--claim", action="append", metavar="ID", help="only this claim (repeatable), e.g. SX-1")
-    p.add_argument("--seed", type=int, default=None, metavar="K",
+    p.add_argument("--seed", type=integer, default=None, metavar="K",
                    help="seed base of every stochastic check (sets BOOLVERIFY_SEED; default: the "
                         "environment's, else 0); the claims must hold for any value")
     p.add_argument("--mutants", metavar="FILE",
                    help="include the mutation score of a 'boolverify mutants --json' result in the report")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU cores, at most 4)")
+    p.add_argument("--jobs", type=integer, default=None, help="worker processes (default: CPU cores, at most 4)")
     p.set_defaults(func=run)
 
 
@@ -41,7 +42,7 @@ def _validate(args) -> None:
     for cid in args.claim or ():
         check_choice(cid, "--claim", tuple(CLAIMS))
     if args.jobs is not None:
-        check_int(args.jobs, "--jobs", lo=1)
+        check_int(args.jobs, "--jobs", lo=1, hi=MAX_JOBS)
     from verify.common import seeds
 
     if args.seed is not None:

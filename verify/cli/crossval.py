@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from numeric.validation import InputError, check_int, reject
+from verify.cli.options import integer
 from numeric.vocabulary import ATTENTIONS
 from verify.cli import needs_subcommand
 
@@ -50,7 +51,7 @@ def register(sub):
                          "and compared with a claimed one (--claimed, or the 'profile' field of a JSON file). "
                          + _EXECUTES + " " + _EXIT)
     q.add_argument("target", metavar="FILE_OR_MODULE:FUNCTION")
-    q.add_argument("--N", type=int, default=None,
+    q.add_argument("--N", type=integer, default=None,
                    help="function: largest N tried, 1..20 (default 10); file: the table's N, checked")
     q.add_argument("--values", choices=["01", "pm1"], default="01",
                    help="table values: 0/1 (default) or +1/-1 (0 -> +1, 1 -> -1), for the function's input "
@@ -75,8 +76,8 @@ def _xor_conventions(q):
 
 
 def _function_options(q, examples):
-    q.add_argument("--examples", type=int, default=None, help=f"Hypothesis examples (default {examples})")
-    q.add_argument("--seed", type=int, default=None, help="Hypothesis seed (default 0)")
+    q.add_argument("--examples", type=integer, default=None, help=f"Hypothesis examples (default {examples})")
+    q.add_argument("--seed", type=integer, default=None, help="Hypothesis seed (default 0)")
     q.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="time limit of one call of FUNCTION, and of importing its module (default 60)")
     q.add_argument("--path", action="append", default=None, metavar="DIR",
@@ -285,10 +286,9 @@ def _profile_function(args) -> int:
 
 
 def _parse_claimed(text):
-    try:
-        return [int(x) for x in text.split(",")]
-    except ValueError:
-        reject("--claimed", text, "comma-separated integers K_0,...,K_N")
+    from numeric.validation import parse_integer
+
+    return [parse_integer(x, "--claimed") for x in text.split(",")]
 
 
 def _profile_file(args) -> int:

@@ -17,7 +17,7 @@ import torch
 
 from numeric.transformer_model import random_model
 from numeric.transformer_sample import sampled_sensitivities
-from numeric.validation import check_int, check_real
+from numeric.validation import check_int, check_real, check_seed
 from verify.stats.intervals import clopper_pearson
 
 #: The strings of model ``seed`` come from ``torch.Generator().manual_seed(STRING_SEED_OFFSET +
@@ -28,7 +28,7 @@ STRING_SEED_OFFSET = 1 << 40
 
 def string_generator(seed: int) -> torch.Generator:
     """The CPU generator of the sampled strings of the model with seed ``seed``."""
-    seed = check_int(seed, "seed", lo=0)
+    seed = check_seed(seed, "seed")
     return torch.Generator().manual_seed(STRING_SEED_OFFSET + seed)
 
 
@@ -82,7 +82,7 @@ def sampled_profiles(config, scheme: str, N: int, models: int, S: int, *, seed: 
         dict with ``models`` (the per-model records of :func:`model_record`) and ``summary``.
     """
     models = check_int(models, "models", lo=1)
-    seed = check_int(seed, "seed", lo=0)
+    seed = check_seed(seed, "seed", count=models)
     recs = []
     for i in range(models):
         model = random_model(config, scheme, seed + i, device=device, **init_kw)
