@@ -69,6 +69,31 @@ def sleeps(*args):
 def returns_text(*args):
     return "forty-two"
 
+def _true_grad(V, theta, theta_tilde, support):
+    sys.path.insert(0, os.environ["BOOLVERIFY_ROOT"])
+    from docs.examples.xor_impl import population_grad
+    return population_grad(V, theta, theta_tilde, support)
+
+def complex_grad(V, theta, theta_tilde, support, attention="softmax"):
+    g, gt = _true_grad(V, theta, theta_tilde, support)
+    return np.asarray(g) + 1e-3j, np.asarray(gt) + 0j
+
+def nan_grad(V, theta, theta_tilde, support, attention="softmax"):
+    return np.full(len(theta), np.nan), np.full(len(theta), np.nan)
+
+def text_grad(V, theta, theta_tilde, support, attention="softmax"):
+    g, gt = _true_grad(V, theta, theta_tilde, support)
+    return [str(x) for x in g], [str(x) for x in gt]
+
+def complex_profile(table):
+    return _profile(table) + 0j
+
+def text_profile(table):
+    return [str(k) for k in _profile(table)]
+
+def inf_average(table):
+    return float("inf")
+
 not_callable = 3
 '''
 
@@ -136,6 +161,11 @@ FILES = {
     "unknown.npz": lambda p: _npz(p, extra=np.ones(3)),
     "single.npz": lambda p: p.write_bytes(b"\x93NUMPY" + b"\x00" * 40),
     "float_support.npz": lambda p: _npz(p, support=np.array([[0.0, 1.0]] * 3)),
+    "top_typo.json": lambda p: p.write_text(json.dumps({"convention": {"index_base": 1}, "instances": [INST]})),
+    "table_2d.npy": lambda p: np.save(p, np.array([[0, 1], [1, 0]])),
+    "table_2d.json": _text('{"table": [[0, 1], [1, 0]]}'),
+    "table_typo.json": _text('{"table": [0, 1, 1, 0], "profil": [0, 0, 4]}'),
+    "table_scalar.json": _text('{"table": 1}'),
 }
 
 OUT = "{tmp}/out.json"
@@ -251,6 +281,12 @@ IN_PROCESS = [
     (["xor-grad", f"{IMPL}:population_grad", "--json", str(IMPL)], 2, "overwrite the input"),
     (["xor-grad", "targets:profile", "--path", "{tmp}", "--json", "{targets.py}"], 2, "overwrite the input"),
     (["xor-file", "{one_claim.json}", "--json", "{tmp}/no/such/out.json"], 2, "--json"),
+    # misspelt fields and tables of another shape
+    (["xor-file", "{top_typo.json}"], 2, "convention"),
+    (["profile", "{table_2d.npy}"], 2, "one dimension"),
+    (["profile", "{table_2d.json}"], 2, "one dimension"),
+    (["profile", "{table_typo.json}"], 2, "profil"),
+    (["profile", "{table_scalar.json}"], 2, "one dimension"),
 ]
 
 
@@ -288,7 +324,10 @@ def test_bad_input_in_process(tmp_path, capsys, argv, expected_rc, fragment):
 
 def _cli(argv, tmp_path, limit=60):
     start = time.monotonic()
-    r = run_cli_process("crossval", *_expand(argv, tmp_path), cwd=tmp_path, timeout=limit)
+    import os
+
+    env = dict(os.environ, BOOLVERIFY_ROOT=str(ROOT))
+    r = run_cli_process("crossval", *_expand(argv, tmp_path), cwd=tmp_path, timeout=limit, env=env)
     return r, time.monotonic() - start
 
 
@@ -303,6 +342,14 @@ IN_CHILD = [
     (["xor-grad", "{targets.py}:dies", "--json", OUT], 2, "process ended with exit code 0"),
     (["xor-loss", "{targets.py}:returns_text"], 2, "not numbers"),
     (["xor-grad", f"{IMPL}:population_grad_raises", "--json", OUT], 2, "raised RuntimeError"),
+    # results that are not finite real numbers are refused, never compared
+    (["xor-grad", "{targets.py}:complex_grad", "--examples", "3", "--json", OUT], 2, "complex"),
+    (["xor-grad", "{targets.py}:nan_grad", "--examples", "3"], 2, "NaN or inf"),
+    (["xor-grad", "{targets.py}:text_grad", "--examples", "3"], 2, "real numbers"),
+    (["profile", "{targets.py}:complex_profile", "--N", "3", "--examples", "3"], 2, "complex"),
+    (["profile", "{targets.py}:text_profile", "--N", "3", "--examples", "3"], 2, "real numbers"),
+    (["profile", "{targets.py}:inf_average", "--N", "3", "--returns", "average", "--examples", "3"], 2,
+     "NaN or inf"),
 ]
 
 

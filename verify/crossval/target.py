@@ -226,7 +226,9 @@ def plain(value):
         value = value.detach().cpu()
         if hasattr(value, "resolve_conj"):
             value = value.resolve_conj()
-        return np.array(value.tolist(), dtype=np.float64)
+        return np.array(value.tolist())    # complex stays complex, to be refused, not cast
+    if isinstance(value, (str, bytes)):    # text is not a number, even when it reads as one
+        return f"<{type(value).__name__}>"
     if isinstance(value, tuple):
         return tuple(plain(v) for v in value)
     if isinstance(value, list):
