@@ -197,12 +197,28 @@ def check_support(support, d, name="support"):
     return a, b
 
 
+def check_tensor_storage(x, name, *, grad=True):
+    """A dense tensor with data (not sparse, not on the ``meta`` device); with ``grad=False``
+    also one that does not require grad (for computations that autograd cannot follow)."""
+    import torch
+
+    if x.layout != torch.strided:
+        reject(name, f"<{x.layout} tensor>", "a dense (strided) tensor; pass .to_dense()")
+    if x.device.type == "meta":
+        reject(name, "<tensor on the meta device>", "a tensor with data (on the CPU or a GPU)")
+    if not grad and x.requires_grad:
+        reject(name, "<tensor that requires grad>", "a tensor without requires_grad (this result is not "
+               "differentiable by autograd); pass .detach()")
+    return x
+
+
 def check_float_tensor(x, name, *, min_dim=0):
-    """A float64 or float32 torch tensor with at least ``min_dim`` dimensions."""
+    """A float64 or float32 dense torch tensor with data, with at least ``min_dim`` dimensions."""
     import torch
 
     if not isinstance(x, torch.Tensor):
         reject(name, f"<{type(x).__name__}>", "a torch.Tensor of dtype float64 or float32")
+    check_tensor_storage(x, name)
     if x.dtype not in (torch.float64, torch.float32):
         reject(name, f"<tensor of dtype {x.dtype}>", "dtype float64 or float32")
     if x.dim() < min_dim:
@@ -259,6 +275,6 @@ def check_device(device, name="device"):
 
 __all__ = [
     "InputError", "reject", "check_int", "check_ints", "parse_integer", "check_seed", "MAX_SEED", "check_real", "check_choice", "check_bool",
-    "check_support", "check_float_tensor", "check_finite", "check_like",
+    "check_support", "check_tensor_storage", "check_float_tensor", "check_finite", "check_like",
     "check_dtype", "check_device",
 ]
