@@ -26,6 +26,24 @@ DEEP = "[" * 100_000 + "]" * 100_000
 SWEEP_INTS = json.dumps({"schema": SWEEP_SCHEMA, "cells": [1, 2]})
 SWEEP_PARTIAL = json.dumps({"schema": SWEEP_SCHEMA, "cells": [{"key": {"d": 100, "m": 4}}]})
 SWEEP_OTHER = json.dumps({"schema": "something-else", "cells": []})
+
+
+def _sweep_file(*edits):
+    """A results file of one saved cell (d = 100, m = 4, 2 seeds), changed by ``edits``:
+    each ``(field, value)`` sets a field of the cell, ``("copy", field, value)`` adds a
+    second copy of the cell with that field changed."""
+    key = {"kind": "step", "d": 100, "m": 4, "n_seeds": 2, "seed_offset": 0, "c": 10.0, "eps": 0.01,
+           "dtype": "torch.float64"}
+    cell = {"key": key, "d": 100, "m": 4, "n_seeds": 2, "support": [0, 1], "lr": 1.0, "successes": 1,
+            "successes_limit": 1, "rate": 0.5, "rate_limit": 0.5, "assignment_matches": 1,
+            "median_loss": 0.1, "seconds": 0.1, "success_bits": "10"}
+    cells = [cell]
+    for e in edits:
+        if e[0] == "copy":
+            cells.append({**cell, e[1]: e[2]})
+        else:
+            cell[e[0]] = e[1]
+    return json.dumps({"schema": SWEEP_SCHEMA, "cells": cells})
 MUTANTS_PARTIAL = json.dumps({"mutants": [], "caught": 0})
 MUTANTS_WHOLE = json.dumps({"mutants": [], "caught": 0, "total": 0, "score": 1.0, "survivors": []})
 MUTANTS_WRONG_TYPES = json.dumps({"mutants": 3, "caught": "all", "total": None, "score": "1",
@@ -339,7 +357,10 @@ RESUME = [
     (["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": DEEP}),
     (["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": "{"}),
     (["xor", "samples", "--d", "100", "--n", "8", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": SWEEP_INTS}),
-]
+] + [(["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": _sweep_file(*e)})
+     for e in ([("rate", "0.5")], [("successes", "1")], [("d", 1000)], [("m", 8)], [("median_loss", None)],
+               [("success_bits", 10)], [("support", [0.0, 1.0])], [("copy", "successes", 2)],
+               [("n_seeds", True)])]
 
 SAME_FILE = [
     (["check", "--json", "{out}/r", "--markdown", "{out}/r"], {}),
