@@ -269,10 +269,45 @@ class InProcessTarget:
         self.close()
 
 
+def _tie_to_parent():  # pragma: no cover - runs in the child process
+    """Put the child in a process group of its own (so that it and whatever the target starts
+    are stopped together, :meth:`ChildTarget.close`) and, on Linux, have the kernel kill it when
+    the parent dies, even by SIGKILL, which no handler of the parent sees."""
+    import signal
+
+    try:
+        os.setpgid(0, 0)
+    except OSError:
+        pass
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)          # PR_SET_PDEATHSIG
+        if os.getppid() == 1:                   # the parent died before the call
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
+
+
+def _kill_group(proc):
+    """SIGKILL the child's process group (the child and what the target started), then the
+    child itself where it has no group of its own yet."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (OSError, ProcessLookupError):
+        pass
+    proc.kill()
+
+
 def _child_main(conn, spec, paths, array):  # pragma: no cover - runs in the child process
     """The child's loop: import the target, then answer ``(args, optional)`` messages until
     ``None`` or the end of the pipe."""
     import pickle
+
+    _tie_to_parent()
 
     def send(msg):
         try:
@@ -401,8 +436,10 @@ class ChildTarget:
             return None
         proc.join(2)
         if proc.is_alive():
-            proc.kill()
+            _kill_group(proc)
             proc.join()
+        else:
+            _kill_group(proc)       # what the target started and left behind
         return proc.exitcode
 
     def close(self):
@@ -417,9 +454,8 @@ class ChildTarget:
             pass
         conn.close()
         proc.join(0.5)
-        if proc.is_alive():
-            proc.kill()
-            proc.join()
+        _kill_group(proc)
+        proc.join()
 
     def __enter__(self):
         return self
