@@ -153,8 +153,14 @@ def _hypothesis_home() -> None:
 
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    set_hypothesis_home_dir(cache / "boolverify" / "hypothesis")
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    if not (base if base.exists() else base.parent).is_dir():
+        # a missing $HOME (or cache folder above it) is not ours to create: a folder of the
+        # temporary directory instead
+        import tempfile
+
+        base = Path(tempfile.gettempdir()) / f"boolverify-cache-{os.getuid()}"
+    set_hypothesis_home_dir(base / "boolverify" / "hypothesis")
 
 
 def _run_xor(args) -> int:
