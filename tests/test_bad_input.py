@@ -617,3 +617,30 @@ def test_sweep_terminated_leaves_a_whole_file_or_none(tmp_path):
     data = json.loads(out.read_text())
     assert data["schema"] == SWEEP_SCHEMA and data["cells"]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".s.json")] == []
+
+
+# the message names the option the user wrote, not the library argument it became
+NAMED = [
+    (["sensitivity", "bounds", "--B", "1e308"], "--B"),
+    (["sensitivity", "profile", "--function", "parity", "--N", "4", "--i", "2"], "--i"),
+    (["sensitivity", "profile", "--function", "sparse_parity", "--N", "4", "--S", "1,1"], "--S"),
+    (["sensitivity", "profile", "--function", "random", "--N", "3", "--seed", str(2**64)], "--seed"),
+    (["sensitivity", "train", "--N", "4", "--train-strings", "100", "--steps", "1"], "--train-strings"),
+    (["xor", "sweep", "--d", "10,10", "--m", "2"], "--d"),
+    (["xor", "samples", "--d", "10", "--n", "4,4", "--seeds", "1"], "--n"),
+    (["xor", "sweep", "--d", "10", "--m", "1.9e0"], "--m"),
+    (["xor", "sweep", "--d", "10", "--m", "2", "--seeds-for-d", "10:1,10:2"], "--seeds-for-d"),
+    (["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], "--json"),
+    (["xor", "compare", "--steps", "1e12"], "--steps"),
+    (["check", "--json", "{in}/r", "--markdown", "{in}/r"], "--markdown"),
+]
+
+
+@pytest.mark.parametrize("argv, option", NAMED, ids=[" ".join(a) for a, _ in NAMED])
+def test_the_message_names_the_option(argv, option, tmp_path, capsys):
+    from verify.cli import main
+
+    (tmp_path / "s.json").write_text(SWEEP_INTS)
+    code = main([a.replace("{in}", str(tmp_path)) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"boolverify: error: {option} "), err

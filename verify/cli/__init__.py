@@ -97,6 +97,22 @@ def writing(path, name):
         raise InputError(f"{name} = {str(path)!r}: expected a file name that can be written ({exc})") from None
 
 
+@contextlib.contextmanager
+def as_options(mapping):
+    """Around a library call made for a command: an :class:`InputError` about one of the
+    call's arguments (``mapping``: argument -> option, e.g. ``{"train_strings":
+    "--train-strings"}``) is re-raised naming the option the user wrote."""
+    try:
+        yield
+    except InputError as exc:
+        option = mapping.get(exc.name)
+        text = str(exc)
+        if option is None or not text.startswith(f"{exc.name} "):
+            raise
+        raise InputError(option + text[len(exc.name):], name=option, value=exc.value,
+                         expected=exc.expected) from None
+
+
 def main(argv=None) -> int:
     previous = None
     if threading.current_thread() is threading.main_thread():

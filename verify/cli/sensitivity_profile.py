@@ -25,7 +25,7 @@ from __future__ import annotations
 from numeric.validation import InputError, check_choice, check_device, check_int, check_ints, check_seed
 from verify.cli.options import integer, integers
 from numeric.vocabulary import FUNCTION_PARAMS, FUNCTIONS
-from verify.cli import writing
+from verify.cli import as_options, writing
 
 
 def register(sub):
@@ -114,8 +114,9 @@ def _handler(args):
 
     with console().status("computing the profile over all 2^N strings"):
         if args.function is not None:
-            result = function_result(args.function, args.N, params, device=args.device,
-                                     allow_large=args.allow_large)
+            with as_options({"i": "--i", "S": "--S", "value": "--value", "seed": "--seed", "N": "--N"}):
+                result = function_result(args.function, args.N, params, device=args.device,
+                                         allow_large=args.allow_large)
         else:
             table = load_table(args.table, msb_first=args.msb_first, device=args.device,
                                allow_large=args.allow_large)

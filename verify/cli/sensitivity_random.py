@@ -205,7 +205,7 @@ def _validate_bounds(args) -> None:
     check_int(args.N_max, "--N-max", lo=1)
     check_real(args.eps, "--eps", lo=0)
     check_real(args.xi, "--xi", lo=0, lo_open=True)
-    check_real(args.B, "--B", lo=0, lo_open=True)
+    check_real(args.B, "--B", lo=0, hi=1e300, lo_open=True)   # diam = 2B stays finite
     for C in args.C_lip or ():
         check_real(C, "--C-lip", lo=0, lo_open=True)
     check_output(args.json, "--json")

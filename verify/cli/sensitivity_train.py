@@ -14,6 +14,7 @@ the profiles of the trained models per target (one panel per target and N).
 
 from __future__ import annotations
 
+from verify.cli import as_options
 from numeric.validation import InputError, check_choice, check_device, check_int, check_real, reject
 from verify.cli.options import MAX_THREADS, integer, integers
 from numeric.vocabulary import INIT_SCHEMES, LOSSES, TRAINING_TARGETS
@@ -96,6 +97,8 @@ def _validate(args):
             check_int(getattr(args, name), "--" + name.replace("_", "-"), lo=1)
     if args.threads is not None:
         check_int(args.threads, "--threads", lo=1, hi=MAX_THREADS)
+    if args.train_strings is not None:   # a subset leaves strings to hold out
+        check_int(args.train_strings, "--train-strings", lo=1, hi=2 ** min(Ns) - 1)
     if args.lr is not None:
         check_real(args.lr, "--lr", lo=0, lo_open=True)
     if args.weight_decay is not None:
@@ -159,8 +162,11 @@ def _handler(args) -> int:
         return progress
 
     # the configs are built here, so that a bad --D/--H/--eps fails before any bar is drawn
-    grid = run_training_grid(targets, Ns, args.seeds, D=args.D, L=args.L, H=args.H, eps=args.eps,
-                             on_start=start, **kw)
+    names = {"train_strings": "--train-strings", "steps": "--steps", "lr": "--lr", "batch_size": "--batch-size",
+             "test_samples": "--test-samples", "profile_samples": "--profile-samples", "D": "--D", "H": "--H"}
+    with as_options(names):
+        grid = run_training_grid(targets, Ns, args.seeds, D=args.D, L=args.L, H=args.H, eps=args.eps,
+                                 on_start=start, **kw)
     total = len(targets) * len(Ns) * args.seeds
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("loss {task.fields[loss]}"), TimeElapsedColumn(),

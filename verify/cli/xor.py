@@ -14,7 +14,7 @@ from __future__ import annotations
 from numeric.validation import check_device, check_int
 from verify.cli.options import integer
 from numeric.vocabulary import ATTENTIONS
-from verify.cli import needs_subcommand
+from verify.cli import as_options, needs_subcommand
 from verify.cli.options import add_backend_options, check_backend_options
 from verify.cli.xor_options import (MAX_SIZE, add_common_options, check_common, check_lr_constant, check_xor_memory,
                                     parse_int_list, parse_seeds_for_d, parse_support, progress_bar,
@@ -144,7 +144,7 @@ def _sweep(args):
     from verify.stats.intervals import wilson_interval
     from verify.experiments.xor_sweeps import run_sweep
 
-    with distributed.progress_display("sweep") as progress:
+    with distributed.progress_display("sweep") as progress, as_options({"results file": "--json"}):
         cells = run_sweep(ds, ms, args.seeds, c=args.c, eps=args.eps, out=args.out,
                           progress=progress, seeds_for_d=sfd, device=args.device,
                           workers=args.workers, scheduler=scheduler, stream=args.stream)
@@ -223,7 +223,7 @@ def _samples(args):
     from verify.stats.intervals import wilson_interval
     from verify.experiments.xor_sweeps import run_samples
 
-    with distributed.progress_display("samples") as progress:
+    with distributed.progress_display("samples") as progress, as_options({"results file": "--json"}):
         cells = run_samples(ds, {d: ns for d in ds}, args.m, args.seeds, c=args.c, eps=args.eps,
                             out=args.out, progress=progress, device=args.device,
                             workers=args.workers, scheduler=scheduler)
