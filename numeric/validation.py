@@ -199,14 +199,15 @@ def check_support(support, d, name="support"):
 
 def check_tensor_storage(x, name, *, grad=True):
     """A dense tensor with data (not sparse, not on the ``meta`` device); with ``grad=False``
-    also one that does not require grad (for computations that autograd cannot follow)."""
+    also one that does not require grad while grad mode is on (for computations that autograd
+    cannot follow; under ``torch.no_grad()``, e.g. in a custom backward, it is accepted)."""
     import torch
 
     if x.layout != torch.strided:
         reject(name, f"<{x.layout} tensor>", "a dense (strided) tensor; pass .to_dense()")
     if x.device.type == "meta":
         reject(name, "<tensor on the meta device>", "a tensor with data (on the CPU or a GPU)")
-    if not grad and x.requires_grad:
+    if not grad and x.requires_grad and torch.is_grad_enabled():   # (under no_grad it is fine)
         reject(name, "<tensor that requires grad>", "a tensor without requires_grad (this result is not "
                "differentiable by autograd); pass .detach()")
     return x
