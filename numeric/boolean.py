@@ -43,7 +43,7 @@ import math
 
 import torch
 
-from numeric.validation import check_choice, check_device, check_int, check_ints, reject
+from numeric.validation import check_choice, check_device, check_int, check_ints, check_seed, reject
 from numeric.vocabulary import FUNCTION_PARAMS, FUNCTIONS, NAMED_FUNCTIONS
 
 #: Every name the registry accepts: the functions and the named entries.
@@ -203,7 +203,7 @@ def truth_table(name: str, N: int, *, device=None, max_N=None, allow_large=False
         return (bit_counts(N, S, dev).to(torch.int16) * 2 > len(S)).to(torch.uint8)
     if name == "constant":
         return torch.full((1 << N,), _constant_value(params), dtype=torch.uint8, device=dev)
-    seed = check_int(_required(params, "seed", name), "seed", lo=0)
+    seed = check_seed(_required(params, "seed", name), "seed")
     gen = torch.Generator().manual_seed(seed)
     return torch.randint(0, 2, (1 << N,), generator=gen, dtype=torch.uint8).to(dev)
 

@@ -32,7 +32,7 @@ import torch
 
 from numeric import bitsliced
 from numeric.boolean import bit_counts, bit_view, memory_limit
-from numeric.validation import check_choice, check_int, reject
+from numeric.validation import check_choice, check_int, check_tensor_storage, reject
 
 _WORD = 3  # log2(bytes per int64 word)
 #: per bit n < 3 of the string index, the byte shift and mask of the low member of each pair of
@@ -66,6 +66,7 @@ def as_table(table, *, max_N=None, allow_large=False, what="table") -> tuple[tor
             table = torch.from_numpy(np.ascontiguousarray(arr))
         except (TypeError, ValueError) as exc:
             reject(what, f"<{type(table).__name__}: {exc}>", "a 1-D array of 0/1 values")
+    check_tensor_storage(table, what)
     if table.dim() != 1:
         reject(what, f"<tensor of shape {tuple(table.shape)}>", "a 1-D truth table of length 2^N")
     size = table.numel()

@@ -81,6 +81,42 @@ def check_int(value, name, *, lo=None, hi=None):
     return v
 
 
+_INTEGER_TEXT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\Z")
+
+
+def parse_integer(text, name, *, lo=None, hi=None):
+    """An integer written as text: digits (``1000``) or a number that is exactly an integer
+    (``1e3``, ``2.5e1``), never one that is not (``1.9e0``, ``0.5``), in ``[lo, hi]``; an
+    ``int`` is checked as :func:`check_int`. The value is exact (no float rounding), and a
+    written exponent beyond 10^4000 is refused before the number is built."""
+    from fractions import Fraction
+
+    if not isinstance(text, str):
+        return check_int(text, name, lo=lo, hi=hi)
+    expected = _range_text(lo, hi, "an integer")
+    t = text.strip().replace("_", "")
+    if not _INTEGER_TEXT.match(t):
+        reject(name, text, expected)
+    exp = re.search(r"[eE]([+-]?\d+)", t)
+    if exp and abs(int(exp.group(1))) > 4000:
+        reject(name, text, expected)
+    value = Fraction(t)
+    if value.denominator != 1:
+        reject(name, text, expected + " (not a fraction)")
+    return check_int(int(value), name, lo=lo, hi=hi)
+
+
+#: the largest seed of any generator (torch seeds are 64-bit; a seed and the offsets added to it
+#: for the models and strings it numbers stay below 2^64)
+MAX_SEED = 2 ** 63 - 1
+
+
+def check_seed(value, name="seed", *, lo=0, count=1):
+    """A seed: an integer in ``[lo, MAX_SEED]``; with ``count``, the seeds ``value .. value +
+    count - 1`` that a run numbers from it must all be in range."""
+    return check_int(value, name, lo=lo, hi=MAX_SEED - max(0, count - 1))
+
+
 def check_ints(values, name, *, lo=None, hi=None):
     """A non-empty sequence of integers, each as :func:`check_int`; returned as a list."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
@@ -161,12 +197,29 @@ def check_support(support, d, name="support"):
     return a, b
 
 
+def check_tensor_storage(x, name, *, grad=True):
+    """A dense tensor with data (not sparse, not on the ``meta`` device); with ``grad=False``
+    also one that does not require grad while grad mode is on (for computations that autograd
+    cannot follow; under ``torch.no_grad()``, e.g. in a custom backward, it is accepted)."""
+    import torch
+
+    if x.layout != torch.strided:
+        reject(name, f"<{x.layout} tensor>", "a dense (strided) tensor; pass .to_dense()")
+    if x.device.type == "meta":
+        reject(name, "<tensor on the meta device>", "a tensor with data (on the CPU or a GPU)")
+    if not grad and x.requires_grad and torch.is_grad_enabled():   # (under no_grad it is fine)
+        reject(name, "<tensor that requires grad>", "a tensor without requires_grad (this result is not "
+               "differentiable by autograd); pass .detach()")
+    return x
+
+
 def check_float_tensor(x, name, *, min_dim=0):
-    """A float64 or float32 torch tensor with at least ``min_dim`` dimensions."""
+    """A float64 or float32 dense torch tensor with data, with at least ``min_dim`` dimensions."""
     import torch
 
     if not isinstance(x, torch.Tensor):
         reject(name, f"<{type(x).__name__}>", "a torch.Tensor of dtype float64 or float32")
+    check_tensor_storage(x, name)
     if x.dtype not in (torch.float64, torch.float32):
         reject(name, f"<tensor of dtype {x.dtype}>", "dtype float64 or float32")
     if x.dim() < min_dim:
@@ -222,7 +275,7 @@ def check_device(device, name="device"):
 
 
 __all__ = [
-    "InputError", "reject", "check_int", "check_ints", "check_real", "check_choice", "check_bool",
-    "check_support", "check_float_tensor", "check_finite", "check_like",
+    "InputError", "reject", "check_int", "check_ints", "parse_integer", "check_seed", "MAX_SEED", "check_real", "check_choice", "check_bool",
+    "check_support", "check_tensor_storage", "check_float_tensor", "check_finite", "check_like",
     "check_dtype", "check_device",
 ]

@@ -26,7 +26,7 @@ import torch
 
 from numeric.attention import check_attention, map_unchecked, map_vjp_unchecked
 from numeric.validation import (check_device, check_dtype, check_finite, check_float_tensor, check_int,
-                                check_like, check_real, check_support, reject)
+                                check_like, check_real, check_support, check_tensor_storage, reject)
 from numeric.xor_blocks import block_rows, one_pass_grad, slices, sums_pass, weight_pullback
 from numeric.xor_path import resolve_path
 from numeric.xor_forms import ClosedFormState
@@ -230,6 +230,8 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
         ``(grad_theta, grad_theta_tilde)``, each of shape ``(*batch, m)``.
     """
     a, b, batch = check_model(V, theta, theta_tilde, support, attention)
+    for name, t in (("V", V), ("theta", theta), ("theta_tilde", theta_tilde)):
+        check_tensor_storage(t, name, grad=False)    # a closed form: autograd cannot follow it
     choice = resolve_path(path, V.device.type)
     if V.dim() == 2 and theta.dim() == 1 and theta_tilde.dim() == 1 and choice.path == "one-pass":
         d, m = V.shape

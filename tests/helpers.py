@@ -37,7 +37,15 @@ def raises_input_error(name: str, expected: str | None = None):
 def run_cli_process(*args, cwd=None, env=None, timeout=300) -> subprocess.CompletedProcess:
     """``boolverify ARGS...`` in a child process (``python -m verify.cli``, so the child runs
     this checkout), its output captured as text; for what only a process shows (exit codes
-    from signals, pipes, the working folder, a one-line error on stderr)."""
+    from signals, pipes, the working folder, a one-line error on stderr). The checkout's root
+    leads ``PYTHONPATH``, so that a child started in another folder runs this checkout too,
+    not the installed copy."""
+    import os
+    from pathlib import Path
+
+    env = dict(os.environ if env is None else env)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
     return subprocess.run([sys.executable, "-m", "verify.cli", *map(str, args)], capture_output=True,
                           text=True, cwd=cwd, env=env, timeout=timeout)
 

@@ -124,7 +124,22 @@ CASES = [
     ("side", lambda: _stats().clopper_pearson(1, 4, side="both")),
     ("values", lambda: _stats().mean_interval([1.0])),
     ("fit_a", lambda: _stats().compare_laws(None, None)),
+    # tensors torch itself would fail on: tracked by autograd, without data, sparse; huge seeds
+    ("theta", lambda: numeric.one_step(_V(), _th()[0].requires_grad_(), _th()[1], (0, 1), 1.0)),
+    ("theta", lambda: numeric.population_grad(_V(), torch.nn.Parameter(_th()[0]), _th()[1], (0, 1))),
+    ("V", lambda: numeric.population_loss(_V().to("meta"), *_th(), (0, 1))),
+    ("theta", lambda: numeric.population_loss(_V(), _th()[0].to_sparse(), _th()[1], (0, 1))),
+    ("theta", lambda: _reference().population_loss(_V(), _th()[0].to("meta"), _th()[1], (0, 1))),
+    ("table", lambda: numeric.profile(torch.tensor([0, 1, 1, 0]).to_sparse())),
+    ("table", lambda: numeric.profile(torch.tensor([0, 1, 1, 0], device="meta"))),
+    ("seed", lambda: numeric.truth_table("random", 3, seed=2**64)),
 ]
+
+
+def _reference():
+    from verify import reference
+
+    return reference
 
 
 @pytest.mark.parametrize("name, call", CASES, ids=[f"{i}:{c[0]}" for i, c in enumerate(CASES)])

@@ -52,6 +52,14 @@ class _Parser(argparse.ArgumentParser):
         # name it (no option of boolverify looks like a negative number)
         self._negative_number_matcher = re.compile(r"^-\.?\d[\d.,eE+-]*$")
 
+    def _get_value(self, action, arg_string):
+        # a type that checks its value itself (``options.integer``) raises InputError naming
+        # the option, instead of argparse's "invalid int value"
+        if getattr(action.type, "names_option", False):
+            return action.type(arg_string, action.option_strings[0] if action.option_strings else action.metavar
+                               or action.dest)
+        return super()._get_value(action, arg_string)
+
     # argparse's own usage errors already exit 2; keep them to one line as well.
     def error(self, message):
         self.exit(2, f"boolverify: error: {message} (see '{self.prog} --help')\n")
@@ -89,6 +97,22 @@ def writing(path, name):
         raise InputError(f"{name} = {str(path)!r}: expected a file name that can be written ({exc})") from None
 
 
+@contextlib.contextmanager
+def as_options(mapping):
+    """Around a library call made for a command: an :class:`InputError` about one of the
+    call's arguments (``mapping``: argument -> option, e.g. ``{"train_strings":
+    "--train-strings"}``) is re-raised naming the option the user wrote."""
+    try:
+        yield
+    except InputError as exc:
+        option = mapping.get(exc.name)
+        text = str(exc)
+        if option is None or not text.startswith(f"{exc.name} "):
+            raise
+        raise InputError(option + text[len(exc.name):], name=option, value=exc.value,
+                         expected=exc.expected) from None
+
+
 def main(argv=None) -> int:
     previous = None
     if threading.current_thread() is threading.main_thread():
@@ -109,6 +133,9 @@ def _main(argv) -> int:
             return 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 2
         if not getattr(args, "func", None):
             raise InputError(f"expected a command, one of {', '.join(COMMAND_GROUPS)} (see 'boolverify --help')")
+        from verify.cli.options import DEFAULT_MAX_DAYS, set_time_budget
+
+        set_time_budget(getattr(args, "max_days", DEFAULT_MAX_DAYS))
         rc = args.func(args)
     except InputError as exc:
         print(f"boolverify: error: {exc}", file=sys.stderr)

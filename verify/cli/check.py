@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
-from numeric.validation import InputError, check_choice, check_int
+from numeric.validation import check_choice, check_int, reject
+from verify.cli.options import MAX_JOBS, integer
 from verify.cli import writing
 from verify.cli.options import console
 from verify.report.claims import CLAIMS
@@ -29,12 +30,12 @@ def register(sub):
     p.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     p.add_argument("--markdown", metavar="FILE", help="write the report as Markdown (atomically)")
     p.add_argument("--claim", action="append", metavar="ID", help="only this claim (repeatable), e.g. SX-1")
-    p.add_argument("--seed", type=int, default=None, metavar="K",
+    p.add_argument("--seed", type=integer, default=None, metavar="K",
                    help="seed base of every stochastic check (sets BOOLVERIFY_SEED; default: the "
                         "environment's, else 0); the claims must hold for any value")
     p.add_argument("--mutants", metavar="FILE",
                    help="include the mutation score of a 'boolverify mutants --json' result in the report")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU cores, at most 4)")
+    p.add_argument("--jobs", type=integer, default=None, help="worker processes (default: CPU cores, at most 4)")
     p.set_defaults(func=run)
 
 
@@ -42,17 +43,18 @@ def _validate(args) -> None:
     for cid in args.claim or ():
         check_choice(cid, "--claim", tuple(CLAIMS))
     if args.jobs is not None:
-        check_int(args.jobs, "--jobs", lo=1)
+        check_int(args.jobs, "--jobs", lo=1, hi=MAX_JOBS)
     from verify.common import seeds
 
     if args.seed is not None:
         check_int(args.seed, "--seed", lo=0, hi=seeds.MAX_BASE)
         os.environ[seeds.ENV_VAR] = str(args.seed)  # read by the pytest workers
     seeds.base_seed()  # a malformed BOOLVERIFY_SEED is refused before any work
-    from verify.cli.options import check_output
+    from verify.cli.options import check_distinct_files, check_output
 
     check_output(args.json, "--json")
     check_output(args.markdown, "--markdown")
+    check_distinct_files([("--json", args.json), ("--markdown", args.markdown)], [("--mutants", args.mutants)])
 
 
 def run(args) -> int:
@@ -149,6 +151,13 @@ def _load_mutants(path) -> dict:
     result = read_json(path, "--mutants", "a readable JSON result of 'boolverify mutants --json'")
     keys = ("mutants", "caught", "total", "score", "survivors")
     if not isinstance(result, dict) or any(k not in result for k in keys):
-        raise InputError(f"--mutants = {str(path)!r}: expected a result of 'boolverify mutants --json' "
-                         f"(with {', '.join(keys)})")
+        reject("--mutants", str(path), f"a result of 'boolverify mutants --json' (with {', '.join(keys)})")
+    counts = [result[k] for k in ("caught", "total")]
+    score = result["score"]
+    if (not isinstance(result["mutants"], list) or not isinstance(result["survivors"], list)
+            or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in counts)
+            or counts[0] > counts[1] or isinstance(score, bool) or not isinstance(score, (int, float))
+            or not 0 <= score <= 1 or not all(isinstance(s, str) for s in result["survivors"])):
+        reject("--mutants", str(path), "a result of 'boolverify mutants --json': lists 'mutants' and "
+               "'survivors' (names), counts 0 <= 'caught' <= 'total' and a 'score' in [0, 1]")
     return result

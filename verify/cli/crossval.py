@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from numeric.validation import InputError, check_int, reject
+from verify.cli.options import integer
 from numeric.vocabulary import ATTENTIONS
 from verify.cli import needs_subcommand
 
@@ -50,7 +51,7 @@ def register(sub):
                          "and compared with a claimed one (--claimed, or the 'profile' field of a JSON file). "
                          + _EXECUTES + " " + _EXIT)
     q.add_argument("target", metavar="FILE_OR_MODULE:FUNCTION")
-    q.add_argument("--N", type=int, default=None,
+    q.add_argument("--N", type=integer, default=None,
                    help="function: largest N tried, 1..20 (default 10); file: the table's N, checked")
     q.add_argument("--values", choices=["01", "pm1"], default="01",
                    help="table values: 0/1 (default) or +1/-1 (0 -> +1, 1 -> -1), for the function's input "
@@ -75,8 +76,8 @@ def _xor_conventions(q):
 
 
 def _function_options(q, examples):
-    q.add_argument("--examples", type=int, default=None, help=f"Hypothesis examples (default {examples})")
-    q.add_argument("--seed", type=int, default=None, help="Hypothesis seed (default 0)")
+    q.add_argument("--examples", type=integer, default=None, help=f"Hypothesis examples (default {examples})")
+    q.add_argument("--seed", type=integer, default=None, help="Hypothesis seed (default 0)")
     q.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="time limit of one call of FUNCTION, and of importing its module (default 60)")
     q.add_argument("--path", action="append", default=None, metavar="DIR",
@@ -106,16 +107,23 @@ def _function_settings(args) -> dict:
     }
 
 
-def _check_json_path(args):
-    """``--json`` is checked before the run, so a long run does not end on an unwritable name."""
+def _check_json_path(args, source=None):
+    """``--json`` is checked before the run, so a long run does not end on an unwritable name,
+    and it must not name the run's input: ``source`` (a table or claims file, as the option
+    ``FILE``) or the target's module file."""
     if args.json is None:
         return
-    path = Path(args.json)
-    if not args.json or path.is_dir():
+    from verify.cli.options import check_distinct_files, check_output
+
+    if not args.json or Path(args.json).is_dir():
         reject("--json", args.json, "a file name (not a folder) to write the verdict to")
-    parent = next((p for p in path.absolute().parents if p.exists()), None)
-    if parent is not None and not parent.is_dir():
-        reject("--json", args.json, f"a file name in a folder ({str(parent)!r} is a file)")
+    check_output(args.json, "--json")
+    inputs = [("FILE", source)]
+    if source is None and getattr(args, "target", None):
+        from verify.crossval.target import target_source
+
+        inputs = [("MODULE:FUNCTION", target_source(args.target, args.path or ()))]
+    check_distinct_files([("--json", args.json)], inputs)
 
 
 def _write_json(args, res, **extra):
@@ -145,8 +153,14 @@ def _hypothesis_home() -> None:
 
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    set_hypothesis_home_dir(cache / "boolverify" / "hypothesis")
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    if not (base if base.exists() else base.parent).is_dir():
+        # a missing $HOME (or cache folder above it) is not ours to create: a folder of the
+        # temporary directory instead
+        import tempfile
+
+        base = Path(tempfile.gettempdir()) / f"boolverify-cache-{os.getuid()}"
+    set_hypothesis_home_dir(base / "boolverify" / "hypothesis")
 
 
 def _run_xor(args) -> int:
@@ -199,7 +213,7 @@ def _run_file(args) -> int:
 
     from verify.crossval.implementations import crossval_file
 
-    _check_json_path(args)
+    _check_json_path(args, args.file)
     res = crossval_file(args.file)
     console = _console()
     table = Table(title=f"crossval {args.file}")
@@ -278,10 +292,9 @@ def _profile_function(args) -> int:
 
 
 def _parse_claimed(text):
-    try:
-        return [int(x) for x in text.split(",")]
-    except ValueError:
-        reject("--claimed", text, "comma-separated integers K_0,...,K_N")
+    from numeric.validation import parse_integer
+
+    return [parse_integer(x, "--claimed") for x in text.split(",")]
 
 
 def _profile_file(args) -> int:
@@ -291,7 +304,7 @@ def _profile_file(args) -> int:
     given = _parse_claimed(args.claimed) if args.claimed is not None else None
     if args.N is not None:
         check_int(args.N, "--N", lo=0, hi=32)
-    _check_json_path(args)
+    _check_json_path(args, args.target)
     table, claimed = read_table(args.target, args.N, values=args.values, allow_large=args.allow_large)
     N = table.size.bit_length() - 1
     if given is not None:

@@ -7,6 +7,7 @@ parses the options, checks them before anything runs, prints one line per mutant
 from __future__ import annotations
 
 from numeric.validation import check_int
+from verify.cli.options import MAX_JOBS, integer
 from verify.cli import writing
 from verify.cli.options import check_output
 
@@ -23,7 +24,7 @@ def register(sub):
     p.add_argument("--only", action="extend", nargs="+", metavar="NAME",
                    help="only these mutants (repeatable; see --list)")
     p.add_argument("--list", action="store_true", help="print the catalogue and exit")
-    p.add_argument("--jobs", type=int, default=2, metavar="K", help="parallel pytest processes (default 2)")
+    p.add_argument("--jobs", type=integer, default=2, metavar="K", help="parallel pytest processes (default 2)")
     p.set_defaults(func=run)
 
 
@@ -31,7 +32,7 @@ def run(args) -> int:
     from verify.report.mutation.runner import MUTANTS, select
 
     mutants = select(args.only)               # an unknown name: InputError naming --only
-    jobs = check_int(args.jobs, "--jobs", lo=1, hi=64)
+    jobs = check_int(args.jobs, "--jobs", lo=1, hi=MAX_JOBS)
     check_output(args.json, "--json")
     if args.list:
         for m in mutants:

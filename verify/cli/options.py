@@ -48,6 +48,65 @@ def check_output(path, name: str) -> Path:
     return p
 
 
+#: the most torch threads or worker processes an option may ask for (torch crashes on thousands
+#: of threads, and a run on that many processes would spend minutes starting them)
+MAX_THREADS = 256
+MAX_JOBS = 64
+
+
+def integer(text, name="value"):
+    """The type of every integer option: :func:`numeric.validation.parse_integer` (``1e3`` is
+    1000, ``1.9e0`` is refused, not rounded); a bad value is an InputError naming the option."""
+    from numeric.validation import parse_integer
+
+    return parse_integer(text, name)
+
+
+integer.names_option = True
+
+
+def integers(text, name, lo=None, hi=None):
+    """A comma-separated list of integers, each as :func:`integer` (``100,1e3``)."""
+    from numeric.validation import parse_integer
+
+    parts = [t for t in str(text).split(",") if t.strip()]
+    if not parts:
+        reject(name, text, "comma-separated integers, e.g. 100,1000 (at least one)")
+    return [parse_integer(t, name, lo=lo, hi=hi) for t in parts]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two names are one file: equal once resolved (links followed), or, where both
+    exist, the same inode (hard links, bind mounts)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_distinct_files(outputs, inputs=()) -> None:
+    """Refuse, before any work, an output file that is also an input file or another output.
+
+    ``outputs`` and ``inputs`` are ``(option, path)`` pairs (a ``None`` path is skipped); an
+    option naming a file it both reads and writes (a resumable ``--out``) is given as an
+    output only. Writing an output onto an input would destroy the input (a ``--json`` equal to
+    the ``--table`` it reads), and two outputs onto one name keep only the last one written.
+    """
+    outs = [(name, Path(str(p))) for name, p in outputs if p is not None and str(p).strip()]
+    ins = [(name, Path(str(p))) for name, p in inputs if p is not None and str(p).strip()]
+    for i, (name, path) in enumerate(outs):
+        for other, src in ins:
+            if _same_file(path, src):
+                reject(name, str(path), f"a file other than the input {other} = {str(src)!r} "
+                       "(writing it would overwrite the input)")
+        for other, prev in outs[:i]:
+            if _same_file(path, prev):
+                reject(name, str(path), f"a file other than {other} = {str(prev)!r} "
+                       "(both outputs would be written to one file)")
+
+
 def check_figure_output(path, name: str = "--figure"):
     """A figure file: a suffix that names its format, and :func:`check_output`'s checks."""
     if not path:
@@ -136,7 +195,7 @@ def check_model_options(args) -> None:
 def add_backend_options(parser, what: str) -> None:
     """``--workers N`` or ``--scheduler ADDRESS`` (exclusive): where ``what`` runs (Dask)."""
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, metavar="N",
+    where.add_argument("--workers", type=integer, metavar="N",
                        help=f"{what} on N local worker processes (Dask; 1..64)")
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help=f"{what} on a running Dask cluster, e.g. tcp://10.0.0.5:8786")
@@ -151,12 +210,35 @@ def check_backend_options(args):
     return distributed.check_scheduler(args.scheduler, "--scheduler", probe=True)
 
 
-def require_time(seconds: float, what: str, options: str, limit: float = 30 * 86400) -> None:
+#: the time budget of a run, in days, unless ``--max-days`` says otherwise
+DEFAULT_MAX_DAYS = 2.0
+_budget_days = [DEFAULT_MAX_DAYS]
+
+
+def add_time_budget(parser) -> None:
+    """``--max-days DAYS``: the longest run the command starts (its estimate is checked first)."""
+    parser.add_argument("--max-days", dest="max_days", type=float, default=DEFAULT_MAX_DAYS, metavar="DAYS",
+                        help="refuse a run estimated to take longer than DAYS days; raise it to start a "
+                             "longer one on purpose")
+
+
+def set_time_budget(days) -> None:
+    """The budget of :func:`require_time` for this command (``--max-days``), checked."""
+    from numeric.validation import check_real
+
+    _budget_days[0] = check_real(days, "--max-days", lo=0, hi=36500, lo_open=True)
+
+
+def require_time(seconds: float, what: str, options: str, limit: float | None = None) -> None:
     """Refuse a run estimated (from a lower bound on its operations) to take longer than
-    ``limit`` (30 days): it would look like a hang."""
+    ``limit`` seconds (default: the budget of ``--max-days``, 2 days unless raised): it would
+    look like a hang, and starting it should be a choice."""
+    limit = _budget_days[0] * 86400 if limit is None else limit
     if not seconds <= limit:
-        raise InputError(f"{options}: expected sizes that finish in under {limit / 86400:.0f} days "
-                         f"({what} needs at least {seconds:.3g} s, about {seconds / 86400:.3g} days, here)")
+        expected = (f"sizes that finish within the time budget of {limit / 86400:.3g} days (--max-days; "
+                    f"{what} needs at least {seconds:.3g} s, about {seconds / 86400:.3g} days, here)")
+        raise InputError(f"{options}: expected {expected}", name=options.split(" = ")[0], value=options,
+                         expected=expected)
 
 
 # A lower bound on the run time: this many float64 multiply-adds per second on one core.
@@ -179,5 +261,5 @@ def is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-__all__ = ["check_output", "check_figure_output", "check_transformer_sizes", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
+__all__ = ["MAX_THREADS", "MAX_JOBS", "add_time_budget", "set_time_budget", "DEFAULT_MAX_DAYS", "integer", "integers", "check_output", "check_distinct_files", "check_figure_output", "check_transformer_sizes", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
            "console", "FLOPS_PER_SECOND"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from numeric.validation import InputError, check_choice, check_int
+from verify.cli.options import MAX_THREADS, integer
 
 DEFAULT_OUT_DIR = "docs"
 
@@ -200,7 +201,7 @@ def register(sub):
                    help="folder of data/ and figures/")
     p.add_argument("--quick", action="store_true",
                    help="the smoke plans (seconds) instead of the full ones")
-    p.add_argument("--threads", type=int, default=1, metavar="K", help="torch CPU threads")
+    p.add_argument("--threads", type=integer, default=1, metavar="K", help="torch CPU threads")
     p.set_defaults(func=run)
 
 
@@ -208,7 +209,7 @@ def _check(args):
     names = [check_choice(name, "NAME", tuple(RUNS)) for name in args.names]
     if not names and not args.list:
         raise InputError(f"expected a run name, one of {', '.join(RUNS)} (see 'boolverify runs --list')")
-    threads = check_int(args.threads, "--threads", lo=1, hi=256)
+    threads = check_int(args.threads, "--threads", lo=1, hi=MAX_THREADS)
     out_dir = Path(args.out_dir)
     if not str(args.out_dir).strip():
         raise InputError(f"--out-dir = {args.out_dir!r}: expected a folder name")

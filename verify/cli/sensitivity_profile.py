@@ -22,9 +22,10 @@ and 1 (whitespace and commas ignored), entry ``x`` at string index ``x = sum_n b
 
 from __future__ import annotations
 
-from numeric.validation import InputError, check_choice, check_device, check_int, check_ints
+from numeric.validation import InputError, check_choice, check_device, check_int, check_ints, check_seed
+from verify.cli.options import integer, integers
 from numeric.vocabulary import FUNCTION_PARAMS, FUNCTIONS
-from verify.cli import writing
+from verify.cli import as_options, writing
 
 
 def register(sub):
@@ -37,11 +38,11 @@ def register(sub):
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--function", metavar="NAME", help=", ".join(FUNCTIONS))
     src.add_argument("--table", metavar="FILE", help="truth table: .npy or text of 0/1")
-    p.add_argument("--N", type=int, default=None, help="input length (with --function)")
-    p.add_argument("--i", type=int, default=None, help="dictator position (0-based)")
+    p.add_argument("--N", type=integer, default=None, help="input length (with --function)")
+    p.add_argument("--i", type=integer, default=None, help="dictator position (0-based)")
     p.add_argument("--S", default=None, help="positions of sparse_parity / sparse_majority, e.g. 0,2,5")
-    p.add_argument("--value", type=int, default=None, help="constant value, 0 or 1")
-    p.add_argument("--seed", type=int, default=None, help="seed of the random function")
+    p.add_argument("--value", type=integer, default=None, help="constant value, 0 or 1")
+    p.add_argument("--seed", type=integer, default=None, help="seed of the random function")
     p.add_argument("--msb-first", action="store_true",
                    help="the --table file lists position 0 as the most significant bit")
     p.add_argument("--allow-large", action="store_true",
@@ -58,11 +59,7 @@ def _params(args) -> dict:
     if args.i is not None:
         params["i"] = args.i
     if args.S is not None:
-        try:
-            S = [int(t) for t in args.S.split(",") if t.strip()]
-        except ValueError:
-            raise InputError(f"--S = {args.S!r}: expected comma-separated integers, e.g. 0,2,5") from None
-        params["S"] = S
+        params["S"] = integers(args.S, "--S")
     if args.value is not None:
         params["value"] = args.value
     if args.seed is not None:
@@ -74,11 +71,12 @@ def _validate(args) -> dict:
     """Option checks before any work; returns the function's parameters."""
     from numeric.boolean import check_N
 
-    from verify.cli.options import check_figure_output, check_output
+    from verify.cli.options import check_distinct_files, check_figure_output, check_output
 
     check_device(args.device, "--device")
     check_output(args.json, "--json")
     check_figure_output(args.figure)
+    check_distinct_files([("--json", args.json), ("--figure", args.figure)], [("--table", args.table)])
     if args.function is None:
         if args.N is not None or _params(args):
             raise InputError("--N, --i, --S, --value and --seed go with --function, not --table")
@@ -102,6 +100,8 @@ def _check_params(name, N, params):
         check_int(params["i"], "--i", lo=0, hi=N - 1)
     if "S" in takes and params.get("S"):
         check_ints(params["S"], "--S", lo=0, hi=N - 1)
+    if "seed" in takes and "seed" in params:
+        check_seed(params["seed"], "--seed")
     if "value" in takes and "value" in params:
         check_choice(params["value"], "--value", (0, 1))
 
@@ -114,8 +114,9 @@ def _handler(args):
 
     with console().status("computing the profile over all 2^N strings"):
         if args.function is not None:
-            result = function_result(args.function, args.N, params, device=args.device,
-                                     allow_large=args.allow_large)
+            with as_options({"i": "--i", "S": "--S", "value": "--value", "seed": "--seed", "N": "--N"}):
+                result = function_result(args.function, args.N, params, device=args.device,
+                                         allow_large=args.allow_large)
         else:
             table = load_table(args.table, msb_first=args.msb_first, device=args.device,
                                allow_large=args.allow_large)

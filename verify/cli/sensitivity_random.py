@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import math
 
-from numeric.validation import InputError, check_device, check_int, check_real
+from numeric.validation import MAX_SEED, InputError, check_device, check_int, check_real, check_seed
+from verify.cli.options import integer
 from numeric.vocabulary import INIT_SCHEMES, MODEL_DTYPES, PRESETS, READOUTS
 from verify.cli import writing
-from verify.cli.options import (add_backend_options, check_backend_options, check_figure_output,
+from verify.cli.options import (add_backend_options, check_backend_options, check_distinct_files, check_figure_output,
                                 check_model_options, check_output, check_transformer_sizes,
                                 console as make_console)
 
@@ -33,11 +34,11 @@ def register(sub):
                         "experiment satwik77/Transformer-Simplicity: pre-LN + final LN, unbiased std + eps, "
                         "sqrt(D) token scale, zero biases, LN gain 1, sigmoid at 1/2, F = 2D, H = 1, "
                         "U(-10, 10), float32)")
-    p.add_argument("--N", type=int, default=12, help="input length (all 2^N strings; default 12)")
-    p.add_argument("--D", type=int, default=32, help="model width (default 32)")
-    p.add_argument("--L", type=int, default=2, help="layers (default 2)")
-    p.add_argument("--H", type=int, default=None, help="heads (default: the preset's, 2 / 1)")
-    p.add_argument("--F", type=int, default=None, help="MLP width (default: the preset's, 4D / 2D)")
+    p.add_argument("--N", type=integer, default=12, help="input length (all 2^N strings; default 12)")
+    p.add_argument("--D", type=integer, default=32, help="model width (default 32)")
+    p.add_argument("--L", type=integer, default=2, help="layers (default 2)")
+    p.add_argument("--H", type=integer, default=None, help="heads (default: the preset's, 2 / 1)")
+    p.add_argument("--F", type=integer, default=None, help="MLP width (default: the preset's, 4D / 2D)")
     p.add_argument("--eps", type=float, default=None,
                    help="layer-norm epsilon >= 0 (default: the preset's, 0 / 1e-6)")
     p.add_argument("--readout", default=None, choices=READOUTS,
@@ -50,19 +51,22 @@ def register(sub):
     p.add_argument("--B", type=float, default=None,
                    help="box half-width for --init uniform (default: the preset's, 1 / 10)")
     p.add_argument("--sigma", type=float, default=1.0, help="std for --init gaussian (default 1)")
-    p.add_argument("--models", type=int, default=100, help="number of random models (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="first seed (model i uses seed + i)")
+    p.add_argument("--models", type=integer, default=100, help="number of random models (default 100)")
+    p.add_argument("--seed", type=integer, default=0, help="first seed (model i uses seed + i)")
     p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
     add_backend_options(p, "evaluate the models")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON (atomically)")
     p.add_argument("--figure", metavar="FILE", help="draw the mean profile beside a random function")
+    from verify.cli.options import add_time_budget
+
+    add_time_budget(p)
     p.set_defaults(func=_random)
 
     b = sub.add_parser("bounds", help="Theorem 4.5 exponent, Lambert-W crossover, blowup and packing bounds")
-    b.add_argument("--D", type=int, default=64, help="model width (default 64)")
-    b.add_argument("--L", type=int, default=2, help="layers (default 2)")
-    b.add_argument("--F", type=int, default=None, help="MLP width (default 4D)")
-    b.add_argument("--N-max", dest="N_max", type=int, default=64, help="positional table size - 1 (default 64)")
+    b.add_argument("--D", type=integer, default=64, help="model width (default 64)")
+    b.add_argument("--L", type=integer, default=2, help="layers (default 2)")
+    b.add_argument("--F", type=integer, default=None, help="MLP width (default 4D)")
+    b.add_argument("--N-max", dest="N_max", type=integer, default=64, help="positional table size - 1 (default 64)")
     b.add_argument("--eps", type=float, default=1e-5, help="layer-norm epsilon for the blowup bound (default 1e-5)")
     b.add_argument("--xi", type=float, default=0.1, help="recognition margin (default 0.1)")
     b.add_argument("--B", type=float, default=1.0, help="box half-width; diam = 2B in sup-norm (default 1)")
@@ -96,10 +100,11 @@ def _validate_random(args) -> None:
     except InputError as exc:
         raise InputError(f"{exc} (the enumeration limit: all 2^N strings are evaluated)") from None
     check_model_options(args)
-    check_int(args.seed, "--seed")
+    check_seed(args.seed, "--seed", lo=-MAX_SEED, count=args.models)
     check_device(args.device, "--device")
     check_figure_output(args.figure)  # before the run, not after it
     check_output(args.json, "--json")
+    check_distinct_files([("--json", args.json), ("--figure", args.figure)])
     check_transformer_sizes(args.D, args.L, args.H, args.F, args.N, f"--D = {args.D}, --L = {args.L}, --F = {args.F}")
     from verify.cli.options import FLOPS_PER_SECOND, require_time
 
@@ -201,7 +206,7 @@ def _validate_bounds(args) -> None:
     check_int(args.N_max, "--N-max", lo=1)
     check_real(args.eps, "--eps", lo=0)
     check_real(args.xi, "--xi", lo=0, lo_open=True)
-    check_real(args.B, "--B", lo=0, lo_open=True)
+    check_real(args.B, "--B", lo=0, hi=1e300, lo_open=True)   # diam = 2B stays finite
     for C in args.C_lip or ():
         check_real(C, "--C-lip", lo=0, lo_open=True)
     check_output(args.json, "--json")

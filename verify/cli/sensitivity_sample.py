@@ -11,7 +11,8 @@ as in ``boolverify sensitivity random``, whose exact ``k0_fraction`` it estimate
 from __future__ import annotations
 
 
-from numeric.validation import check_device, check_int, check_real
+from numeric.validation import check_device, check_int, check_real, check_seed
+from verify.cli.options import MAX_THREADS, integer
 from numeric.vocabulary import INIT_SCHEMES
 from verify.cli import writing
 from verify.cli.options import check_model_options
@@ -22,24 +23,27 @@ MAX_N = 4096
 
 def register(sub):
     p = sub.add_parser("sample", help="sampled sensitivity profiles of random transformers at large N")
-    p.add_argument("--N", type=int, default=128, help="input length (default 128)")
-    p.add_argument("--D", type=int, default=32, help="model width (default 32)")
-    p.add_argument("--L", type=int, default=2, help="layers (default 2)")
-    p.add_argument("--H", type=int, default=2, help="heads (default 2)")
-    p.add_argument("--F", type=int, default=None, help="MLP width (default 4D)")
+    p.add_argument("--N", type=integer, default=128, help="input length (default 128)")
+    p.add_argument("--D", type=integer, default=32, help="model width (default 32)")
+    p.add_argument("--L", type=integer, default=2, help="layers (default 2)")
+    p.add_argument("--H", type=integer, default=2, help="heads (default 2)")
+    p.add_argument("--F", type=integer, default=None, help="MLP width (default 4D)")
     p.add_argument("--eps", type=float, default=0.0, help="layer-norm epsilon >= 0 (default 0)")
     p.add_argument("--init", "--scheme", dest="init", default="uniform", choices=INIT_SCHEMES,
                    help=f"{' | '.join(INIT_SCHEMES)} (default uniform)")
     p.add_argument("--B", type=float, default=1.0, help="box half-width for --init uniform (default 1)")
     p.add_argument("--sigma", type=float, default=1.0, help="std for --init gaussian (default 1)")
-    p.add_argument("--models", type=int, default=10, help="number of random models (default 10)")
-    p.add_argument("--strings", type=int, default=200, help="sampled strings per model (default 200)")
-    p.add_argument("--seed", type=int, default=0, help="first seed >= 0 (model i uses seed + i)")
+    p.add_argument("--models", type=integer, default=10, help="number of random models (default 10)")
+    p.add_argument("--strings", type=integer, default=200, help="sampled strings per model (default 200)")
+    p.add_argument("--seed", type=integer, default=0, help="first seed >= 0 (model i uses seed + i)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level of k0_ci (default 0.95)")
     p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
-    p.add_argument("--threads", type=int, default=None,
+    p.add_argument("--threads", type=integer, default=None,
                    help="torch CPU threads (default: torch's; 1 is fastest on a busy machine)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON (atomically)")
+    from verify.cli.options import add_time_budget
+
+    add_time_budget(p)
     p.set_defaults(func=_sample)
 
 
@@ -48,11 +52,11 @@ def _validate(args) -> None:
     check_int(args.N, "--N", lo=1, hi=MAX_N)
     check_model_options(args)
     check_int(args.strings, "--strings", lo=1)
-    check_int(args.seed, "--seed", lo=0)
+    check_seed(args.seed, "--seed", count=args.models)
     check_real(args.level, "--level", lo=0, hi=1, lo_open=True, hi_open=True)
     check_device(args.device, "--device")
     if args.threads is not None:
-        check_int(args.threads, "--threads", lo=1, hi=1024)
+        check_int(args.threads, "--threads", lo=1, hi=MAX_THREADS)
     from verify.cli.options import FLOPS_PER_SECOND, check_output, check_transformer_sizes, require_time
 
     check_output(args.json, "--json")

@@ -14,7 +14,9 @@ the profiles of the trained models per target (one panel per target and N).
 
 from __future__ import annotations
 
+from verify.cli import as_options
 from numeric.validation import InputError, check_choice, check_device, check_int, check_real, reject
+from verify.cli.options import MAX_THREADS, integer, integers
 from numeric.vocabulary import INIT_SCHEMES, LOSSES, TRAINING_TARGETS
 from verify.cli.options import console as make_console
 
@@ -29,33 +31,36 @@ def register(sub):
     p.add_argument("--target", default="majority",
                    help="comma-separated targets among majority, first, parity (default majority)")
     p.add_argument("--N", default="16", help="comma-separated input lengths (default 16)")
-    p.add_argument("--seeds", type=int, default=1, help="seeds 0..S-1 per (target, N) (default 1)")
-    p.add_argument("--steps", type=int, default=None, help="AdamW steps (default 400)")
+    p.add_argument("--seeds", type=integer, default=1, help="seeds 0..S-1 per (target, N) (default 1)")
+    p.add_argument("--steps", type=integer, default=None, help="AdamW steps (default 400)")
     p.add_argument("--lr", type=float, default=None, help="learning rate (default 3e-3)")
     p.add_argument("--weight-decay", type=float, default=None, help="AdamW weight decay (default 0.01)")
-    p.add_argument("--batch-size", type=int, default=None, help="strings per step (default 128)")
+    p.add_argument("--batch-size", type=integer, default=None, help="strings per step (default 128)")
     p.add_argument("--loss", default="bce", help="bce (logistic) or mse (targets +-1)")
     p.add_argument("--init", default="xavier_uniform",
                    help="uniform, gaussian, xavier_uniform (default) or xavier_normal")
-    p.add_argument("--D", type=int, default=16, help="model width (default 16)")
-    p.add_argument("--L", type=int, default=2, help="layers (default 2)")
-    p.add_argument("--H", type=int, default=2, help="heads (default 2)")
+    p.add_argument("--D", type=integer, default=16, help="model width (default 16)")
+    p.add_argument("--L", type=integer, default=2, help="layers (default 2)")
+    p.add_argument("--H", type=integer, default=2, help="heads (default 2)")
     p.add_argument("--eps", type=float, default=1e-5, help="layer-norm epsilon (default 1e-5)")
-    p.add_argument("--train-strings", type=int, default=None,
+    p.add_argument("--train-strings", type=integer, default=None,
                    help="train on a fixed uniform subset of this many strings (N <= 20); "
                    "held-out accuracy is then exact")
     p.add_argument("--exact", action="store_true",
                    help="demand exact accuracy and profile over all 2^N strings (N <= 20)")
-    p.add_argument("--test-samples", type=int, default=None,
+    p.add_argument("--test-samples", type=integer, default=None,
                    help="strings for the sampled accuracy when N > 20 (default 16384)")
-    p.add_argument("--profile-samples", type=int, default=None,
+    p.add_argument("--profile-samples", type=integer, default=None,
                    help="strings for the sampled profile when N > 20 (default 2048)")
     p.add_argument("--dtype", default="float64", help="float64 (default) or float32 (faster)")
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
-    p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    p.add_argument("--threads", type=integer, default=None, help="torch CPU threads (default: torch's)")
     p.add_argument("--json", metavar="FILE", default=None, help="write all results as JSON (atomic)")
     p.add_argument("--figure", metavar="FILE", action="append", default=None,
                    help="profile figure (PNG/PDF by suffix, atomic); may be repeated")
+    from verify.cli.options import add_time_budget
+
+    add_time_budget(p)
     p.set_defaults(func=_handler)
 
 
@@ -71,24 +76,29 @@ def _parse_list(text, name, conv):
 
 def _validate(args):
     """Every option, before any model is built or trained."""
-    from verify.cli.options import check_figure_output, check_output
+    from verify.cli.options import check_distinct_files, check_figure_output, check_output
     from verify.experiments.training import EXACT_LIMIT
 
     check_output(args.json, "--json")
     for path in args.figure or []:
         check_figure_output(path)
+    check_distinct_files([("--json", args.json)] + [("--figure", f) for f in args.figure or []])
     targets = [check_choice(t, "--target", TRAINING_TARGETS)
                for t in _parse_list(args.target, "--target", str)]
-    Ns = [check_int(N, "--N", lo=1) for N in _parse_list(args.N, "--N", int)]
+    Ns = integers(args.N, "--N", lo=1)
     if args.exact or args.train_strings is not None:
         opt = "--exact" if args.exact else "--train-strings"
         for N in Ns:
             if N > EXACT_LIMIT:
                 reject("--N", N, f"N <= {EXACT_LIMIT}: {opt} needs exact enumeration")
     check_int(args.seeds, "--seeds", lo=1)
-    for name in ("steps", "batch_size", "test_samples", "profile_samples", "threads", "train_strings"):
+    for name in ("steps", "batch_size", "test_samples", "profile_samples", "train_strings"):
         if getattr(args, name) is not None:
             check_int(getattr(args, name), "--" + name.replace("_", "-"), lo=1)
+    if args.threads is not None:
+        check_int(args.threads, "--threads", lo=1, hi=MAX_THREADS)
+    if args.train_strings is not None:   # a subset leaves strings to hold out
+        check_int(args.train_strings, "--train-strings", lo=1, hi=2 ** min(Ns) - 1)
     if args.lr is not None:
         check_real(args.lr, "--lr", lo=0, lo_open=True)
     if args.weight_decay is not None:
@@ -116,7 +126,8 @@ def _check_sizes(args, Ns):
     per_layer = batch * (N + 1) * (H * (N + 1) + 8 * D + 2 * F)
     require_memory(2 * 8.0 * L * per_layer + 8.0 * (N + 2) * D, "one training step", options)
     flops = 6.0 * L * batch * (N + 1) * (12 * D * D + 2 * (N + 1) * D)
-    require_time(flops * steps * args.seeds * len(Ns) / FLOPS_PER_SECOND, "the training runs", options)
+    require_time(flops * steps * args.seeds * len(Ns) / FLOPS_PER_SECOND, "the training runs",
+                 f"--steps = {steps}, --seeds = {args.seeds}, {options}")
 
 
 def _kwargs(args):
@@ -151,8 +162,11 @@ def _handler(args) -> int:
         return progress
 
     # the configs are built here, so that a bad --D/--H/--eps fails before any bar is drawn
-    grid = run_training_grid(targets, Ns, args.seeds, D=args.D, L=args.L, H=args.H, eps=args.eps,
-                             on_start=start, **kw)
+    names = {"train_strings": "--train-strings", "steps": "--steps", "lr": "--lr", "batch_size": "--batch-size",
+             "test_samples": "--test-samples", "profile_samples": "--profile-samples", "D": "--D", "H": "--H"}
+    with as_options(names):
+        grid = run_training_grid(targets, Ns, args.seeds, D=args.D, L=args.L, H=args.H, eps=args.eps,
+                                 on_start=start, **kw)
     total = len(targets) * len(Ns) * args.seeds
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("loss {task.fields[loss]}"), TimeElapsedColumn(),

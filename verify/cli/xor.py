@@ -12,10 +12,11 @@ Each prints a rich table, shows a progress bar on long runs, writes results with
 from __future__ import annotations
 
 from numeric.validation import check_device, check_int
+from verify.cli.options import integer
 from numeric.vocabulary import ATTENTIONS
-from verify.cli import needs_subcommand
+from verify.cli import as_options, needs_subcommand
 from verify.cli.options import add_backend_options, check_backend_options
-from verify.cli.xor_options import (add_common_options, check_common, check_lr_constant, check_xor_memory,
+from verify.cli.xor_options import (MAX_SIZE, add_common_options, check_common, check_lr_constant, check_xor_memory,
                                     parse_int_list, parse_seeds_for_d, parse_support, progress_bar,
                                     progress_callback, report_step)
 from verify.cli.xor_stream import streamed_step
@@ -27,9 +28,9 @@ def register(sub):
     p.set_defaults(func=needs_subcommand(p, xs))
 
     s = xs.add_parser("step", help="one instance: the population step and its metrics")
-    s.add_argument("--d", type=int, required=True)
-    s.add_argument("--m", type=int, required=True)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--d", type=integer, required=True)
+    s.add_argument("--m", type=integer, required=True)
+    s.add_argument("--seed", type=integer, default=0)
     s.add_argument("--support", help="'a,b' (0-based); default drawn per (d, m)")
     s.add_argument("--attention", default="softmax", choices=ATTENTIONS)
     s.add_argument("--stream", action="store_true",
@@ -40,7 +41,7 @@ def register(sub):
     w = xs.add_parser("sweep", help="success over (d, m), m*(d) and its fits (SX-4)")
     w.add_argument("--d", required=True, help="comma-separated d values, e.g. 100,1000")
     w.add_argument("--m", required=True, help="comma-separated m values, e.g. 8,16,32")
-    w.add_argument("--seeds", type=int, default=100)
+    w.add_argument("--seeds", type=integer, default=100)
     w.add_argument("--seeds-for-d", help="fewer seeds at large d, e.g. 1000000:20")
     w.add_argument("--device", default="cpu", help="cpu or cuda (instances are drawn on the CPU either way)")
     w.add_argument("--stream", action="store_true",
@@ -53,19 +54,19 @@ def register(sub):
     n = xs.add_parser("samples", help="empirical-gradient step: n*(d) (SX-6)")
     n.add_argument("--d", required=True, help="comma-separated d values")
     n.add_argument("--n", required=True, help="comma-separated sample sizes (used for every d)")
-    n.add_argument("--m", type=int, default=64)
-    n.add_argument("--seeds", type=int, default=40)
+    n.add_argument("--m", type=integer, default=64)
+    n.add_argument("--seeds", type=integer, default=40)
     n.add_argument("--device", default="cpu", help="cpu or cuda (instances are drawn on the CPU either way)")
     add_backend_options(n, "run the cells")
     add_common_options(n)
     n.set_defaults(func=_samples)
 
     c = xs.add_parser("compare", help="softmax vs linear vs erf attention (SX-5)")
-    c.add_argument("--d", type=int, default=1000)
-    c.add_argument("--m", type=int, default=32)
-    c.add_argument("--seeds", type=int, default=50)
-    c.add_argument("--train-seeds", type=int, help="seeds for the T-step runs (default: all)")
-    c.add_argument("--steps", type=int, default=2000)
+    c.add_argument("--d", type=integer, default=1000)
+    c.add_argument("--m", type=integer, default=32)
+    c.add_argument("--seeds", type=integer, default=50)
+    c.add_argument("--train-seeds", type=integer, help="seeds for the T-step runs (default: all)")
+    c.add_argument("--steps", type=integer, default=2000)
     add_common_options(c)
     c.set_defaults(func=_compare)
 
@@ -74,8 +75,8 @@ def _step(args):
     if args.stream:
         return streamed_step(args)
     check_common(args)
-    check_int(args.d, "--d", lo=2)
-    check_int(args.m, "--m", lo=1)
+    check_int(args.d, "--d", lo=2, hi=MAX_SIZE)
+    check_int(args.m, "--m", lo=1, hi=MAX_SIZE)
     check_int(args.seed, "--seed", lo=0, hi=2**63 - 1)
     support = parse_support(args.support, args.d)
     check_lr_constant(args.c, args.d, args.m)
@@ -118,7 +119,7 @@ def _sweep(args):
     ds = parse_int_list(args.d, "--d", 2)
     ms = parse_int_list(args.m, "--m", 1)
     check_int(args.seeds, "--seeds", lo=1)
-    sfd = parse_seeds_for_d(args.seeds_for_d)
+    sfd = parse_seeds_for_d(args.seeds_for_d, ds)
     check_device(args.device, "--device")
     for d in ds:
         for m in ms:
@@ -143,7 +144,7 @@ def _sweep(args):
     from verify.stats.intervals import wilson_interval
     from verify.experiments.xor_sweeps import run_sweep
 
-    with distributed.progress_display("sweep") as progress:
+    with distributed.progress_display("sweep") as progress, as_options({"results file": "--json"}):
         cells = run_sweep(ds, ms, args.seeds, c=args.c, eps=args.eps, out=args.out,
                           progress=progress, seeds_for_d=sfd, device=args.device,
                           workers=args.workers, scheduler=scheduler, stream=args.stream)
@@ -201,7 +202,7 @@ def _samples(args):
     check_common(args)
     ds = parse_int_list(args.d, "--d", 2)
     ns = parse_int_list(args.n, "--n", 1)
-    check_int(args.m, "--m", lo=1)
+    check_int(args.m, "--m", lo=1, hi=MAX_SIZE)
     check_int(args.seeds, "--seeds", lo=1)
     check_device(args.device, "--device")
     for d in ds:
@@ -222,7 +223,7 @@ def _samples(args):
     from verify.stats.intervals import wilson_interval
     from verify.experiments.xor_sweeps import run_samples
 
-    with distributed.progress_display("samples") as progress:
+    with distributed.progress_display("samples") as progress, as_options({"results file": "--json"}):
         cells = run_samples(ds, {d: ns for d in ds}, args.m, args.seeds, c=args.c, eps=args.eps,
                             out=args.out, progress=progress, device=args.device,
                             workers=args.workers, scheduler=scheduler)
@@ -244,7 +245,7 @@ def _samples(args):
 
 def _compare(args):
     check_common(args)
-    check_int(args.d, "--d", lo=2)
+    check_int(args.d, "--d", lo=2, hi=MAX_SIZE)
     check_int(args.m, "--m", lo=1, hi=min(64, args.d - 1))  # the comparison needs m < d, m <= 64
     check_int(args.seeds, "--seeds", lo=1)
     check_int(args.steps, "--steps", lo=0)

@@ -7,41 +7,53 @@ from __future__ import annotations
 from numeric.validation import check_int, check_real, check_support, reject
 
 
+#: the largest d, m or n of any run: far beyond what fits in memory or time, small enough
+#: that the step size and the estimates are finite floats
+MAX_SIZE = 2 ** 62
+
+
 def parse_int_list(text, name, lo):
-    """Comma-separated integers (``1e6`` allowed), each ``>= lo``."""
-    try:
-        vals = [int(float(t)) if "e" in t.lower() else int(t) for t in str(text).split(",") if t.strip()]
-    except (ValueError, OverflowError):
-        reject(name, text, "comma-separated integers, e.g. 100,1000")
-    if not vals:
-        reject(name, text, "at least one integer")
-    return [check_int(v, name, lo=lo) for v in vals]
+    """Comma-separated integers (``1e6`` allowed, ``1.5e0`` not), each ``>= lo``, distinct:
+    a repeated value would run (and count) its cells twice."""
+    from verify.cli.options import integers
+
+    vals = integers(text, name, lo=lo, hi=MAX_SIZE)
+    if len(set(vals)) != len(vals):
+        reject(name, text, f"distinct values ({sorted(v for v in set(vals) if vals.count(v) > 1)} repeated)")
+    return vals
 
 
-def parse_seeds_for_d(text):
+def parse_seeds_for_d(text, ds):
+    """``D:N,D:N``: ``N >= 1`` seeds at each ``D``, which must be one of ``ds`` (the ``--d``
+    values) and given once."""
+    from numeric.validation import parse_integer
+
     out = {}
     for part in (text or "").split(","):
-        if not part:
+        if not part.strip():
             continue
-        try:
-            d, s = part.split(":")
-            out[int(float(d))] = int(s)
-        except (ValueError, OverflowError):
+        if part.count(":") != 1:
             reject("--seeds-for-d", text, "D:N pairs, e.g. 1000000:20")
-        check_int(out[int(float(d))], "--seeds-for-d", lo=1)
+        d_text, s_text = part.split(":")
+        d = parse_integer(d_text, "--seeds-for-d", lo=2)
+        s = parse_integer(s_text, "--seeds-for-d", lo=1)
+        if d in out:
+            reject("--seeds-for-d", text, f"each D once (D = {d} is given twice)")
+        if d not in ds:
+            reject("--seeds-for-d", text, f"D values among --d = {','.join(map(str, ds))} (D = {d} is not)")
+        out[d] = s
     return out
 
 
 def parse_support(text, d):
     if text is None:
         return None
+    from numeric.validation import parse_integer
+
     parts = str(text).split(",")
-    try:
-        pair = tuple(int(t) for t in parts)
-    except ValueError:
+    if len(parts) != 2:
         reject("--support", text, "two comma-separated indices 'a,b'")
-    if len(pair) != 2:
-        reject("--support", text, "two comma-separated indices 'a,b'")
+    pair = tuple(parse_integer(t, "--support") for t in parts)
     return check_support(pair, d, "--support")
 
 
@@ -64,16 +76,21 @@ def add_common_options(p):
     p.add_argument("--json", "--out", dest="out", metavar="FILE",
                    help="write results as JSON, atomically (--out is the same option)")
     p.add_argument("--figure", metavar="FILE", help="draw a figure (.png, .pdf or .svg: the suffix sets the format)")
+    from verify.cli.options import add_time_budget
+
+    add_time_budget(p)
 
 
 def check_common(args):
-    from verify.cli.options import check_figure_output, check_output
+    from verify.cli.options import check_distinct_files, check_figure_output, check_output
 
     # the success criterion is defined for eps < 1/2 (numeric.xor_metrics)
     check_real(args.eps, "--eps", lo=0, hi=0.5, lo_open=True, hi_open=True)
     check_real(args.c, "--c", lo=0, lo_open=True)
     check_figure_output(args.figure)
     check_output(args.out, "--json")
+    # a resumable --json is read and written: an output, which no other output may name
+    check_distinct_files([("--json", args.out), ("--figure", args.figure)])
 
 
 def check_lr_constant(c, d, m):

@@ -24,6 +24,7 @@ convention says so (:attr:`Mismatch.hints`).
 from __future__ import annotations
 
 import json
+import numbers
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -226,11 +227,23 @@ def _to_floats(value, what):
     if isinstance(value, str):  # what :func:`~verify.crossval.target.plain` makes of an unknown object
         raise InputError(f"{what}: the function returned {value}, not numbers")
     if hasattr(value, "detach"):
-        value = value.detach().cpu().numpy()
+        value = value.detach().cpu().resolve_conj().numpy()
     try:
-        arr = np.asarray(value, dtype=np.float64).ravel()
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise InputError(f"{what}: cannot read the returned value as numbers ({exc})") from None
+        raw = np.asarray(value)
+        if raw.dtype.kind == "O":      # a list of mixed objects: each must be a real number
+            if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw.ravel()):
+                raise TypeError("not all entries are real numbers")
+        elif raw.dtype.kind not in "iuf":
+            kind = {"c": "complex numbers", "b": "booleans", "U": "text", "S": "bytes"}.get(
+                raw.dtype.kind, f"dtype {raw.dtype}")
+            raise TypeError(f"{kind}, not real numbers")
+        arr = raw.astype(np.float64).ravel()
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+        raise InputError(f"{what}: cannot read the returned value as real numbers ({exc})",
+                         name=what, value=None, expected="real numbers") from None
+    if not np.all(np.isfinite(arr)):
+        raise InputError(f"{what}: the function returned NaN or inf ({arr[~np.isfinite(arr)][:3].tolist()}); "
+                         "expected finite numbers", name=what, value=None, expected="finite numbers")
     return [float(v) for v in arr]
 
 
@@ -503,6 +516,10 @@ def _load_json_instances(path):
     data = _read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("instances"), list):
         raise InputError(f"{path}: expected an object with a list 'instances' (see docs/crossval.md)")
+    unknown = sorted(set(map(str, data)) - {"instances", "conventions"})
+    if unknown:
+        reject(f"{path}: fields", sorted(map(str, data)), "only 'instances' and 'conventions' (unknown: "
+               f"{', '.join(unknown)})")
     meta = data.get("conventions")
     if meta is None:
         meta = {}
@@ -909,15 +926,18 @@ def read_table(path, N=None, values="01", allow_large=False):
             arr = np.load(path, allow_pickle=False)
             if not hasattr(arr, "ravel"):
                 raise InputError(f"{path}: an .npz archive, not a single .npy array")
-            arr = arr.ravel()
         elif path.suffix == ".json":
             data = _read_json(path)
             if isinstance(data, dict):
                 if "table" not in data:
                     raise InputError(f"{path}: expected a field 'table'")
+                unknown = sorted(set(map(str, data)) - {"table", "profile"})
+                if unknown:
+                    raise InputError(f"{path}: unknown field(s) {', '.join(unknown)}; expected 'table' and "
+                                     "optionally 'profile'")
                 claimed = data.get("profile")
                 data = data["table"]
-            arr = np.asarray(data).ravel()
+            arr = np.asarray(data)
         else:
             _file_size_ok(path)
             text = path.read_text(encoding="utf-8")
@@ -929,6 +949,9 @@ def read_table(path, N=None, values="01", allow_large=False):
         raise
     except Exception as exc:
         raise InputError(f"{path}: cannot read a truth table ({type(exc).__name__}: {exc})") from None
+    if arr.ndim != 1:
+        raise InputError(f"{path}: a table of shape {arr.shape}; expected one dimension, entry x at "
+                         "index x (a 2-D table is not flattened)")
     allowed = (0, 1) if values == "01" else (1, -1)
     if arr.dtype.kind not in "biuf" or arr.size == 0 or not np.all((arr == allowed[0]) | (arr == allowed[1])):
         other = " (it holds only +1 and -1: pass --values pm1 / values='pm1')" if (

@@ -137,6 +137,21 @@ def import_paths(spec, paths=()):
     return list(dict.fromkeys(out))
 
 
+def target_source(spec, paths=()):
+    """The file of the target's module, found without importing anything (``None`` when no
+    folder of :func:`import_paths` or ``sys.path`` holds it): a ``path/to/file.py`` itself, else
+    ``a/b.py`` or ``a/b/__init__.py`` of the first folder that has one."""
+    mod_name, _ = parse_target(spec)
+    if mod_name.endswith(".py"):
+        return Path(mod_name)
+    rel = Path(*mod_name.split("."))
+    for folder in [*import_paths(spec, paths), *sys.path]:
+        for cand in (Path(folder or ".") / rel.with_suffix(".py"), Path(folder or ".") / rel / "__init__.py"):
+            if cand.is_file():
+                return cand
+    return None
+
+
 def load_callable(spec: str, paths=()):
     """Import ``MODULE:FUNCTION`` (a dotted module or a ``path/to/file.py``) and return the function.
 
@@ -211,7 +226,9 @@ def plain(value):
         value = value.detach().cpu()
         if hasattr(value, "resolve_conj"):
             value = value.resolve_conj()
-        return np.array(value.tolist(), dtype=np.float64)
+        return np.array(value.tolist())    # complex stays complex, to be refused, not cast
+    if isinstance(value, (str, bytes)):    # text is not a number, even when it reads as one
+        return f"<{type(value).__name__}>"
     if isinstance(value, tuple):
         return tuple(plain(v) for v in value)
     if isinstance(value, list):
@@ -252,10 +269,45 @@ class InProcessTarget:
         self.close()
 
 
+def _tie_to_parent():  # pragma: no cover - runs in the child process
+    """Put the child in a process group of its own (so that it and whatever the target starts
+    are stopped together, :meth:`ChildTarget.close`) and, on Linux, have the kernel kill it when
+    the parent dies, even by SIGKILL, which no handler of the parent sees."""
+    import signal
+
+    try:
+        os.setpgid(0, 0)
+    except OSError:
+        pass
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)          # PR_SET_PDEATHSIG
+        if os.getppid() == 1:                   # the parent died before the call
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
+
+
+def _kill_group(proc):
+    """SIGKILL the child's process group (the child and what the target started), then the
+    child itself where it has no group of its own yet."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (OSError, ProcessLookupError):
+        pass
+    proc.kill()
+
+
 def _child_main(conn, spec, paths, array):  # pragma: no cover - runs in the child process
     """The child's loop: import the target, then answer ``(args, optional)`` messages until
     ``None`` or the end of the pipe."""
     import pickle
+
+    _tie_to_parent()
 
     def send(msg):
         try:
@@ -384,8 +436,10 @@ class ChildTarget:
             return None
         proc.join(2)
         if proc.is_alive():
-            proc.kill()
+            _kill_group(proc)
             proc.join()
+        else:
+            _kill_group(proc)       # what the target started and left behind
         return proc.exitcode
 
     def close(self):
@@ -400,9 +454,8 @@ class ChildTarget:
             pass
         conn.close()
         proc.join(0.5)
-        if proc.is_alive():
-            proc.kill()
-            proc.join()
+        _kill_group(proc)
+        proc.join()
 
     def __enter__(self):
         return self
@@ -434,5 +487,5 @@ def open_target(fn, *, array="numpy", timeout=None, paths=()):
 __all__ = [
     "ARRAY_KINDS", "DEFAULT_TIMEOUT", "ChildTarget", "InProcessTarget", "TargetDied", "TargetExited",
     "TargetFailed", "TargetRaised", "TargetTimedOut", "check_paths", "check_timeout", "import_paths",
-    "load_callable", "open_target", "parse_target", "plain",
+    "load_callable", "open_target", "parse_target", "plain", "target_source",
 ]

@@ -46,8 +46,32 @@ class _Record:
             raise InputError(f"cell = {str(obj)[:60]!r}: expected a {cls.__name__} with the keys "
                              f"{', '.join(missing)}")
         kw = {n: obj[n] for n in names}
+        for f in fields(cls):
+            _check_field(f, kw[f.name], cls.__name__)
+        for k in ("d", "m", "n"):           # a cell agrees with its own key
+            if k in kw and k in kw["key"] and kw["key"][k] != kw[k]:
+                raise ValueError(f"{k} = {kw[k]!r} but its key has {k} = {kw['key'][k]!r}")
         kw["support"] = tuple(kw["support"])
         return cls(**kw)
+
+
+def _check_field(f, value, what):
+    """A saved field of the declared type: ``int`` (not a bool), a finite ``float`` (an int
+    reads as one), ``str``, ``dict``, a ``tuple`` (a list of integers); ``... | None`` also
+    ``None``. A wrong one is a ``ValueError`` naming the field."""
+    import math
+
+    kind = str(f.type).replace(" ", "")
+    if value is None and kind.endswith("|None"):
+        return
+    kind = kind.removesuffix("|None")
+    ok = {"int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+          "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
+          "str": lambda v: isinstance(v, str), "dict": lambda v: isinstance(v, dict),
+          "tuple": lambda v: isinstance(v, (list, tuple)) and all(
+              isinstance(x, int) and not isinstance(x, bool) for x in v)}.get(kind, lambda v: True)
+    if not ok(value):
+        raise ValueError(f"{what} field {f.name} = {str(value)[:40]!r} is not a {kind}")
 
 
 @dataclass(frozen=True)
@@ -154,6 +178,7 @@ def load_results(path):
     if not isinstance(obj, dict) or obj.get("schema") != SWEEP_SCHEMA \
             or not isinstance(obj.get("cells"), list):
         reject("results file", str(path), f"a boolverify sweep file (schema {SWEEP_SCHEMA})")
+    seen = {}
     for i, cell in enumerate(obj["cells"]):
         # every cell must rebuild into its record, so a damaged file is refused when read,
         # not half-way through a resumed sweep
@@ -164,6 +189,11 @@ def load_results(path):
         except (TypeError, KeyError, ValueError, AttributeError) as exc:
             reject("results file", str(path), f"a boolverify sweep file whose cells are complete "
                    f"(cell {i} is not: {type(exc).__name__}: {str(exc)[:120]})")
+        key = json.dumps(cell["key"], sort_keys=True)
+        if key in seen and obj["cells"][seen[key]] != cell:
+            reject("results file", str(path), f"one copy of each cell (cells {seen[key]} and {i} have the "
+                   "same key and different results)")
+        seen.setdefault(key, i)
     return obj
 
 

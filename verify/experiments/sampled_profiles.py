@@ -17,7 +17,7 @@ import torch
 
 from numeric.transformer_model import random_model
 from numeric.transformer_sample import sampled_sensitivities
-from numeric.validation import check_int, check_real
+from numeric.validation import check_int, check_real, check_seed
 from verify.experiments.transformer_records import ModelSample, SampledProfiles, SampleSummary
 from verify.stats.intervals import clopper_pearson
 
@@ -29,7 +29,7 @@ STRING_SEED_OFFSET = 1 << 40
 
 def string_generator(seed: int) -> torch.Generator:
     """The CPU generator of the sampled strings of the model with seed ``seed``."""
-    seed = check_int(seed, "seed", lo=0)
+    seed = check_seed(seed, "seed")
     return torch.Generator().manual_seed(STRING_SEED_OFFSET + seed)
 
 
@@ -77,7 +77,7 @@ def sampled_profiles(config, scheme: str, N: int, models: int, S: int, *, seed: 
         per-model records of :func:`model_record`) and ``summary`` (:func:`summarize`).
     """
     models = check_int(models, "models", lo=1)
-    seed = check_int(seed, "seed", lo=0)
+    seed = check_seed(seed, "seed", count=models)
     recs = []
     for i in range(models):
         model = random_model(config, scheme, seed + i, device=device, **init_kw)

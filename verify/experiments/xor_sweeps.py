@@ -131,11 +131,18 @@ class CellStore:
             if self.find(cell.key) is None:
                 self.cells.append(rec)
         else:
+            on_file = {}
+
+            def read(path):
+                # the whole file, so that its other top-level fields are written back as they were
+                on_file.update(load_results(path))
+                return on_file["cells"]
+
             self.cells = merge_json_records(
                 self.out, [rec], lambda c: cell_identity(c.get("key") if isinstance(c, dict) else c),
                 config_fn=lambda c: _config(c.get("key") if isinstance(c, dict) else None),
-                read=lambda p: load_results(p)["cells"],
-                wrap=lambda cells: {"schema": SWEEP_SCHEMA, "cells": cells}, what="cell")
+                read=read, wrap=lambda cells: {**on_file, "schema": SWEEP_SCHEMA, "cells": cells},
+                what="cell")
         return self.find(cell.key) or cell
 
     def cached(self, key, run):

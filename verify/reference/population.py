@@ -78,7 +78,9 @@ _MAX_EXTRA = 4000    # give up raising the precision beyond dps + this (exact ze
 def _to_nested(x, name):
     """torch / numpy / mpmath.matrix / nested sequences -> nested python lists."""
     if hasattr(x, "detach") and hasattr(x, "cpu"):  # torch tensor
-        x = x.detach().cpu()
+        from numeric.validation import check_tensor_storage
+
+        x = check_tensor_storage(x, name).detach().cpu()
         if x.is_complex():
             reject(name, f"<tensor of dtype {x.dtype}>", "real entries")
         return x.tolist()

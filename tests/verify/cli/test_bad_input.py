@@ -28,7 +28,29 @@ DEEP = "[" * 100_000 + "]" * 100_000
 SWEEP_INTS = json.dumps({"schema": SWEEP_SCHEMA, "cells": [1, 2]})
 SWEEP_PARTIAL = json.dumps({"schema": SWEEP_SCHEMA, "cells": [{"key": {"d": 100, "m": 4}}]})
 SWEEP_OTHER = json.dumps({"schema": "something-else", "cells": []})
+
+
+def _sweep_file(*edits):
+    """A results file of one saved cell (d = 100, m = 4, 2 seeds), changed by ``edits``:
+    each ``(field, value)`` sets a field of the cell, ``("copy", field, value)`` adds a
+    second copy of the cell with that field changed."""
+    key = {"kind": "step", "d": 100, "m": 4, "n_seeds": 2, "seed_offset": 0, "c": 10.0, "eps": 0.01,
+           "dtype": "torch.float64"}
+    cell = {"key": key, "d": 100, "m": 4, "n_seeds": 2, "support": [0, 1], "lr": 1.0, "successes": 1,
+            "successes_limit": 1, "rate": 0.5, "rate_limit": 0.5, "assignment_matches": 1,
+            "median_loss": 0.1, "seconds": 0.1, "success_bits": "10"}
+    cells = [cell]
+    for e in edits:
+        if e[0] == "copy":
+            cells.append({**cell, e[1]: e[2]})
+        else:
+            cell[e[0]] = e[1]
+    return json.dumps({"schema": SWEEP_SCHEMA, "cells": cells})
 MUTANTS_PARTIAL = json.dumps({"mutants": [], "caught": 0})
+MUTANTS_WHOLE = json.dumps({"mutants": [], "caught": 0, "total": 0, "score": 1.0, "survivors": []})
+MUTANTS_WRONG_TYPES = json.dumps({"mutants": 3, "caught": "all", "total": None, "score": "1",
+                                  "survivors": {}})
+MUTANTS_NAN_SCORE = MUTANTS_WHOLE.replace("1.0", "NaN")
 
 CHECK = [
     (["check", "--profile", "huge"], {}),
@@ -37,7 +59,7 @@ CHECK = [
     (["check", "--claim", ""], {}),
     (["check", "--seed", "-1"], {}),
     (["check", "--seed", "abc"], {}),
-    (["check", "--seed", "1e3"], {}),
+    (["check", "--seed", "1.5e0"], {}),
     (["check", "--seed", str(10**30)], {}),
     (["check", "--jobs", "0"], {}),
     (["check", "--jobs", "-2"], {}),
@@ -273,7 +295,7 @@ BOUNDS = [[*(["sensitivity", "bounds"]), *args] for args in (
     ["--C-lip", "0"],
     ["--C-lip", "nan"],
     ["--json", "/proc/b.json"],
-    ["--D", "1e7"],
+    ["--D", "1.5e0"],
 )]
 
 TRAIN = [[*(["sensitivity", "train"]), *args] for args in (
@@ -337,18 +359,89 @@ RESUME = [
     (["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": DEEP}),
     (["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": "{"}),
     (["xor", "samples", "--d", "100", "--n", "8", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": SWEEP_INTS}),
+] + [(["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], {"s.json": _sweep_file(*e)})
+     for e in ([("rate", "0.5")], [("successes", "1")], [("d", 1000)], [("m", 8)], [("median_loss", None)],
+               [("success_bits", 10)], [("support", [0.0, 1.0])], [("copy", "successes", 2)],
+               [("n_seeds", True)])]
+
+SAME_FILE = [
+    (["check", "--json", "{out}/r", "--markdown", "{out}/r"], {}),
+    (["check", "--json", "{out}/r", "--markdown", "{out}/./r"], {}),
+    (["check", "--json", "{in}/m.json", "--mutants", "{in}/m.json"], {"m.json": MUTANTS_WHOLE}),
+    (["check", "--mutants", "{in}/m.json"], {"m.json": MUTANTS_WRONG_TYPES}),
+    (["check", "--mutants", "{in}/m.json"], {"m.json": MUTANTS_NAN_SCORE}),
+    (["xor", "step", "--d", "10", "--m", "2", "--json", "{out}/f.png", "--figure", "{out}/f.png"], {}),
+    (["xor", "sweep", "--d", "10", "--m", "2", "--seeds", "1", "--out", "{out}/f.svg",
+      "--figure", "{out}/f.svg"], {}),
+    (["xor", "samples", "--d", "10", "--n", "4", "--seeds", "1", "--out", "{out}/f.svg",
+      "--figure", "{out}/../out/f.svg"], {}),
+    (["xor", "compare", "--d", "10", "--m", "2", "--seeds", "1", "--out", "{out}/f.pdf",
+      "--figure", "{out}/f.pdf"], {}),
+    (["sensitivity", "profile", "--table", "{in}/t.txt", "--json", "{in}/t.txt"], PROFILE_FILES),
+    (["sensitivity", "profile", "--table", "{in}/t.txt", "--figure", "{in}/link.png"],
+     {"t.txt": "0110", "link.png": ("symlink", "t.txt")}),
+    (["sensitivity", "profile", "--function", "parity", "--N", "3", "--json", "{out}/p.png",
+      "--figure", "{out}/p.png"], {}),
+    (["sensitivity", "train", "--N", "4", "--steps", "1", "--json", "{out}/t.png",
+      "--figure", "{out}/t.png"], {}),
+    (["sensitivity", "train", "--N", "4", "--steps", "1", "--figure", "{out}/t.png",
+      "--figure", "{out}/t.png"], {}),
+    (["sensitivity", "random", "--N", "3", "--models", "1", "--json", "{out}/r.png",
+      "--figure", "{out}/r.png"], {}),
 ]
+
+# integers read exactly, sizes that would run for years, limits of threads, jobs and seeds
+EXACT_AND_BOUNDED = [[*args] for args in (
+    ["xor", "sweep", "--d", "10", "--m", "1.9e0"],
+    ["xor", "sweep", "--d", "10.5", "--m", "2"],
+    ["xor", "sweep", "--d", "10", "--m", "2", "--seeds", "2.5"],
+    ["xor", "sweep", "--d", "10", "--m", "2", "--seeds", "1e5000"],
+    ["xor", "sweep", "--d", "10,10", "--m", "2"],
+    ["xor", "sweep", "--d", "10", "--m", "2,2"],
+    ["xor", "sweep", "--d", "10,20", "--m", "2", "--seeds-for-d", "10:3,10:4"],
+    ["xor", "sweep", "--d", "10,20", "--m", "2", "--seeds-for-d", "99:5"],
+    ["xor", "sweep", "--d", "10", "--m", "2", "--seeds-for-d", "10:1.5"],
+    ["xor", "sweep", "--d", "10", "--m", "2", "--seeds-for-d", "10:2:3"],
+    ["xor", "samples", "--d", "10", "--n", "4,4", "--seeds", "1"],
+    ["xor", "step", "--d", "10", "--m", "2", "--support", "0,1.5"],
+    ["xor", "step", "--d", "10", "--m", "2", "--seed", "1e400"],
+    ["xor", "step", "--d", "1e30", "--m", "2"],
+    ["xor", "compare", "--steps", "1e12"],
+    ["xor", "compare", "--d", "10", "--m", "2", "--seeds", "1", "--max-days", "0"],
+    ["xor", "compare", "--d", "10", "--m", "2", "--seeds", "1", "--max-days", "nan"],
+    ["xor", "sweep", "--d", "1e6", "--m", "64", "--seeds", "1e9"],
+    ["sensitivity", "train", "--steps", "1e11"],
+    ["sensitivity", "train", "--threads", "5000"],
+    ["sensitivity", "train", "--N", "4,1.5"],
+    ["sensitivity", "sample", "--models", "1e12"],
+    ["sensitivity", "sample", "--threads", "1000"],
+    ["sensitivity", "sample", "--seed", str(2**64)],
+    ["sensitivity", "sample", "--seed", str(2**63 - 1), "--models", "2"],
+    ["sensitivity", "random", "--N", "3", "--models", "1", "--seed", str(2**64)],
+    ["sensitivity", "random", "--N", "3", "--models", "1", "--seed", str(-2**64)],
+    ["sensitivity", "profile", "--function", "random", "--N", "3", "--seed", str(2**64)],
+    ["sensitivity", "profile", "--function", "random", "--N", "3", "--seed", "-1"],
+    ["sensitivity", "profile", "--function", "sparse_parity", "--N", "4", "--S", "0,1.5"],
+    ["sensitivity", "profile", "--function", "parity", "--N", "4.5"],
+    ["check", "--jobs", str(10**6)],
+    ["check", "--jobs", "65"],
+    ["mutants", "--jobs", "1e9"],
+    ["runs", "sg5", "--quick", "--threads", "1e4"],
+)]
 
 CASES = (CHECK + DERIVE + MUTANTS + RUNS
          + [(a, {}) for a in XOR_STEP + XOR_SWEEP + XOR_SAMPLES + XOR_COMPARE]
          + [(a, PROFILE_FILES) for a in PROFILE]
-         + [(a, {}) for a in RANDOM + BOUNDS + TRAIN + SAMPLE + TOP] + RESUME)
+         + [(a, {}) for a in RANDOM + BOUNDS + TRAIN + SAMPLE + TOP] + RESUME + SAME_FILE
+         + [(a, {}) for a in EXACT_AND_BOUNDED])
 
 
 def _write(folder, files):
     for name, content in files.items():
         path = folder / name
-        if isinstance(content, bytes):
+        if isinstance(content, tuple):          # ("symlink", target)
+            path.symlink_to(folder / content[1])
+        elif isinstance(content, bytes):
             path.write_bytes(content)
         else:
             path.write_text(content)
@@ -490,3 +583,30 @@ def test_sweep_terminated_leaves_a_whole_file_or_none(tmp_path):
     data = json.loads(out.read_text())
     assert data["schema"] == SWEEP_SCHEMA and data["cells"]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".s.json")] == []
+
+
+# the message names the option the user wrote, not the library argument it became
+NAMED = [
+    (["sensitivity", "bounds", "--B", "1e308"], "--B"),
+    (["sensitivity", "profile", "--function", "parity", "--N", "4", "--i", "2"], "--i"),
+    (["sensitivity", "profile", "--function", "sparse_parity", "--N", "4", "--S", "1,1"], "--S"),
+    (["sensitivity", "profile", "--function", "random", "--N", "3", "--seed", str(2**64)], "--seed"),
+    (["sensitivity", "train", "--N", "4", "--train-strings", "100", "--steps", "1"], "--train-strings"),
+    (["xor", "sweep", "--d", "10,10", "--m", "2"], "--d"),
+    (["xor", "samples", "--d", "10", "--n", "4,4", "--seeds", "1"], "--n"),
+    (["xor", "sweep", "--d", "10", "--m", "1.9e0"], "--m"),
+    (["xor", "sweep", "--d", "10", "--m", "2", "--seeds-for-d", "10:1,10:2"], "--seeds-for-d"),
+    (["xor", "sweep", "--d", "100", "--m", "4", "--seeds", "2", "--out", "{in}/s.json"], "--json"),
+    (["xor", "compare", "--steps", "1e12"], "--steps"),
+    (["check", "--json", "{in}/r", "--markdown", "{in}/r"], "--markdown"),
+]
+
+
+@pytest.mark.parametrize("argv, option", NAMED, ids=[" ".join(a) for a, _ in NAMED])
+def test_the_message_names_the_option(argv, option, tmp_path, capsys):
+    from verify.cli import main
+
+    (tmp_path / "s.json").write_text(SWEEP_INTS)
+    code = main([a.replace("{in}", str(tmp_path)) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"boolverify: error: {option} "), err

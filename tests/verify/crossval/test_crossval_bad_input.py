@@ -68,6 +68,31 @@ def sleeps(*args):
 def returns_text(*args):
     return "forty-two"
 
+def _true_grad(V, theta, theta_tilde, support):
+    sys.path.insert(0, os.environ["BOOLVERIFY_ROOT"])
+    from docs.examples.xor_impl import population_grad
+    return population_grad(V, theta, theta_tilde, support)
+
+def complex_grad(V, theta, theta_tilde, support, attention="softmax"):
+    g, gt = _true_grad(V, theta, theta_tilde, support)
+    return np.asarray(g) + 1e-3j, np.asarray(gt) + 0j
+
+def nan_grad(V, theta, theta_tilde, support, attention="softmax"):
+    return np.full(len(theta), np.nan), np.full(len(theta), np.nan)
+
+def text_grad(V, theta, theta_tilde, support, attention="softmax"):
+    g, gt = _true_grad(V, theta, theta_tilde, support)
+    return [str(x) for x in g], [str(x) for x in gt]
+
+def complex_profile(table):
+    return _profile(table) + 0j
+
+def text_profile(table):
+    return [str(k) for k in _profile(table)]
+
+def inf_average(table):
+    return float("inf")
+
 not_callable = 3
 '''
 
@@ -135,6 +160,11 @@ FILES = {
     "unknown.npz": lambda p: _npz(p, extra=np.ones(3)),
     "single.npz": lambda p: p.write_bytes(b"\x93NUMPY" + b"\x00" * 40),
     "float_support.npz": lambda p: _npz(p, support=np.array([[0.0, 1.0]] * 3)),
+    "top_typo.json": lambda p: p.write_text(json.dumps({"convention": {"index_base": 1}, "instances": [INST]})),
+    "table_2d.npy": lambda p: np.save(p, np.array([[0, 1], [1, 0]])),
+    "table_2d.json": _text('{"table": [[0, 1], [1, 0]]}'),
+    "table_typo.json": _text('{"table": [0, 1, 1, 0], "profil": [0, 0, 4]}'),
+    "table_scalar.json": _text('{"table": 1}'),
 }
 
 OUT = "{tmp}/out.json"
@@ -243,6 +273,19 @@ IN_PROCESS = [
     # an output that cannot be written, found only at the end: a verdict, then exit 2
     (["xor-file", "{one_claim.json}", "--json", "/proc/crossval-verdict.json"], 2, "--json"),
     (["profile", "{maj.txt}", "--json", "/proc/crossval-verdict.json"], 2, "--json"),
+    # an output naming an input: refused before the run, the input kept
+    (["xor-file", "{one_claim.json}", "--json", "{one_claim.json}"], 2, "overwrite the input"),
+    (["profile", "{maj.txt}", "--json", "{maj.txt}"], 2, "overwrite the input"),
+    (["profile", "{targets.py}:profile", "--json", "{targets.py}"], 2, "overwrite the input"),
+    (["xor-grad", f"{IMPL}:population_grad", "--json", str(IMPL)], 2, "overwrite the input"),
+    (["xor-grad", "targets:profile", "--path", "{tmp}", "--json", "{targets.py}"], 2, "overwrite the input"),
+    (["xor-file", "{one_claim.json}", "--json", "{tmp}/no/such/out.json"], 2, "--json"),
+    # misspelt fields and tables of another shape
+    (["xor-file", "{top_typo.json}"], 2, "convention"),
+    (["profile", "{table_2d.npy}"], 2, "one dimension"),
+    (["profile", "{table_2d.json}"], 2, "one dimension"),
+    (["profile", "{table_typo.json}"], 2, "profil"),
+    (["profile", "{table_scalar.json}"], 2, "one dimension"),
 ]
 
 
@@ -280,7 +323,10 @@ def test_bad_input_in_process(tmp_path, capsys, argv, expected_rc, fragment):
 
 def _cli(argv, tmp_path, limit=60):
     start = time.monotonic()
-    r = run_cli_process("crossval", *_expand(argv, tmp_path), cwd=tmp_path, timeout=limit)
+    import os
+
+    env = dict(os.environ, BOOLVERIFY_ROOT=str(ROOT))
+    r = run_cli_process("crossval", *_expand(argv, tmp_path), cwd=tmp_path, timeout=limit, env=env)
     return r, time.monotonic() - start
 
 
@@ -295,6 +341,14 @@ IN_CHILD = [
     (["xor-grad", "{targets.py}:dies", "--json", OUT], 2, "process ended with exit code 0"),
     (["xor-loss", "{targets.py}:returns_text"], 2, "not numbers"),
     (["xor-grad", f"{IMPL}:population_grad_raises", "--json", OUT], 2, "raised RuntimeError"),
+    # results that are not finite real numbers are refused, never compared
+    (["xor-grad", "{targets.py}:complex_grad", "--examples", "3", "--json", OUT], 2, "complex"),
+    (["xor-grad", "{targets.py}:nan_grad", "--examples", "3"], 2, "NaN or inf"),
+    (["xor-grad", "{targets.py}:text_grad", "--examples", "3"], 2, "real numbers"),
+    (["profile", "{targets.py}:complex_profile", "--N", "3", "--examples", "3"], 2, "complex"),
+    (["profile", "{targets.py}:text_profile", "--N", "3", "--examples", "3"], 2, "real numbers"),
+    (["profile", "{targets.py}:inf_average", "--N", "3", "--returns", "average", "--examples", "3"], 2,
+     "NaN or inf"),
 ]
 
 
@@ -332,3 +386,60 @@ def test_wrong_only_from_N_12_is_caught(tmp_path):
     assert "MISMATCH" in r.stdout and "N=12" in r.stdout and "seeded_table(12" in r.stdout
     record = json.loads((tmp_path / "res.json").read_text())
     assert record["ok"] is False and record["mismatch"]["inputs"]["N"] == 12
+
+
+def _children(pid):
+    """The pids whose parent is ``pid`` (from /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def _alive(pid):
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_sigkill_of_crossval_leaves_no_process_of_its_target(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    (tmp_path / "targets.py").write_text(TARGETS)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "verify.cli", "crossval", "xor-grad",
+                             f"{tmp_path / 'targets.py'}:sleeps", "--timeout", "600"],
+                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        kids = []
+        while time.monotonic() < deadline and not kids:
+            # the target's process is up once it has imported targets.py (its cmdline is python's)
+            kids = [k for k in _children(proc.pid) if _alive(k)]
+            time.sleep(0.2)
+        assert kids, "the target's process did not start"
+        time.sleep(3)                     # let it reach the call
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and any(_alive(k) for k in kids):
+            time.sleep(0.2)
+        left = [k for k in kids if _alive(k)]
+        for k in left:
+            os.kill(k, signal.SIGKILL)
+        assert not left, f"processes of the target outlived crossval: {left}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()

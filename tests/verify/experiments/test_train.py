@@ -301,7 +301,7 @@ BAD_TRAIN_OPTIONS = [
     (["--loss", "l1"], "--loss"),
     (["--dtype", "float16"], "--dtype"),
     (["--figure", "out.xyz"], "--figure"),
-    (["--D", "15"], "H"),
+    (["--D", "15"], "--H"),
 ]
 
 
