@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import sys
 
-from numeric.validation import check_choice, check_int, check_real, reject
+from numeric.validation import check_choice, check_int, check_real, check_seed, reject
 from verify.cli import writing
+from verify.cli.options import add_time_budget, integer
 
 #: Longest N accepted (2^N strings per perturbed model).
 MAX_N = 16
@@ -27,14 +28,15 @@ def register(sub):
     p.add_argument("--sigmas", default=None,
                    help="comma-separated increasing perturbation scales > 0 (default 25 values log-spaced "
                    "over [1e-4, 1])")
-    p.add_argument("--models", type=int, default=200, help="perturbations per sigma (default 200)")
-    p.add_argument("--seed", type=int, default=0, help="seed >= 0 of the perturbation directions (default 0)")
+    p.add_argument("--models", type=integer, default=200, help="perturbations per sigma (default 200)")
+    p.add_argument("--seed", type=integer, default=0, help="seed >= 0 of the perturbation directions (default 0)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
     p.add_argument("--no-ln", dest="include_ln", action="store_false",
                    help="keep the layer-norm gains and biases unperturbed")
-    p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    p.add_argument("--threads", type=integer, default=None, help="torch CPU threads (default: torch's)")
     p.add_argument("--json", metavar="FILE", help="write the curves as JSON (atomically)")
     p.add_argument("--figure", metavar="FILE", help="figure of the curves and radii (PNG/PDF by suffix, atomic)")
+    add_time_budget(p)
     p.set_defaults(func=_volume)
 
 
@@ -51,7 +53,8 @@ def parse_reals(text, name):
 
 def _validate(args):
     """Option checks before any work; returns ``(Ns, sigmas)``."""
-    from verify.cli.options import FLOPS_PER_SECOND, check_figure_output, check_output, require_time
+    from verify.cli.options import (FLOPS_PER_SECOND, MAX_THREADS, check_distinct_files, check_figure_output,
+                                    check_output, require_time)
     from verify.cli.xor_options import parse_int_list
     from verify.experiments.local_volume import DEFAULT_SIGMAS, check_sigmas
 
@@ -65,12 +68,13 @@ def _validate(args):
         check_int(N, "--N", lo=1, hi=MAX_N)
     sigmas = DEFAULT_SIGMAS if args.sigmas is None else check_sigmas(parse_reals(args.sigmas, "--sigmas"), "--sigmas")
     check_int(args.models, "--models", lo=1, hi=10**7)
-    check_int(args.seed, "--seed", lo=0)
+    check_seed(args.seed, "--seed", count=args.models)
     check_real(args.level, "--level", lo=0, hi=1, lo_open=True, hi_open=True)
     if args.threads is not None:
-        check_int(args.threads, "--threads", lo=1, hi=1024)
+        check_int(args.threads, "--threads", lo=1, hi=MAX_THREADS)
     check_output(args.json, "--json")
     check_figure_output(args.figure, "--figure")
+    check_distinct_files([("--json", args.json), ("--figure", args.figure)])
     flops = sum((1 << N) * (N + 1) * 6 * 40 for N in Ns) * args.models * len(sigmas) * len(functions)
     require_time(flops / FLOPS_PER_SECOND, "the perturbed models", f"--N = {args.N}, --models = {args.models}")
     return functions, Ns, tuple(sigmas)

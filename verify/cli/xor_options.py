@@ -4,7 +4,7 @@ the progress bar."""
 
 from __future__ import annotations
 
-from numeric.validation import check_int, check_real, check_support, reject
+from numeric.validation import check_real, check_support, reject
 
 
 #: the largest d, m or n of any run: far beyond what fits in memory or time, small enough

@@ -33,6 +33,11 @@ def test_small_run_writes_json_and_figure(tmp_path):
     (["--sigmas", "0,0.1"], "--sigmas[0]"),
     (["--models", "0"], "--models"),
     (["--json", "/nonexistent-folder/v.json"], "--json"),
+    (["--models", "1.5e0"], "--models"),
+    (["--seed", "-1"], "--seed"),
+    (["--threads", "5000"], "--threads"),
+    (["--json", "same.png", "--figure", "same.png"], "--figure"),
+    (["--N", "12", "--models", "1e6", "--max-days", "0.001"], "--N = 12, --models"),
 ])
 def test_bad_options_one_line_exit_2(args, name, tmp_path):
     # run from an empty folder (nothing may be written there), this checkout on the path

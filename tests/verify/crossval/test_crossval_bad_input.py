@@ -10,6 +10,7 @@ Rows that fail before any target is imported run in-process through :func:`verif
 from __future__ import annotations
 
 import json
+import sys
 import time
 import zipfile
 
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 from verify.cli import main
-from tests.helpers import PROJECT_ROOT, run_cli_process
+from tests.helpers import PROJECT_ROOT, children_of, process_gone, run_cli_process
 
 ROOT = PROJECT_ROOT
 IMPL = ROOT / "docs" / "examples" / "xor_impl.py"
@@ -388,34 +389,11 @@ def test_wrong_only_from_N_12_is_caught(tmp_path):
     assert record["ok"] is False and record["mismatch"]["inputs"]["N"] == 12
 
 
-def _children(pid):
-    """The pids whose parent is ``pid`` (from /proc)."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                out.append(int(entry.name))
-    return out
-
-
-def _alive(pid):
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 def test_sigkill_of_crossval_leaves_no_process_of_its_target(tmp_path):
     import os
     import signal
     import subprocess
-    import sys
 
     (tmp_path / "targets.py").write_text(TARGETS)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -427,16 +405,16 @@ def test_sigkill_of_crossval_leaves_no_process_of_its_target(tmp_path):
         kids = []
         while time.monotonic() < deadline and not kids:
             # the target's process is up once it has imported targets.py (its cmdline is python's)
-            kids = [k for k in _children(proc.pid) if _alive(k)]
+            kids = [k for k in children_of(proc.pid) if not process_gone(k)]
             time.sleep(0.2)
         assert kids, "the target's process did not start"
         time.sleep(3)                     # let it reach the call
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and any(_alive(k) for k in kids):
+        while time.monotonic() < deadline and not all(process_gone(k) for k in kids):
             time.sleep(0.2)
-        left = [k for k in kids if _alive(k)]
+        left = [k for k in kids if not process_gone(k)]
         for k in left:
             os.kill(k, signal.SIGKILL)
         assert not left, f"processes of the target outlived crossval: {left}"
