@@ -63,6 +63,8 @@ def _validate(args):
         reject("--function", args.function, "one of first, majority, parity, or a comma-separated list")
     for f in functions:
         check_choice(f, "--function", ("first", "majority", "parity"))
+    if len(set(functions)) < len(functions):
+        reject("--function", args.function, "distinct functions (one curve each)")
     Ns = parse_int_list(args.N, "--N", 1)
     for N in Ns:
         check_int(N, "--N", lo=1, hi=MAX_N)
