@@ -65,14 +65,31 @@ def integer(text, name="value"):
 integer.names_option = True
 
 
+def comma_items(text, name, what="a comma-separated list") -> list[str]:
+    """The non-empty items of a comma-separated option, stripped; at least one (``what``
+    describes the list in the message)."""
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not items:
+        reject(name, text, f"{what} (at least one)")
+    return items
+
+
 def integers(text, name, lo=None, hi=None):
     """A comma-separated list of integers, each as :func:`integer` (``100,1e3``)."""
     from numeric.validation import parse_integer
 
-    parts = [t for t in str(text).split(",") if t.strip()]
-    if not parts:
-        reject(name, text, "comma-separated integers, e.g. 100,1000 (at least one)")
-    return [parse_integer(t, name, lo=lo, hi=hi) for t in parts]
+    return [parse_integer(t, name, lo=lo, hi=hi)
+            for t in comma_items(text, name, "comma-separated integers, e.g. 100,1000")]
+
+
+def reals(text, name) -> list[float]:
+    """A comma-separated list of reals (``1e-3,0.01``); range checks are the caller's."""
+    what = "comma-separated reals, e.g. 1e-3,1e-2,1e-1"
+    items = comma_items(text, name, what)
+    try:
+        return [float(t) for t in items]
+    except ValueError:
+        reject(name, text, what)
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -261,5 +278,5 @@ def is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-__all__ = ["MAX_THREADS", "MAX_JOBS", "add_time_budget", "set_time_budget", "DEFAULT_MAX_DAYS", "integer", "integers", "check_output", "check_distinct_files", "check_figure_output", "check_transformer_sizes", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
+__all__ = ["MAX_THREADS", "MAX_JOBS", "add_time_budget", "set_time_budget", "DEFAULT_MAX_DAYS", "integer", "integers", "comma_items", "reals", "check_output", "check_distinct_files", "check_figure_output", "check_transformer_sizes", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
            "console", "FLOPS_PER_SECOND"]

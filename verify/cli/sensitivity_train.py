@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from verify.cli import as_options
 from numeric.validation import InputError, check_choice, check_device, check_int, check_real, reject
-from verify.cli.options import MAX_THREADS, integer, integers
+from verify.cli.options import MAX_THREADS, comma_items, integer, integers
 from numeric.vocabulary import INIT_SCHEMES, LOSSES, TRAINING_TARGETS
 from verify.cli.options import console as make_console
 
@@ -64,16 +64,6 @@ def register(sub):
     p.set_defaults(func=_handler)
 
 
-def _parse_list(text, name, conv):
-    items = [t.strip() for t in str(text).split(",") if t.strip()]
-    if not items:
-        reject(name, text, "a comma-separated list")
-    try:
-        return [conv(t) for t in items]
-    except ValueError:
-        reject(name, text, f"comma-separated {conv.__name__} values")
-
-
 def _validate(args):
     """Every option, before any model is built or trained."""
     from verify.cli.options import check_distinct_files, check_figure_output, check_output
@@ -84,7 +74,7 @@ def _validate(args):
         check_figure_output(path)
     check_distinct_files([("--json", args.json)] + [("--figure", f) for f in args.figure or []])
     targets = [check_choice(t, "--target", TRAINING_TARGETS)
-               for t in _parse_list(args.target, "--target", str)]
+               for t in comma_items(args.target, "--target")]
     Ns = integers(args.N, "--N", lo=1)
     if args.exact or args.train_strings is not None:
         opt = "--exact" if args.exact else "--train-strings"

@@ -40,27 +40,14 @@ def register(sub):
     p.set_defaults(func=_volume)
 
 
-def parse_reals(text, name):
-    """Comma-separated reals."""
-    try:
-        vals = [float(t) for t in str(text).split(",") if t.strip()]
-    except ValueError:
-        reject(name, text, "comma-separated reals, e.g. 1e-3,1e-2,1e-1")
-    if not vals:
-        reject(name, text, "at least one real")
-    return vals
-
-
 def _validate(args):
     """Option checks before any work; returns ``(Ns, sigmas)``."""
     from verify.cli.options import (FLOPS_PER_SECOND, MAX_THREADS, check_distinct_files, check_figure_output,
-                                    check_output, require_time)
+                                    check_output, comma_items, reals, require_time)
     from verify.cli.xor_options import parse_int_list
     from verify.experiments.local_volume import DEFAULT_SIGMAS, check_sigmas
 
-    functions = [f.strip() for f in str(args.function).split(",") if f.strip()]
-    if not functions:
-        reject("--function", args.function, "one of first, majority, parity, or a comma-separated list")
+    functions = comma_items(args.function, "--function", "one of first, majority, parity, or a comma-separated list")
     for f in functions:
         check_choice(f, "--function", ("first", "majority", "parity"))
     if len(set(functions)) < len(functions):
@@ -68,7 +55,7 @@ def _validate(args):
     Ns = parse_int_list(args.N, "--N", 1)
     for N in Ns:
         check_int(N, "--N", lo=1, hi=MAX_N)
-    sigmas = DEFAULT_SIGMAS if args.sigmas is None else check_sigmas(parse_reals(args.sigmas, "--sigmas"), "--sigmas")
+    sigmas = DEFAULT_SIGMAS if args.sigmas is None else check_sigmas(reals(args.sigmas, "--sigmas"), "--sigmas")
     check_int(args.models, "--models", lo=1, hi=10**7)
     check_seed(args.seed, "--seed", count=args.models)
     check_real(args.level, "--level", lo=0, hi=1, lo_open=True, hi_open=True)
