@@ -27,10 +27,15 @@ mean with the Student-t interval (per-model slopes are near-normal).
 2. three-way, the two-sided ``level`` interval against the window ``consistent`` (consistent
    with :math:`1/N`): pass iff inside, fail iff disjoint, inconclusive when it straddles an end.
 
-**Error rates.** From the spread of the per-model slopes over many seed bases
-(``docs/results-paper-b.md``), rule 1 fails on correct code with probability of order
-:math:`10^{-6}`, rule 2 about as rarely; rule 2 is often inconclusive, because this quantile's
-slope sits near the upper end of the window. Rule 0 fails only if a sampled flip leaves
+**Error rates and design.** The slope of this quantile sits near the upper end of the
+window: a pilot before this design (``pilot_slopes``: seed bases 1000-1009, 30 models each) gave
+a mean per-model slope of -0.809 (sd 0.211), and at 30 models rule 2 came out inconclusive at 5
+of 9 bases (45 % by the computation below). ``models`` is sized from the pilot so that, at its
+one-sided 99 % bound nearest the window's end (-0.780), rule 2 is inconclusive with probability
+at most ``design_inconclusive_max`` (:func:`verify.stats.power.window_mean_outcomes`; 180 models:
+0.6 %); the file decides this, exactly, before the data (planted: the plan back at 30 models
+fails it). Rule 1 then fails on correct code with probability far below :math:`10^{-6}`, rule 2
+about as rarely. Rule 0 fails only if a sampled flip leaves
 :math:`T` bitwise unchanged at every pair. The measured slope depends on how high a quantile is
 tracked (the mean influence decays faster than the maximum over a few pairs, which decays faster
 than the maximum over all positions): the largest attention weights among :math:`N` random logits
@@ -73,7 +78,10 @@ Fast: :data:`verify.experiments.plans.SG4_FAST`. Slow: N in ``slow_Ns``
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from scipy import stats
 import torch
 
 from numeric.transformer import TransformerConfig
@@ -87,6 +95,7 @@ from verify.experiments.random_transformers import (
 )
 from verify.stats.decisions import exact, inside, upper_bound_below
 from verify.stats.intervals import mean_interval
+from verify.stats.power import window_mean_outcomes
 
 
 def _maxima(plan, Ns, models, eps):
@@ -123,8 +132,23 @@ def _known_answers(plan, evidence):
                           f"Hoeffding bounds (false-fail {SG4.known_answer_false_fail:g})", check["ok"]))
 
 
+def _design(plan, evidence):
+    """The plan's size against the pilot, before the data: rule 2's inconclusive probability at
+    the pilot's conservative slope (its one-sided 99 % bound nearest the window's upper end)."""
+    mean, sd, n = SG4.pilot_slopes
+    conservative = mean + float(stats.t.ppf(SG4.level, n - 1)) * sd / math.sqrt(n)
+    rates = window_mean_outcomes(conservative, sd, plan["models"], *SG4.consistent, level=SG4.level)
+    evidence["design"] = {"pilot_slopes": list(SG4.pilot_slopes), "conservative_slope": conservative,
+                          "outcome_probabilities": rates}
+    evidence.decide(exact(f"designed P(rule 2 inconclusive) with {plan['models']} models at the pilot's "
+                          f"conservative slope {conservative:.4f} (sd {sd:g})", rates["inconclusive"],
+                          f"pass iff <= {SG4.design_inconclusive_max:g}",
+                          rates["inconclusive"] <= SG4.design_inconclusive_max))
+
+
 def _check(plan, evidence):
     Ns = plan["Ns"]
+    _design(plan, evidence)
     _known_answers(plan, evidence)
     vals = _maxima(plan, Ns, plan["models"], plan["eps"])
     # a model whose sampled flips never move T (one that ignores its input) has no log-log slope

@@ -29,6 +29,14 @@ Two checks; the numbers are those of :data:`verify.experiments.claim_rules.SG5` 
    (``docs/results-paper-b.md``) correct code fails rule a with probability of order
    :math:`10^{-5}` and rule b far more rarely; rule c fails only if the fraction *rises*.
 
+   *Design.* A pilot before this design (``pilot_pairs``: seed bases 1000-1009, 400 models each)
+   gave 197 of 4000 models recognising at exactly one N, 175 of them at the small N only
+   (:math:`\hat\theta` = 0.89); at 400 models rule c is inconclusive with probability about 9 %
+   (1 of 10 pilot bases). ``models`` is sized so that at the pilot's one-sided 99 % lower bounds
+   of both rates rule c is inconclusive with probability at most ``design_inconclusive_max``
+   (:func:`verify.stats.power.paired_share_outcomes`, exact; 1200 models: 0.7 %); the file
+   decides this, exactly, before the data (planted: the plan back at 400 models fails it).
+
    Planted bugs: a transformer that ignores its input fails rule b (no model recognises a
    non-constant function); hard-max attention (:math:`O(1)` influence) fails rule a.
 
@@ -73,6 +81,7 @@ from verify.reference import certified
 from verify.reference.bounds import DEFAULT_C_LIPS, n_params, packing_crossover
 from verify.stats.decisions import exact, inside, lower_bound_above, upper_bound_below
 from verify.stats.intervals import clopper_pearson
+from verify.stats.power import paired_share_outcomes
 
 
 
@@ -81,7 +90,24 @@ def _config(plan, eps):
     return TransformerConfig(N_max=plan["N_large"], D=plan["D"], L=plan["L"], H=plan["H"], eps=eps)
 
 
+def _design(plan, evidence):
+    """The plan's size against the pilot, before the data: rule c's inconclusive probability at
+    the pilot's conservative rates (the one-sided 99 % lower bounds of the share and of the
+    rate of models recognising at exactly one N)."""
+    only_small, discordant, models = SG5.pilot_pairs
+    share = clopper_pearson(only_small, discordant, SG5.level, side="lower")[0]
+    rate = clopper_pearson(discordant, models, SG5.level, side="lower")[0]
+    rates = paired_share_outcomes(plan["models"], rate, share, *SG5.falls, level=2 * SG5.level - 1)
+    evidence["design"] = {"pilot_pairs": list(SG5.pilot_pairs), "conservative_share": share,
+                          "conservative_discordant_rate": rate, "outcome_probabilities": rates}
+    evidence.decide(exact(f"designed P(rule c inconclusive) with {plan['models']} models at the pilot's "
+                          f"conservative share {share:.4f} and rate {rate:.4f}", rates["inconclusive"],
+                          f"pass iff <= {SG5.design_inconclusive_max:g}",
+                          rates["inconclusive"] <= SG5.design_inconclusive_max))
+
+
 def _check_models(plan, evidence):
+    _design(plan, evidence)
     n, xi, s0 = plan["models"], plan["xi"], seed(plan["seed"])
     Ns = (plan["N_small"], plan["N_large"])
     table = margin_table(_config(plan, plan["eps"]), Ns, n, xi, seed=s0, B=plan["B"])

@@ -159,7 +159,13 @@ SG4 = Rules(
     consistent=(-1.3, -0.7),
     D=16, L=2, H=2, eps=1e-5, box=1.0,
     Ns=(8, 16, 32, 64, 128, 256), slow_Ns=(8, 16, 32, 64, 128, 256, 512, 1024),
-    models=30, strings=4, positions=8,
+    #: models per plan: sized so that rule 2 is inconclusive with probability <= design_inconclusive_max
+    #: at the pilot's conservative slope (its one-sided 99 % bound nearest the window's upper end)
+    models=180, strings=4, positions=8,
+    #: pilot, measured before this design at seed bases 1000-1009 (30 models each): mean and sd
+    #: of the per-model slopes and their number
+    pilot_slopes=(-0.8087, 0.2112, 300),
+    design_inconclusive_max=0.01,
     #: eps ablation: no difference iff every relative change eps = 0 vs eps is below eps_same ...
     eps_models=4, eps_same=1e-3,
     #: ... and the ablation sees eps iff at eps_control some relative change exceeds eps_seen
@@ -182,7 +188,13 @@ SG5 = Rules(
     "SG-5",
     level=0.99,
     D=16, L=2, H=2, eps=1e-5, box=1.0,
-    N_small=4, N_large=10, slow_N_large=12, models=400, xi=0.01,
+    #: models: sized so that rule c is inconclusive with probability <= design_inconclusive_max at the
+    #: pilot's conservative rates (the one-sided 99 % lower bounds of both)
+    N_small=4, N_large=10, slow_N_large=12, models=1200, xi=0.01,
+    #: pilot, measured before this design at seed bases 1000-1009 (400 models each): models
+    #: recognising at the small N only, models recognising at exactly one N, models
+    pilot_pairs=(175, 197, 4000),
+    design_inconclusive_max=0.01,
     #: rule a: the upper bound of p_{N_large} lies below p_max
     p_max=0.05,
     #: rule b: the lower bound of p_{N_small} lies above p_small_min (not vacuous)

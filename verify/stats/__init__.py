@@ -24,8 +24,8 @@ from verify.stats.intervals import (
 )
 from verify.stats.likelihood import BinomialFit, FitFailure, fit_binomial, quasi_level
 from verify.stats.power import (
-    exponent_rule_error_rates, proportion_error_rates, sample_size_for_proportion,
-    simulate_error_rate,
+    exponent_rule_error_rates, paired_share_outcomes, proportion_error_rates,
+    sample_size_for_proportion, simulate_error_rate, window_mean_outcomes,
 )
 from verify.stats.thresholds import (
     LAWS, LINKS, ThresholdFit, compare_laws, fit_threshold_curves, law_summary,
@@ -37,7 +37,7 @@ __all__ = [
     "LAWS", "LINKS", "ThresholdFit", "fit_threshold_curves", "compare_laws", "law_summary",
     "BootstrapResult", "parametric_bootstrap",
     "proportion_error_rates", "sample_size_for_proportion", "simulate_error_rate",
-    "exponent_rule_error_rates",
+    "exponent_rule_error_rates", "window_mean_outcomes", "paired_share_outcomes",
     "OUTCOMES", "Decision", "upper_bound_below", "lower_bound_above", "inside", "contains",
     "meets", "exact",
 ]

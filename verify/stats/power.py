@@ -2,6 +2,9 @@ r"""Error rates and sample sizes of decision rules.
 
 - :func:`proportion_error_rates`, :func:`sample_size_for_proportion`: exact error rates and
   sample sizes of the decision "pass iff a one-sided Clopper-Pearson bound clears a threshold";
+- :func:`window_mean_outcomes`, :func:`paired_share_outcomes`: the probabilities of the three
+  outcomes of a three-way window rule (pass, fail, inconclusive) at a stated truth, so that a
+  claim can size its sample for a small inconclusive rate;
 - :func:`simulate_error_rate` for rules whose error rates need simulation;
 - :func:`exponent_rule_error_rates`: how often the exponent rule of a threshold law fails
   correct code and how often it passes the alternative it is meant to reject, by parametric
@@ -131,6 +134,65 @@ def sample_size_for_proportion(p_correct, p_alternative, threshold, level=0.95,
     reject("n_max", n_max, f"a larger limit: no n <= {n_max} meets both error limits")
 
 
+def _check_window(low, high, level):
+    level = check_real(level, "level", lo=0, hi=1, lo_open=True, hi_open=True)
+    low, high = check_real(low, "low"), check_real(high, "high")
+    if not low < high:
+        reject("high", high, f"a window end above low = {low}")
+    return low, high, level
+
+
+def window_mean_outcomes(mean, sd, n, low, high, level=0.99) -> dict:
+    r"""Probabilities of ``pass`` / ``fail`` / ``inconclusive`` of the three-way rule "the
+    two-sided ``level`` Student-t interval of the mean of ``n`` values is inside [low, high]
+    (pass), disjoint from it (fail), straddles an end (inconclusive)" when the values have mean
+    ``mean`` and standard deviation ``sd``.
+
+    The sample mean is taken as normal with standard deviation ``sd / sqrt(n)`` and the interval's
+    half-width as its value at the true ``sd`` (the sample sd of ``n`` >= 100 values is within a
+    few per cent of it); a design for a small inconclusive rate should feed a conservative
+    ``mean`` (the end of a pilot interval nearest a window end) so that this approximation and
+    the pilot's own error are covered.
+    """
+    mean = check_real(mean, "mean")
+    sd = check_real(sd, "sd", lo=0, lo_open=True)
+    n = check_int(n, "n", lo=2)
+    low, high, level = _check_window(low, high, level)
+    se = sd / np.sqrt(n)
+    half = float(stats.t.ppf((1 + level) / 2, n - 1)) * se
+    below = stats.norm.cdf
+    inside = max(0.0, float(below((high - half - mean) / se) - below((low + half - mean) / se))) \
+        if high - low > 2 * half else 0.0
+    disjoint = float(below((low - half - mean) / se) + 1 - below((high + half - mean) / se))
+    return {"pass": inside, "fail": disjoint, "inconclusive": max(0.0, 1.0 - inside - disjoint)}
+
+
+def paired_share_outcomes(n, discordant, share, low, high, level=0.98) -> dict:
+    r"""Exact probabilities of ``pass`` / ``fail`` / ``inconclusive`` of the three-way rule on a
+    paired share: of ``n`` units, each is discordant (counts toward the share's denominator) with
+    probability ``discordant``, and a discordant unit is a success with probability ``share``; the
+    two-sided ``level`` Clopper-Pearson interval of successes / discordant units inside
+    [low, high] passes, disjoint fails, otherwise (or with no discordant unit) inconclusive."""
+    n = check_int(n, "n", lo=1)
+    discordant = check_real(discordant, "discordant", lo=0, hi=1)
+    share = check_real(share, "share", lo=0, hi=1)
+    low, high, level = _check_window(low, high, level)
+    m = np.arange(n + 1)
+    weight = stats.binom.pmf(m, n, discordant)
+    out = {"pass": 0.0, "fail": 0.0, "inconclusive": float(weight[0])}
+    for size in m[1:][weight[1:] > 1e-18]:
+        k = np.arange(size + 1)
+        one_sided = (1 + level) / 2  # the ends of the two-sided interval
+        lo, hi = clopper_pearson_lower(k, size, one_sided), clopper_pearson_upper(k, size, one_sided)
+        p_k = stats.binom.pmf(k, size, share) * weight[size]
+        passes = (lo >= low) & (hi <= high)
+        fails = (hi < low) | (lo > high)
+        out["pass"] += float(p_k[passes].sum())
+        out["fail"] += float(p_k[fails].sum())
+        out["inconclusive"] += float(p_k[~passes & ~fails].sum())
+    return out
+
+
 def simulate_error_rate(simulate_once, n_sim, rng=None, level=0.95):
     """Monte Carlo error rate of a decision rule.
 
@@ -210,4 +272,4 @@ def exponent_rule_error_rates(truth, design, *, ceiling=0.3, level=0.99, alterna
 
 
 __all__ = ["proportion_error_rates", "sample_size_for_proportion", "simulate_error_rate",
-           "exponent_rule_error_rates"]
+           "exponent_rule_error_rates", "window_mean_outcomes", "paired_share_outcomes"]

@@ -17,7 +17,8 @@ from verify.stats.bootstrap import parametric_bootstrap
 from verify.stats.intervals import clopper_pearson, wilson_interval
 from verify.stats.likelihood import BinomialFit, fit_binomial
 from verify.stats.power import (
-    proportion_error_rates, sample_size_for_proportion, simulate_error_rate,
+    paired_share_outcomes, proportion_error_rates, sample_size_for_proportion, simulate_error_rate,
+    window_mean_outcomes,
 )
 from verify.stats.thresholds import LAWS, compare_laws, fit_threshold_curves
 
@@ -496,6 +497,13 @@ BAD_CALLS = [
     (lambda: simulate_error_rate(lambda rng: 0.5, 10), "simulate_once"),
     (lambda: simulate_error_rate(lambda rng: True, 0), "n_sim"),
     (lambda: simulate_error_rate(None, 10), "simulate_once"),
+    (lambda: window_mean_outcomes(-0.8, 0.0, 100, -1.3, -0.7), "sd"),
+    (lambda: window_mean_outcomes(-0.8, 0.2, 1, -1.3, -0.7), "n"),
+    (lambda: window_mean_outcomes(-0.8, 0.2, 100, -0.7, -1.3), "high"),
+    (lambda: window_mean_outcomes(math.nan, 0.2, 100, -1.3, -0.7), "mean"),
+    (lambda: paired_share_outcomes(100, 1.5, 0.9, 0.5, 1.0), "discordant"),
+    (lambda: paired_share_outcomes(100, 0.05, 0.9, 0.5, 1.0, level=1.0), "level"),
+    (lambda: paired_share_outcomes(0, 0.05, 0.9, 0.5, 1.0), "n"),
 ]
 
 
@@ -559,3 +567,44 @@ def test_median_bounds_are_the_order_statistics_of_the_binomial_rule():
         median_bounds([], 0.99)
     with raises_input_error("side"):
         median_bounds([1.0], 0.99, "two-sided")
+
+
+# ----------------------------------------------------------------------- three-way designs
+
+@pytest.mark.parametrize("mean,n", [(-0.78, 180), (-0.81, 30), (-0.72, 60)])
+def test_window_mean_outcomes_match_simulated_t_intervals(mean, n):
+    """The same rates two ways: the closed form against t intervals of simulated samples."""
+    from verify.stats.decisions import inside
+    from verify.stats.intervals import mean_interval
+
+    sd, window, sims = 0.21, (-1.3, -0.7), 4000
+    rng = np.random.default_rng(7)
+    got = window_mean_outcomes(mean, sd, n, *window, level=0.99)
+    counts = {"pass": 0, "fail": 0, "inconclusive": 0}
+    for _ in range(sims):
+        m, ci, _ = mean_interval(rng.normal(mean, sd, n), 0.99, "two-sided")
+        counts[inside("mean", m, ci, 0.99, *window).outcome] += 1
+    assert abs(sum(got.values()) - 1) <= F64.atol + F64.rtol
+    for outcome, k in counts.items():  # binomial 99.9 % band around the closed form (+ sd noise)
+        p = got[outcome]
+        half = 3.3 * math.sqrt(max(p * (1 - p), 1 / sims) / sims) + 0.02 * max(p, 1 - p) * (0 < p < 1)
+        assert abs(k / sims - p) <= half, (outcome, k / sims, p)
+
+
+def test_paired_share_outcomes_by_enumeration():
+    """Exact rates against a direct double sum over (discordant units, successes)."""
+    from verify.stats.decisions import inside
+
+    n, rate, share = 60, 0.2, 0.8
+    total = {"pass": 0.0, "fail": 0.0, "inconclusive": 0.0}
+    for m in range(n + 1):
+        pm = stats.binom.pmf(m, n, rate)
+        if m == 0:
+            total["inconclusive"] += pm
+            continue
+        for k in range(m + 1):
+            ci = clopper_pearson(k, m, 0.98)
+            total[inside("share", k / m, ci, 0.98, 0.5, 1.0).outcome] += pm * stats.binom.pmf(k, m, share)
+    got = paired_share_outcomes(n, rate, share, 0.5, 1.0, level=0.98)
+    for outcome in total:
+        assert got[outcome] == pytest.approx(total[outcome], abs=F64.atol, rel=F64.rtol)

@@ -398,6 +398,16 @@ def _first_positions(pos):
     return torch.arange(pos.shape[-1]).expand_as(pos).clone()
 
 
+def _plan_models(plan, models):
+    """A quick plan quietly back at ``models`` models (its size no longer the design's)."""
+    def make(original):
+        return dict(original, models=models)
+
+    def probe():
+        return getattr(importlib.import_module("verify.experiments.plans"), plan)["models"]
+    return make, probe
+
+
 def _slopes_half():
     from verify.experiments.random_transformers import per_model_slopes
 
@@ -655,6 +665,10 @@ PAPER_B: tuple[Mutant, ...] = (
     Mutant("gaussian_init_draws_box", "the Gaussian scheme draws from the uniform box U(-B, B)",
            "numeric.transformer_model.initialize_", _init_scheme_swapped("gaussian", "uniform"),
            _transformer(scheme="gaussian"), (_SG6,)),
+    Mutant("sg4_plan_models_30", "SG-4's quick plan with 30 models, the size before its power design",
+           "verify.experiments.plans.SG4_FAST", *_plan_models("SG4_FAST", 30), (_SG4,)),
+    Mutant("sg5_plan_models_400", "SG-5's quick plan with 400 models, the size before its power design",
+           "verify.experiments.plans.SG5_FAST", *_plan_models("SG5_FAST", 400), (_SG5,)),
     Mutant("exact_influence_mean", "the exact supremum of the influence is the largest mean over strings",
            f"{_RANDOM}.exact_influence_maximum", _exact_influence_mean, _exact_influence, (_SG4,)),
     # unit-test cases: no claim depends on these
