@@ -44,6 +44,15 @@ Decision rules (fixed before the data; the numbers are those of
    same power law fitted to :math:`n/d` against a polylog law in :math:`n/d`) by
    log-likelihood with margin ``law_margin``; and free locations against the power law.
 
+Known answer (exact, before the data): the threshold fit on binomial cells drawn at each
+regime's quick grid (its d, n values and seeds per cell) from the threshold model with the known
+parameters ``known_answer`` (:func:`verify.experiments.known_answers.threshold_fit_known_answer`):
+the two-sided ``known_answer_level`` intervals of :math:`\alpha` and of every :math:`n^*_q`
+(q = 0.5, 0.9) contain the truth and every fitted :math:`n^*_q` lies inside the measured n grid
+(sizes read on the wrong logarithm shrink :math:`\alpha` by ln 10 and fail here, though rule 1,
+one-sided, would still pass); false-fail probability about ``1 - known_answer_level`` per
+interval.
+
 Sample size and error rates (quick plan ``SX6.fast_ds``, ``SX6.fast_seeds`` seeds per cell by
 regime; one step on n = d/2 ... max(d^3, 2^14), training on n = d/16 ... 16 d). Rule 1 was
 simulated exactly as applied here (dispersion-scaled bound; trials and successes drawn from the
@@ -71,8 +80,9 @@ from numeric import xor
 from verify.common.seeds import seed_offset
 from verify.common.tolerances import tolerance
 from verify.experiments import finite_samples
-from verify.experiments.plans import (FINITE_FAST_DS, FINITE_FULL_DS, fast_finite_cells,
-                                     full_finite_cells)
+from verify.experiments.known_answers import threshold_fit_known_answer
+from verify.experiments.plans import (FINITE_FAST_DS, FINITE_FAST_SEEDS, FINITE_FULL_DS,
+                                     fast_finite_cells, finite_sample_sizes, full_finite_cells)
 from verify.stats.decisions import Decision, exact, upper_bound_below
 from verify.stats.likelihood import FitFailure, quasi_level
 from verify.stats.thresholds import compare_laws, fit_threshold_curves
@@ -173,6 +183,20 @@ def _compare_laws(cells, free, power, evidence):
     evidence["law_free_vs_power"] = compare_laws(free, power, margin=SX6.law_margin)
 
 
+def _known_answer(regime, evidence):
+    """The threshold fit on synthetic cells at the regime's quick grid, with a known answer."""
+    grid = tuple((d, tuple(finite_sample_sizes(regime, d, quick=True)), FINITE_FAST_SEEDS[regime])
+                 for d in FINITE_FAST_DS)
+    gen = torch.Generator().manual_seed(seed_offset() + 2)
+    check = threshold_fit_known_answer(grid, SX6.known_answer, (0.5, 0.9), SX6.known_answer_level, gen)
+    evidence["known_answer_threshold_fit"] = check
+    evidence.decide(exact(f"threshold fit on synthetic cells at the {REGIME_NAMES[regime]} quick grid "
+                          f"(alpha = {check['alpha_true']:g})",
+                          f"alpha {check['alpha']:.3g} in {[round(v, 3) for v in check['alpha_interval']]}",
+                          f"pass iff the {SX6.known_answer_level:g} intervals of alpha and of every n*_q contain "
+                          "the truth and every fitted n*_q lies inside the measured n grid", check["ok"]))
+
+
 def test_empirical_gradient_on_every_input_is_the_population_gradient(evidence):
     d, m, support = SX6.premise_d, 32, (2, 5)
     g = torch.Generator().manual_seed(seed_offset() + 1)
@@ -190,6 +214,7 @@ def test_empirical_gradient_on_every_input_is_the_population_gradient(evidence):
 
 
 def test_one_step_sample_complexity_fast(evidence):
+    _known_answer("one_step", evidence)
     cells = list(fast_finite_cells("one_step", seed_offset()))
     _, power, phi = _analyse(cells, FINITE_FAST_DS, evidence)
     _decide_proof_rate(power, phi, evidence)
@@ -197,6 +222,7 @@ def test_one_step_sample_complexity_fast(evidence):
 
 
 def test_fixed_sample_training_fast(evidence):
+    _known_answer("gradient_flow", evidence)
     cells = list(fast_finite_cells("gradient_flow", seed_offset()))
     _, power, phi = _analyse(cells, FINITE_FAST_DS, evidence)
     _decide_growth_vs_linear(power, "gradient_flow", evidence)

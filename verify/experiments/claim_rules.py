@@ -111,6 +111,11 @@ SX6 = Rules(
     one_step_j_lo=-2, one_step_min_top=2**14,
     #: the premise: the empirical gradient over all of {+-1}^premise_d
     premise_d=8,
+    #: known answer, before the data: the threshold fit on synthetic cells at each regime's quick
+    #: grid from this threshold model (slope, median n* at d_ref, alpha, lapse: a transition like
+    #: the measured one-step curves), intervals at known_answer_level
+    known_answer=dict(slope=1.8, m50_ref=20.0, d_ref=16, alpha=1.7, lapse=0.02),
+    known_answer_level=0.9999,
 )
 
 SX7 = Rules(
