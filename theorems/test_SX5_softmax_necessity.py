@@ -20,6 +20,15 @@ Clopper-Pearson bounds at ``SX5.level``):
   steps, the best rate of a grid) ends with a finite loss > ``loss_floor`` and no success: a
   certainty for correct code, because the representational bounds are > ``linear_bound_floor``.
 
+Known answers and reported values (exact, before the rules use them): the one-sided
+Clopper-Pearson bounds at the claim's n and level against their closed forms at 0 and n
+successes, :math:`1 - (1 - \text{level})^{1/n}` and :math:`(1 - \text{level})^{1/n}`; the
+instances are independent draws (the one-step losses of linear attention, a continuous function
+of the instance, are pairwise distinct over the n seeds: one instance repeated n times would give
+n equal losses, and the proportions would then be 0 or 1 of one draw); the softmax fraction
+below 1e-6 is the one recomputed from the per-seed losses, one loss per seed. Planted: every
+seed given the instance of the first fails the distinctness check.
+
 Slow: ``full_train_seeds`` seeds x ``full_train_steps`` steps, a grid of learning rates.
 """
 
@@ -43,7 +52,31 @@ pytestmark = pytest.mark.claim("SX-5")
 D, M = SX5.d, SX5.m
 
 
+def _known_answers(res, evidence):
+    """The interval, the sampler and the reported fraction, checked before the rules use them."""
+    n, level = res.config["n_seeds"], SX5.level
+    tol = tolerance()
+    want_upper, want_lower = 1 - (1 - level) ** (1 / n), (1 - level) ** (1 / n)
+    got_upper = clopper_pearson(0, n, level, side="upper")[1]
+    got_lower = clopper_pearson(n, n, level, side="lower")[0]
+    off = max(abs(got_upper - want_upper) / want_upper, abs(got_lower - want_lower) / want_lower)
+    evidence.decide(exact(f"one-sided Clopper-Pearson bounds at 0 and {n} of {n} against 1 - (1 - level)^(1/n) "
+                          "and (1 - level)^(1/n)", off, f"pass iff <= {tol.rtol:g} (relative)", off <= tol.rtol))
+    linear = res.results["linear"]["one_step"]["loss"]
+    distinct = len(set(linear))
+    evidence.decide(exact("distinct one-step losses of linear attention over the seeds (independent instances)",
+                          f"{distinct} of {len(linear)}", f"pass iff all {n}", distinct == n == len(linear)))
+    sm = res.results["softmax"]["one_step"]
+    below = sum(1 for L in sm["loss"] if L < 1e-6)
+    reported = sm["frac_below_1e-6"] * n
+    evidence.decide(exact("softmax seeds with L < 1e-6: reported fraction x n against the count from the "
+                          "per-seed losses", f"{reported:g} vs {below} of {len(sm['loss'])}",
+                          "pass iff equal, one loss per seed",
+                          len(sm["loss"]) == n and abs(reported - below) <= tol.rtol * n))
+
+
 def _assert_comparison(res, evidence):
+    _known_answers(res, evidence)
     sm = res.results["softmax"]["one_step"]
     n = res.config["n_seeds"]
     k = round(sm["frac_below_1e-6"] * n)

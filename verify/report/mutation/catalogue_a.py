@@ -436,6 +436,19 @@ def _assignments():
     return xor.predicted_assignment(V, th, (0, 1))
 
 
+def _instances_repeated(original):
+    def make_instances(d, m, seeds, **kw):
+        return original(d, m, [seeds[0]] * len(seeds), **kw)
+    return make_instances
+
+
+def _instances_of_two_seeds():
+    from verify.experiments import attention_comparison
+
+    V, _, _ = attention_comparison.make_instances(6, 3, [0, 1])
+    return float((V[1] - V[0]).abs().sum())
+
+
 def _threshold_sizes_log10(original):
     def fit_threshold_curves(group, size, successes, trials, **kw):
         # the sizes read on the wrong logarithm: log10 m where the model takes ln m
@@ -575,6 +588,9 @@ PAPER_A: tuple[Mutant, ...] = (
            f"{_METRICS}.predicted_assignment", _assignment_flipped, _assignment, (_SX8,)),
     Mutant("threshold_fit_sizes_log10", "the threshold fit reads the sizes m on log10 instead of ln",
            "verify.stats.thresholds.fit_threshold_curves", _threshold_sizes_log10, _threshold_fit, (_SX4, _SX7)),
+    Mutant("comparison_instances_repeated", "the attention comparison gives every seed the first seed's instance",
+           "verify.experiments.attention_comparison.make_instances", _instances_repeated, _instances_of_two_seeds,
+           (_SX5,)),
     Mutant("threshold_fit_sizes_log10_finite_samples",
            "the threshold fit reads the sizes on log10 instead of ln, seen by the finite-sample claim alone",
            "verify.stats.thresholds.fit_threshold_curves", _threshold_sizes_log10, _threshold_fit, (_SX6,)),
