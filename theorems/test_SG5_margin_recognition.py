@@ -37,6 +37,13 @@ Two checks; the numbers are those of :data:`verify.experiments.claim_rules.SG5` 
    (:func:`verify.stats.power.paired_share_outcomes`, exact; 1200 models: 0.7 %); the file
    decides this, exactly, before the data (planted: the plan back at 400 models fails it).
 
+   *Known answers* (exact, before the rules use the data): the recognition estimator
+   (:func:`numeric.transformer_eval.margin_recognition`) on outputs whose answer is known (all
+   accepted, all rejected, both with every margin met, one string undecided), and the rows of
+   the table of the first ``eps_models`` models and of every model it says recognises, recomputed from their outputs by the plain definition
+   (every :math:`|T| \ge \xi`, both signs), the same seeds and parameter vector at both N.
+   Planted: a table that draws a new model at each N fails the second.
+
    Planted bugs: a transformer that ignores its input fails rule b (no model recognises a
    non-constant function); hard-max attention (:math:`O(1)` influence) fails rule a.
 
@@ -71,7 +78,10 @@ import math
 
 import pytest
 
+import torch
+
 from numeric.transformer import TransformerConfig, evaluate_all, random_model
+from numeric.transformer_eval import margin_recognition
 from verify.common.seeds import seed
 from verify.common.tolerances import assert_close
 from verify.experiments.plans import SG5_FAST, SG5_SLOW
@@ -106,11 +116,44 @@ def _design(plan, evidence):
                           rates["inconclusive"] <= SG5.design_inconclusive_max))
 
 
+def _recognises_nonconstant(T, xi):
+    """Margin recognition of a non-constant function, by the plain definition: every output at
+    least xi away from 0, and both signs present."""
+    values = [float(t) for t in T]
+    return all(abs(t) >= xi for t in values) and any(t > 0 for t in values) and any(t < 0 for t in values)
+
+
+def _known_answers(plan, table, evidence):
+    """The recognition estimator on outputs with a known answer, and the first models' rows of
+    the table recomputed from their outputs by the plain definition (same seeds, the same
+    parameter vector at both N)."""
+    xi = plan["xi"]
+    cases = {"all accepted": ([2 * xi, xi, 3 * xi], False), "all rejected": ([-xi, -2 * xi], False),
+             "both, every margin met": ([xi, -xi, 2 * xi], True), "one string undecided": ([xi, -xi, xi / 2], False)}
+    got = {name: margin_recognition(torch.tensor(T, dtype=torch.float64), xi)["nonconstant"]
+           for name, (T, _) in cases.items()}
+    want = {name: answer for name, (_, answer) in cases.items()}
+    evidence.decide(exact("margin recognition of a non-constant function on outputs with a known answer",
+                          str(got), f"pass iff {want}", got == want))
+    Ns, s0, k = (plan["N_small"], plan["N_large"]), seed(plan["seed"]), plan["eps_models"]
+    cfg = _config(plan, plan["eps"])
+    # the first models, and every model the table says recognises at some N (few: recognition is rare)
+    checked = sorted(set(range(k)) | {j for j in range(len(table)) if bool(table[j].any())})
+    bad = 0
+    for j in checked:
+        model = random_model(cfg, "uniform", s0 + j, B=plan["B"])
+        bad += [_recognises_nonconstant(evaluate_all(model, N), xi) for N in Ns] != [bool(v) for v in table[j]]
+    evidence.decide(exact(f"rows of the recognition table (the first {k} models and every recognising one) "
+                          "against the plain definition on their outputs", f"{bad} of {len(checked)} differ",
+                          "pass iff 0", bad == 0))
+
+
 def _check_models(plan, evidence):
     _design(plan, evidence)
     n, xi, s0 = plan["models"], plan["xi"], seed(plan["seed"])
     Ns = (plan["N_small"], plan["N_large"])
     table = margin_table(_config(plan, plan["eps"]), Ns, n, xi, seed=s0, B=plan["B"])
+    _known_answers(plan, table, evidence)
     small, large = (int(v) for v in table.sum(0))
     only_small = int((table[:, 0] & ~table[:, 1]).sum())
     only_large = int((table[:, 1] & ~table[:, 0]).sum())

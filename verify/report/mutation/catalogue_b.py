@@ -398,6 +398,23 @@ def _first_positions(pos):
     return torch.arange(pos.shape[-1]).expand_as(pos).clone()
 
 
+def _margin_table_new_model_per_N(original):
+    def margin_table(config, Ns, models, xi, *, seed=0, **kw):
+        # each N gets its own block of seeds: the same model is no longer read at every N
+        cols = [original(config, [N], models, xi, seed=seed + 7919 * i, **kw) for i, N in enumerate(Ns)]
+        import torch
+
+        return torch.cat(cols, dim=1)
+    return margin_table
+
+
+def _margin_table_probe():
+    from numeric.transformer import TransformerConfig
+    from verify.experiments.random_transformers import margin_table
+
+    return margin_table(TransformerConfig(N_max=4, D=4, L=1, H=1, eps=1e-5), [3, 4], 40, 0.01, seed=3).tolist()
+
+
 def _plan_models(plan, models):
     """A quick plan quietly back at ``models`` models (its size no longer the design's)."""
     def make(original):
@@ -665,6 +682,8 @@ PAPER_B: tuple[Mutant, ...] = (
     Mutant("gaussian_init_draws_box", "the Gaussian scheme draws from the uniform box U(-B, B)",
            "numeric.transformer_model.initialize_", _init_scheme_swapped("gaussian", "uniform"),
            _transformer(scheme="gaussian"), (_SG6,)),
+    Mutant("margin_table_new_model_per_N", "the recognition table draws a new model at each N (not one vector at both)",
+           f"{_RANDOM}.margin_table", _margin_table_new_model_per_N, _margin_table_probe, (_SG5,)),
     Mutant("sg4_plan_models_30", "SG-4's quick plan with 30 models, the size before its power design",
            "verify.experiments.plans.SG4_FAST", *_plan_models("SG4_FAST", 30), (_SG4,)),
     Mutant("sg5_plan_models_400", "SG-5's quick plan with 400 models, the size before its power design",
