@@ -14,7 +14,7 @@ from pathlib import Path
 from numeric.validation import InputError, check_int, reject
 from verify.cli.options import integer
 from numeric.vocabulary import ATTENTIONS
-from verify.cli import needs_subcommand
+from verify.cli import crossval_sharpness, needs_subcommand
 
 _EXECUTES = ("MODULE:FUNCTION is imported and run as code, in a child process with --timeout seconds "
              "per call: only check code you trust. MODULE is a dotted module (the current folder and "
@@ -64,6 +64,7 @@ def register(sub):
     _function_options(q, examples=100)
     _json_option(q)
     q.set_defaults(func=_run_profile)
+    crossval_sharpness.register(inner)
     p.set_defaults(func=needs_subcommand(p, inner))
 
 
