@@ -53,6 +53,13 @@ def test_random_small_run_with_json_and_figure(tmp_path, cli):
         (["--dtype", "float16"], "--dtype"),
         (["--preset", "bhattamishra", "--D", "10", "--H", "3"], "--H"),
         (["--preset", "bhattamishra", "--B", "-1"], "--B"),
+        (["--positions", "rotary"], "--positions"),
+        (["--init", "bhattamishra_gaussian"], "--init"),
+        (["--bias"], "--bias"),
+        (["--preset", "bhattamishra", "--init", "bhattamishra_xavier_uniform", "--bias"], "--bias"),
+        (["--preset", "bhattamishra", "--init", "xavier_normal", "--bias"], "--bias"),
+        (["--preset", "bhattamishra", "--init", "bhattamishra_gaussian", "--input-scale", "0"], "--input-scale"),
+        (["--preset", "bhattamishra", "--init", "bhattamishra_gaussian", "--input-scale", "nan"], "--input-scale"),
     ],
 )
 def test_random_bad_input(cli, argv, name):
