@@ -24,7 +24,8 @@ reported with 95 % intervals (Clopper-Pearson; Student t) and the power of each 
 sample size is stated in the results (:func:`power`).
 
 Run: ``python3 -m verify.experiments.bhattamishra_init_agreement --source PATH --out FILE``
-(``PATH``: a checkout or bare git directory of satwik77/Transformer-Simplicity).
+(``PATH``: a checkout or bare git directory of satwik77/Transformer-Simplicity); ``--table``
+prints the markdown table of an existing ``FILE``.
 """
 
 from __future__ import annotations
@@ -59,10 +60,10 @@ PUBLIC_SEED_OFFSET = 1_000_000
 #: The settings: public method -> shape and init parameters (the scripts' defaults, N = 10).
 SETTINGS = {
     "bhattamishra_uniform": dict(script="rand_sensi.py", N=10, D=64, L=4, H=1, init=dict(B=10.0)),
-    "bhattamishra_gaussian": dict(script="rand_gauss_sensi.py (-len 15 scaled to 10)", N=10, D=64, L=2, H=8,
+    "bhattamishra_gaussian": dict(script="rand_gauss_sensi.py, -len 15 scaled to 10", N=10, D=64, L=2, H=8,
                                   init=dict(sigma=10.0, input_scale=1.0)),
-    "bhattamishra_xavier_uniform": dict(script="none (rand_sensi.py's shape)", N=10, D=64, L=4, H=1, init={}),
-    "bhattamishra_xavier_normal": dict(script="none (rand_sensi.py's shape)", N=10, D=64, L=4, H=1, init={}),
+    "bhattamishra_xavier_uniform": dict(script="no script; rand_sensi.py's shape", N=10, D=64, L=4, H=1, init={}),
+    "bhattamishra_xavier_normal": dict(script="no script; rand_sensi.py's shape", N=10, D=64, L=4, H=1, init={}),
 }
 
 
@@ -160,6 +161,30 @@ def run(source=None, models: int = MODELS, seed: int = 0, schemes=None, progress
     return out
 
 
+def markdown_table(result: dict) -> str:
+    """The docs' table of a :func:`run` result (docs/results-paper-b.md)."""
+    rows = ["| public command | boolverify counterpart | shape | constant, public [95 % CP] | constant, boolverify "
+            "[95 % CP] | mean as/N, public [95 % t] | mean as/N, boolverify [95 % t] | p Fisher / p Welch | agree |",
+            "|---|---|---|---|---|---|---|---|---|"]
+
+    def cp(side):
+        lo, hi = side["frac_constant_ci95"]
+        return f"{side['frac_constant']:.3f} [{lo:.3f}, {hi:.3f}]"
+
+    def mean(side):
+        lo, hi = side["mean_as_over_N_ci95"]
+        return f"{side['mean_as_over_N']:.4f} [{lo:.4f}, {hi:.4f}]"
+
+    for scheme, m in result["methods"].items():
+        init = ", ".join(f"{k} = {v:g}" for k, v in m["init"].items())
+        shape = f"N = {m['N']}, D = {m['D']}, L = {m['L']}, H = {m['H']}" + (f", {init}" if init else "")
+        rows.append(f"| `{m['public_method']}` ({m['script']}) | `--init {scheme}` | {shape} | {cp(m['public'])} | "
+                    f"{cp(m['boolverify'])} | {mean(m['public'])} | {mean(m['boolverify'])} | "
+                    f"{m['p_fisher_constant']:.3g} / {m['p_welch_mean_as_over_N']:.3g} | "
+                    f"{'yes' if m['agree'] else 'no'} |")
+    return "\n".join(rows)
+
+
 def main(argv=None) -> int:
     from verify.common.atomic_io import atomic_write_json
 
@@ -169,10 +194,17 @@ def main(argv=None) -> int:
     ap.add_argument("--models", type=int, default=MODELS)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--table", action="store_true", help="print the markdown table of an existing --out file")
     args = ap.parse_args(argv)
-    torch.set_num_threads(max(1, torch.get_num_threads()))
+    if args.table:
+        import json
+
+        with open(args.out) as f:
+            print(markdown_table(json.load(f)))
+        return 0
     result = run(args.source, args.models, args.seed)
     atomic_write_json(args.out, result)
+    print(markdown_table(result))
     return 0
 
 
@@ -181,4 +213,4 @@ if __name__ == "__main__":
 
 
 __all__ = ["LEVEL", "MODELS", "SETTINGS", "average_sensitivity", "public_draws", "boolverify_draws", "power",
-           "compare", "run", "main"]
+           "compare", "run", "markdown_table", "main"]
