@@ -12,14 +12,14 @@ import importlib
 
 _EXPORTS = {
     "numeric.validation": ("InputError",),
-    "numeric.vocabulary": ("ATTENTIONS", "FUNCTIONS", "INIT_SCHEMES", "PRESETS"),
+    "numeric.vocabulary": ("ATTENTIONS", "FUNCTIONS", "INIT_SCHEMES", "BHATTAMISHRA_INIT_SCHEMES", "PRESETS"),
     "numeric.boolean": ("all_strings", "hamming_weights", "truth_table"),
     "numeric.sensitivity": ("average_sensitivity", "fourier_average_sensitivity",
                             "min_sensitivity", "profile", "walsh_hadamard"),
     "numeric.transformer": ("BooleanTransformer", "TransformerConfig", "boolean_table",
                             "evaluate_all", "initialize_", "margin_recognition", "max_influence",
                             "model_profile", "preset_config", "preset_init", "random_model",
-                            "random_profiles", "readout_table"),
+                            "random_profiles", "readout_table", "sinusoidal_positions", "check_init_scheme"),
     "numeric.transformer_sample": ("sampled_sensitivities", "neighbour_sensitivities"),
     "numeric.attention": ("attention_jvp", "attention_map", "attention_vjp", "attention_weights"),
     "numeric.xor": ("check_embeddings", "default_lr", "empirical_grad", "empirical_loss",

@@ -11,12 +11,12 @@ from numeric.transformer_eval import (
 )
 from numeric.transformer_model import (
     CONVENTIONS, EOS, PRESET_SPECS, SCHEMES, BooleanTransformer, TransformerConfig, initialize_, preset_config,
-    preset_init, random_model, readout_table,
+    preset_init, random_model, readout_table, check_init_scheme, sinusoidal_positions,
 )
 
 __all__ = [
     "EOS", "SCHEMES", "CONVENTIONS", "PRESET_SPECS", "TransformerConfig", "BooleanTransformer", "initialize_",
-    "random_model", "preset_config", "preset_init", "readout_table",
+    "random_model", "preset_config", "preset_init", "readout_table", "check_init_scheme", "sinusoidal_positions",
     "ENUM_LIMIT", "evaluate_all", "evaluate_all_blowup", "boolean_table", "model_profile",
     "margin_recognition", "max_influence", "random_profiles",
 ]

@@ -1,5 +1,6 @@
-r"""The paper-B transformer, as formalised in boolverify (docs/claims.md), its four initialisations,
-and the layer-norm blowup.
+r"""The paper-B transformer, as formalised in boolverify (docs/claims.md), boolverify's four
+initialisation schemes and the four of the public code of Bhattamishra et al. (options of the
+``bhattamishra`` preset), and the layer-norm blowup.
 
 Architecture (each choice is ours, made after Hahn & Rofin 2024 and Chiang & Cholak 2022;
 the paper's exact architecture is not known):
@@ -39,14 +40,20 @@ then :math:`h \leftarrow h + \mathrm{MLP}(\mathrm{LN}(h))`; ``final_ln``: one mo
 layer's output; ``ln_variance="unbiased"``: divide by :math:`D-1`; ``ln_eps="added_to_std"``:
 :math:`(u - \bar u)/(\sqrt{\operatorname{var} u} + \varepsilon)`; ``embedding_scale="sqrt_D"``:
 :math:`h^0_n = \sqrt D\,E_{t_n} + P_n`; ``biases="zero"`` and ``ln_affine="identity"``: those
-parameters are set to 0 (gain 1) under every init scheme; ``readout``: how :math:`T` becomes a bit
+parameters are set to 0 (gain 1) under every init scheme (``biases="scheme_except_readout"``: the
+readout bias only); ``positions="sinusoidal"``: :math:`P` is the public code's fixed sinusoid table
+(:func:`sinusoidal_positions`), not a parameter; ``readout``: how :math:`T` becomes a bit
 (:func:`readout_table`); ``F``: MLP width; ``dtype``. The preset ``bhattamishra`` (:data:`PRESET_SPECS`)
 is the public random-transformer sensitivity experiment of Bhattamishra et al.
 (satwik77/Transformer-Simplicity, ``RandFLTAtt``): pre-LN with a final LN, unbiased std with
 :math:`\varepsilon = 10^{-6}` added to it, token embedding times :math:`\sqrt D`, learned
 positions, no biases, LN gain 1 / bias 0, sigmoid output read at :math:`\ge 1/2` at the end
 token, MLP width :math:`2D`, one head, every weight (embeddings, positions, attention, MLP,
-readout) :math:`U(-10, 10)`, float32.
+readout) :math:`U(-10, 10)`, float32. Its options, each a public command-line choice: sinusoidal
+positions (``-pos_encode absolute``), layer biases drawn like the weights (``bias=True`` of the
+init methods), and the four public init methods (:data:`numeric.vocabulary.BHATTAMISHRA_INIT_SCHEMES`,
+table in :func:`initialize_`); under the preset's conventions boolverify's ``uniform`` draws what
+``bhattamishra_uniform`` draws.
 
 **Blowup** (claim SG-3). For each LN application and position :math:`n`,
 :math:`z_n = 1/\sqrt{\operatorname{var}(u_n) + \varepsilon}`; per application
@@ -72,8 +79,8 @@ from torch import nn
 from numeric import vocabulary
 from numeric.validation import InputError, check_bool, check_choice, check_int, check_real, reject
 from numeric.vocabulary import (
-    BIAS_INITS, EMBEDDING_SCALES, LN_AFFINE_INITS, LN_EPS_PLACEMENTS, LN_VARIANCES, MODEL_DTYPES,
-    NORM_POSITIONS, PRESETS as PRESET_NAMES, READOUTS,
+    ALL_INIT_SCHEMES, BHATTAMISHRA_INIT_SCHEMES, BIAS_INITS, EMBEDDING_SCALES, LN_AFFINE_INITS, LN_EPS_PLACEMENTS,
+    LN_VARIANCES, MODEL_DTYPES, NORM_POSITIONS, POSITION_ENCODINGS, PRESETS as PRESET_NAMES, READOUTS,
 )
 from numeric.vocabulary import INIT_SCHEMES as SCHEMES
 
@@ -85,8 +92,12 @@ _DTYPES = {"float64": torch.float64, "float32": torch.float32}
 CONVENTIONS = {
     "norm": NORM_POSITIONS, "final_ln": (False, True), "ln_variance": LN_VARIANCES,
     "ln_eps": LN_EPS_PLACEMENTS, "embedding_scale": EMBEDDING_SCALES, "biases": BIAS_INITS,
-    "ln_affine": LN_AFFINE_INITS, "readout": READOUTS, "dtype": MODEL_DTYPES,
+    "ln_affine": LN_AFFINE_INITS, "readout": READOUTS, "dtype": MODEL_DTYPES, "positions": POSITION_ENCODINGS,
 }
+
+#: Period of the sinusoidal positions: the public code builds ``PositionalEncoding(d_model,
+#: dropout, 1000.0)`` (its class default, 10000, is not what runs).
+SINUSOID_PERIOD = 1000.0
 
 #: Each preset: its conventions, and the defaults it gives the shape (``H``, MLP width ``F`` as a
 #: multiple of ``D``, ``eps``) and the initialisation (``init`` scheme, box half-width ``B``).
@@ -94,7 +105,7 @@ PRESET_SPECS = {
     "boolverify": {
         "conventions": dict(norm="post", final_ln=False, ln_variance="biased", ln_eps="inside_sqrt",
                             embedding_scale="one", biases="scheme", ln_affine="scheme", readout="linear",
-                            dtype="float64"),
+                            dtype="float64", positions="learned"),
         "H": 2, "F_per_D": 4, "eps": 0.0, "init": "uniform", "B": 1.0,
     },
     # RandFLTAtt/rand_sensi.py and src/components/sanplay.py of satwik77/Transformer-Simplicity:
@@ -105,7 +116,7 @@ PRESET_SPECS = {
     "bhattamishra": {
         "conventions": dict(norm="pre", final_ln=True, ln_variance="unbiased", ln_eps="added_to_std",
                             embedding_scale="sqrt_D", biases="zero", ln_affine="identity",
-                            readout="sigmoid", dtype="float32"),
+                            readout="sigmoid", dtype="float32", positions="learned"),
         "H": 1, "F_per_D": 2, "eps": 1e-6, "init": "uniform", "B": 10.0,
     },
 }
@@ -122,7 +133,7 @@ class TransformerConfig:
         F: MLP width (``None``: ``4 * D``).
         eps: layer-norm :math:`\\varepsilon \\ge 0`; ``0`` is allowed.
         N_max: longest input (the positional table has ``N_max + 1`` rows, for ``eos``).
-        norm, final_ln, ln_variance, ln_eps, embedding_scale, biases, ln_affine, readout, dtype:
+        norm, final_ln, ln_variance, ln_eps, embedding_scale, biases, ln_affine, readout, dtype, positions:
             the conventions (module docstring; allowed values in :data:`CONVENTIONS`); the
             defaults are the ``boolverify`` preset. :func:`preset_config` builds a preset.
     """
@@ -142,6 +153,7 @@ class TransformerConfig:
     ln_affine: str = "scheme"
     readout: str = "linear"
     dtype: str = "float64"
+    positions: str = "learned"
 
     def __post_init__(self):
         check_bool(self.final_ln, "final_ln")
@@ -168,10 +180,12 @@ class TransformerConfig:
     @property
     def n_params(self) -> int:
         """Number of real parameters :math:`M` (embeddings, layers, final LN, readout); biases
-        and LN parameters that a convention fixes are still counted."""
+        and LN parameters that a convention fixes are still counted; sinusoidal positions are not
+        parameters."""
         D, F = self.D, self.F
         layer = 4 * (D * D + D) + (D * F + F) + (F * D + D) + 4 * D
-        return 3 * D + (self.N_max + 1) * D + self.L * layer + 2 * D * int(self.final_ln) + D + 1
+        positions = (self.N_max + 1) * D if self.positions == "learned" else 0
+        return 3 * D + positions + self.L * layer + 2 * D * int(self.final_ln) + D + 1
 
     @property
     def conventions(self) -> dict:
@@ -304,7 +318,12 @@ class BooleanTransformer(nn.Module):
         D = config.D
         dt = config.torch_dtype
         self.tok = nn.Parameter(torch.zeros(3, D, dtype=dt))
-        self.pos = nn.Parameter(torch.zeros(config.N_max + 1, D, dtype=dt))
+        if config.positions == "learned":
+            self.pos = nn.Parameter(torch.zeros(config.N_max + 1, D, dtype=dt))
+        else:
+            # fixed, so no init scheme draws it; outside the state dict, so a loaded state dict
+            # cannot replace the formula
+            self.register_buffer("pos", sinusoidal_positions(config.N_max + 1, D, dt), persistent=False)
         self.layers = nn.ModuleList(_Layer(config) for _ in range(config.L))
         # registered only when used, so that the default model's parameters (and the order in
         # which an init scheme draws them) are unchanged
@@ -490,6 +509,25 @@ class BooleanTransformer(nn.Module):
         return {"T": T, "z": z, "tau": tau, "beta": tau.prod(-1)}
 
 
+def sinusoidal_positions(rows: int, D: int, dtype=torch.float64) -> torch.Tensor:
+    r"""The public code's sinusoidal positions (``PositionalEncoding`` with period
+    :data:`SINUSOID_PERIOD` = 1000), rows ``0 .. rows - 1``: for position :math:`p` and column
+    :math:`j`, with :math:`\omega_i = \exp(-2i \ln(1000) / D)`,
+
+    .. math:: P_{p, 2i} = \sin(p\,\omega_i), \qquad P_{p, 2i+1} = \cos(p\,\omega_i),
+
+    i.e. :math:`\sin(p / 1000^{2i/D})`; an odd ``D`` has one sine more than cosines. Computed in
+    ``dtype`` by the public code's sequence of operations, so float32 gives its table."""
+    rows = check_int(rows, "rows", lo=1)
+    D = check_int(D, "D", lo=1)
+    position = torch.arange(0, rows, dtype=dtype).unsqueeze(1)
+    omega = torch.exp(torch.arange(0, D, 2, dtype=dtype) * (-math.log(SINUSOID_PERIOD) / D))
+    table = torch.zeros(rows, D, dtype=dtype)
+    table[:, 0::2] = torch.sin(position * omega)
+    table[:, 1::2] = torch.cos(position * omega[: D // 2])
+    return table
+
+
 # -- initialisation --------------------------------------------------------------------
 def _softmax(s):
     r"""Softmax over the last axis in max-subtracted (log-sum-exp) form,
@@ -520,9 +558,75 @@ def check_transformer(model):
     return model
 
 
+def check_init_scheme(config: TransformerConfig, scheme: str, *, scheme_name: str = "scheme",
+                      biases_name: str = "biases", ln_affine_name: str = "ln_affine") -> str:
+    """``scheme`` must be one of :data:`numeric.vocabulary.ALL_INIT_SCHEMES` and fit ``config``:
+    the public initialisations (:data:`~numeric.vocabulary.BHATTAMISHRA_INIT_SCHEMES`) never draw
+    the layer norms' parameters (``ln_affine = "identity"``) nor a readout bias (``biases`` is
+    ``"zero"`` or ``"scheme_except_readout"``), and their Xavier variants zero every bias
+    (``biases = "zero"``). The ``*_name`` arguments are the names the messages give (a CLI passes
+    its option spellings). Returns ``scheme``."""
+    check_choice(scheme, scheme_name, ALL_INIT_SCHEMES)
+    if scheme not in BHATTAMISHRA_INIT_SCHEMES:
+        return scheme
+    if config.ln_affine != "identity":
+        reject(ln_affine_name, config.ln_affine, f"'identity' under {scheme_name} = {scheme} (the public code's "
+               "layer norms keep gain 1 and bias 0)")
+    if "xavier" in scheme and config.biases != "zero":
+        reject(biases_name, config.biases, f"'zero' under {scheme_name} = {scheme} (the public init_xavuni and "
+               "init_xavnormal zero every bias)")
+    if config.biases not in ("zero", "scheme_except_readout"):
+        reject(biases_name, config.biases, f"'zero' or 'scheme_except_readout' under {scheme_name} = {scheme} "
+               "(the public model's readout has no bias)")
+    return scheme
+
+
+def _bhattamishra_draw(scheme, name, kind, shape, generator, B, sigma, input_scale):
+    """One parameter as the public initialisation ``scheme`` draws it (float64): sanplay.py's
+    ``init_weights``, ``init_gauss_weights``, ``init_xavuni``, ``init_xavnormal``."""
+
+    def uniform(a):
+        return (torch.rand(shape, generator=generator, dtype=torch.float64) * 2 - 1) * a
+
+    def normal(std):
+        return torch.randn(shape, generator=generator, dtype=torch.float64) * std
+
+    def xavier(fan_in, fan_out):
+        if scheme == "bhattamishra_xavier_uniform":
+            return uniform(math.sqrt(6.0 / (fan_in + fan_out)))
+        return normal(math.sqrt(2.0 / (fan_in + fan_out)))
+
+    if kind == "ln_gain":
+        return torch.ones(shape, dtype=torch.float64)
+    if kind == "ln_bias" or name == "out.bias":
+        return torch.zeros(shape, dtype=torch.float64)
+    if scheme == "bhattamishra_uniform":
+        return uniform(B)
+    if scheme == "bhattamishra_gaussian":
+        if name == "tok":
+            return normal(input_scale)
+        if name == "pos":
+            return uniform(input_scale)
+        if name == "out.weight":
+            return normal(1.0)  # dec_init = 1.0, as both public scripts pass it
+        return normal(sigma)
+    if kind == "bias":
+        return torch.zeros(shape, dtype=torch.float64)
+    if name in ("tok", "pos"):
+        return normal(1.0)
+    if name == "out.weight" and scheme == "bhattamishra_xavier_normal":
+        return normal(1.0)
+    return xavier(shape[1], shape[0])
+
+
 @torch.no_grad()
-def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: float = 1.0, sigma: float = 1.0):
-    r"""Re-initialise ``model`` in place with one of the four schemes.
+def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: float = 1.0, sigma: float = 1.0,
+                input_scale: float = 1.0):
+    r"""Re-initialise ``model`` in place with one of boolverify's four schemes
+    (:data:`numeric.vocabulary.INIT_SCHEMES`) or one of the four public initialisations of
+    Bhattamishra et al. (:data:`numeric.vocabulary.BHATTAMISHRA_INIT_SCHEMES`).
+
+    boolverify's schemes (ours; they are not the public code's):
 
     - ``"uniform"``: every parameter (embeddings, weights, biases, LN gains and biases,
       readout) i.i.d. :math:`U(-B, B)`, i.e. :math:`\theta \sim \mathrm{Unif}([-B,B]^M)`,
@@ -536,32 +640,62 @@ def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: fl
       fans :math:`(D, D)` (so their scale does not depend on :math:`N_{\max}`); biases 0;
       LN gain 1 and bias 0 (the usual practice).
 
-    The config's ``biases="zero"`` sets every bias (readout included) to 0 and
-    ``ln_affine="identity"`` every LN gain to 1 and bias to 0, under any scheme (those are
-    then not drawn, so the other parameters' draws shift).
+    The config's ``biases="zero"`` sets every bias (readout included) to 0,
+    ``biases="scheme_except_readout"`` the readout bias only, and ``ln_affine="identity"`` every
+    LN gain to 1 and bias to 0, under any scheme (those are then not drawn, so the other
+    parameters' draws shift).
+
+    The public initialisations (RandFLTAtt/src/components/sanplay.py of
+    satwik77/Transformer-Simplicity), per parameter group; LN gain 1 and bias 0 and no readout
+    bias under all four (:func:`check_init_scheme`); "layer" weights and biases are the
+    attention and MLP ones; the positions are drawn only when ``positions="learned"``:
+
+    ==============================  ================  ================  ===================  ======================  ==========================
+    scheme (public method)          token embedding   learned positions  layer weights        layer biases            readout weight
+    ==============================  ================  ================  ===================  ======================  ==========================
+    ``bhattamishra_uniform``        U(-B, B)          U(-B, B)           U(-B, B)             0, or U(-B, B) [1]      U(-B, B)
+    (``init_weights``)
+    ``bhattamishra_gaussian``       N(0, s^2)         U(-s, s)           N(0, sigma^2)        0, or N(0, sigma^2) [1] N(0, 1)
+    (``init_gauss_weights``)
+    ``bhattamishra_xavier_uniform`` N(0, 1)           N(0, 1)            Xavier-uniform       0                       Xavier-uniform (fans D, 1)
+    (``init_xavuni``)
+    ``bhattamishra_xavier_normal``  N(0, 1)           N(0, 1)            Xavier-normal        0                       N(0, 1)
+    (``init_xavnormal``)
+    ==============================  ================  ================  ===================  ======================  ==========================
+
+    [1] with ``biases="scheme_except_readout"`` (the public ``bias=True``); ``s`` is
+    ``input_scale`` (the public ``-i_init``). Xavier fans are a weight's (in, out).
 
     Args:
         model: a :class:`BooleanTransformer`.
-        scheme: one of ``SCHEMES``.
+        scheme: one of :data:`numeric.vocabulary.ALL_INIT_SCHEMES`.
         generator: a CPU ``torch.Generator`` (reproducible draws on every device).
-        B: half-width of the box (``uniform``). sigma: standard deviation (``gaussian``).
+        B: half-width of the box (``uniform``, ``bhattamishra_uniform``). sigma: standard
+            deviation (``gaussian``; the layer weights of ``bhattamishra_gaussian``).
+        input_scale: token-embedding std and position half-width of ``bhattamishra_gaussian``.
 
     Returns:
         ``model``.
     """
     check_transformer(model)
-    check_choice(scheme, "scheme", SCHEMES)
+    check_init_scheme(model.config, scheme)
     B = check_real(B, "B", lo=0, lo_open=True)
     sigma = check_real(sigma, "sigma", lo=0, lo_open=True)
+    input_scale = check_real(input_scale, "input_scale", lo=0, lo_open=True)
     if generator is None:
         generator = torch.Generator()
     D = model.config.D
     zero_biases = model.config.biases == "zero"
+    zero_readout_bias = model.config.biases == "scheme_except_readout"
     identity_ln = model.config.ln_affine == "identity"
     for name, p in model.named_parameters():
         shape = p.shape
         kind = _param_kind(name)
-        if (kind == "bias" and zero_biases) or (kind == "ln_bias" and identity_ln):
+        if scheme in BHATTAMISHRA_INIT_SCHEMES:
+            val = (torch.zeros(shape, dtype=torch.float64) if kind == "bias" and zero_biases
+                   else _bhattamishra_draw(scheme, name, kind, shape, generator, B, sigma, input_scale))
+        elif ((kind == "bias" and (zero_biases or (zero_readout_bias and name == "out.bias")))
+              or (kind == "ln_bias" and identity_ln)):
             val = torch.zeros(shape, dtype=torch.float64)
         elif kind == "ln_gain" and identity_ln:
             val = torch.ones(shape, dtype=torch.float64)
@@ -587,7 +721,7 @@ def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: fl
 
 def random_model(config: TransformerConfig | None, scheme: str, seed: int, *, device=None, **kw) -> BooleanTransformer:
     """A :class:`BooleanTransformer` initialised by ``scheme`` from ``torch.Generator`` seed
-    ``seed`` (keywords ``B``, ``sigma`` go to :func:`initialize_`), on ``device``."""
+    ``seed`` (keywords ``B``, ``sigma``, ``input_scale`` go to :func:`initialize_`), on ``device``."""
     seed = check_int(seed, "seed")
     model = BooleanTransformer(config)
     initialize_(model, scheme, generator=torch.Generator().manual_seed(seed), **kw)
@@ -599,5 +733,5 @@ def random_model(config: TransformerConfig | None, scheme: str, seed: int, *, de
 __all__ = [
     "EOS", "SCHEMES", "CONVENTIONS", "PRESET_SPECS", "TransformerConfig", "BooleanTransformer", "check_transformer",
     "initialize_", "random_model", "preset_config", "preset_init", "ReadoutRule", "READOUT_RULES",
-    "readout_rule", "readout_table",
+    "readout_rule", "readout_table", "check_init_scheme", "sinusoidal_positions", "SINUSOID_PERIOD",
 ]

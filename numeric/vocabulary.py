@@ -16,8 +16,16 @@ FUNCTION_PARAMS = {
     "random": ("seed",),
 }
 
-#: Initialisation schemes of the Boolean transformer.
+#: boolverify's four initialisation schemes of the Boolean transformer (``numeric.transformer_model.initialize_``).
 INIT_SCHEMES = ("uniform", "gaussian", "xavier_uniform", "xavier_normal")
+#: The four initialisations of the public random-transformer code of Bhattamishra et al.
+#: (satwik77/Transformer-Simplicity, ``RandFLTAtt/src/components/sanplay.py``), options of the
+#: ``bhattamishra`` preset: ``init_weights``, ``init_gauss_weights``, ``init_xavuni``, ``init_xavnormal``
+#: in that order. They differ from :data:`INIT_SCHEMES` in what each parameter group draws.
+BHATTAMISHRA_INIT_SCHEMES = ("bhattamishra_uniform", "bhattamishra_gaussian", "bhattamishra_xavier_uniform",
+                             "bhattamishra_xavier_normal")
+#: Every name ``initialize_`` accepts.
+ALL_INIT_SCHEMES = INIT_SCHEMES + BHATTAMISHRA_INIT_SCHEMES
 
 #: Model-convention presets of the Boolean transformer: ``boolverify`` (this suite's paper-B
 #: formalisation) and ``bhattamishra`` (the conventions of the public random-transformer
@@ -32,8 +40,13 @@ LN_VARIANCES = ("biased", "unbiased")
 LN_EPS_PLACEMENTS = ("inside_sqrt", "added_to_std")
 #: Scale of the token embedding: 1 (``one``) or sqrt(D) (``sqrt_D``); positions are never scaled.
 EMBEDDING_SCALES = ("one", "sqrt_D")
-#: Biases (Q/K/V/O, MLP, readout): as the init scheme draws them (``scheme``) or 0 (``zero``).
-BIAS_INITS = ("scheme", "zero")
+#: Biases (Q/K/V/O, MLP, readout): as the init scheme draws them (``scheme``), 0 (``zero``), or
+#: the layers' (Q/K/V/O, MLP) as the scheme draws them and the readout's 0 (``scheme_except_readout``:
+#: the public code's ``bias=True``, whose readout has no bias).
+BIAS_INITS = ("scheme", "zero", "scheme_except_readout")
+#: Positional vectors: a learned table drawn by the init scheme (``learned``), or the fixed
+#: sinusoids of the public code (``sinusoidal``: its ``-pos_encode absolute``, period 1000).
+POSITION_ENCODINGS = ("learned", "sinusoidal")
 #: Layer-norm gain/bias: as the init scheme draws them (``scheme``) or 1/0 (``identity``).
 LN_AFFINE_INITS = ("scheme", "identity")
 #: Boolean readout of the real output T: ``linear`` 1[T > 0], ``sigmoid`` 1[sigmoid(T) >= 1/2],
@@ -63,6 +76,6 @@ LOSSES = ("bce", "mse")
 OPTIMIZERS = ("gd", "adam")
 
 __all__ = ["ATTENTIONS", "FUNCTIONS", "FUNCTION_PARAMS", "NAMED_FUNCTIONS", "CONTROL_TARGETS", "ALL_TARGETS",
-           "INIT_SCHEMES", "PRESETS", "NORM_POSITIONS",
-           "LN_VARIANCES", "LN_EPS_PLACEMENTS", "EMBEDDING_SCALES", "BIAS_INITS", "LN_AFFINE_INITS",
+           "INIT_SCHEMES", "BHATTAMISHRA_INIT_SCHEMES", "ALL_INIT_SCHEMES", "PRESETS", "NORM_POSITIONS",
+           "LN_VARIANCES", "LN_EPS_PLACEMENTS", "EMBEDDING_SCALES", "BIAS_INITS", "POSITION_ENCODINGS", "LN_AFFINE_INITS",
            "READOUTS", "MODEL_DTYPES", "TRAINING_TARGETS", "LOSSES", "OPTIMIZERS"]

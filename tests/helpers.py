@@ -145,3 +145,66 @@ def assert_next_run_removes_folder(tmp: Path, prefix: str, monkeypatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     remove_stale_folders(prefix)
     assert list(tmp.glob(f"{prefix}*")) == []
+
+
+def public_init_law(name: str, scheme: str, D: int, shape, *, B: float = 10.0, sigma: float = 10.0,
+                    s: float = 1.0, drawn_biases: bool = False):
+    """The law of parameter ``name`` (a ``BooleanTransformer`` name) under the public
+    initialisation ``scheme``, restated from the public code (RandFLTAtt/src/components/sanplay.py
+    of satwik77/Transformer-Simplicity): ``("fixed", value)``, ``("uniform", half_width)`` or
+    ``("normal", std)``. ``s`` is the public ``inp_init``; ``drawn_biases`` its ``bias=True``."""
+    import math
+
+    ln = ".ln" in name or name.startswith("ln_f.")
+    if ln:
+        return ("fixed", 1.0 if name.endswith("gain") else 0.0)  # a_2 / b_2: never drawn
+    if name == "out.bias":
+        return ("fixed", 0.0)  # the decoder has no bias
+    layer_bias = name.endswith("bias")
+    if scheme == "bhattamishra_uniform":  # init_weights: every weight_init
+        return ("fixed", 0.0) if layer_bias and not drawn_biases else ("uniform", B)
+    if scheme == "bhattamishra_gaussian":  # init_gauss_weights
+        if name == "tok":
+            return ("normal", s)
+        if name == "pos":
+            return ("uniform", s)
+        if name == "out.weight":
+            return ("normal", 1.0)
+        return ("fixed", 0.0) if layer_bias and not drawn_biases else ("normal", sigma)
+    if layer_bias:
+        return ("fixed", 0.0)
+    if name in ("tok", "pos") or (name == "out.weight" and scheme == "bhattamishra_xavier_normal"):
+        return ("normal", 1.0)
+    fan_out, fan_in = shape
+    if scheme == "bhattamishra_xavier_uniform":
+        return ("uniform", math.sqrt(6.0 / (fan_in + fan_out)))
+    return ("normal", math.sqrt(2.0 / (fan_in + fan_out)))
+
+
+def law_holds(values, law, false_fail: float) -> bool:
+    """Whether ``values`` (a tensor) are draws of ``law`` (:func:`public_init_law`): fixed values
+    exactly; a uniform law inside its support, with the mean of z^2 (z standardised) in the
+    two-sided ``1 - false_fail`` chi-square interval (conservative for uniform z^2); a normal law
+    the same interval and some |z| beyond sqrt(3) (the uniform support) when that is missed with
+    probability below ``false_fail``."""
+    import math
+
+    import torch
+    from scipy.stats import chi2, norm
+
+    from verify.common.tolerances import tolerance
+
+    v = values.detach().to(torch.float64).reshape(-1).cpu()
+    kind, a = law
+    if kind == "fixed":
+        return bool((v == a).all())
+    sd = a / math.sqrt(3) if kind == "uniform" else a
+    z = v / sd
+    n = z.numel()
+    lo, hi = (float(chi2.ppf(q, n)) / n for q in (false_fail / 2, 1 - false_fail / 2))
+    ok = lo < float((z * z).mean()) < hi
+    if kind == "uniform":
+        return ok and float(v.abs().max()) <= a * (1 + tolerance().rtol)
+    if (2 * norm.cdf(math.sqrt(3)) - 1) ** n <= false_fail:
+        ok = ok and float(z.abs().max()) > math.sqrt(3)
+    return ok

@@ -3,7 +3,7 @@ application has :math:`z_n = 1/\sqrt{\operatorname{var}(u_n) + \varepsilon} \le 
 hence :math:`\beta^L = \prod_{\ell=1}^{L'} \max_n (1 + z^\ell_n) \le (1 + 1/\sqrt\varepsilon)^{L'}`,
 :math:`L' = 2L`, for every parameter and every input.
 
-Checked with Hypothesis over architectures, :math:`\varepsilon`, all four init schemes at
+Checked with Hypothesis over architectures, :math:`\varepsilon`, boolverify's four init schemes at
 scales from tiny (variances near 0, where the bound is nearly tight) to large, and inputs;
 the bound comes from :func:`verify.bounds.blowup_bound` (50 digits). The comparison allows
 the float64 rounding of the table in :mod:`verify.tolerances` (relative 1e-10). Where the

@@ -9,8 +9,9 @@ the numbers are those of :data:`verify.experiments.claim_rules.SG6`, rendered in
 ``docs/claims.md#sg-6``, named by their fields):
 
 - the ``boolverify`` conventions (post-LN, biased variance, eps inside the square root, linear
-  readout at 0) at ``D``, ``L``, ``H``, F = 4D, **eps = 0**, each of the four init schemes
-  (uniform box B = 1 and Gaussian sigma = 1 on every parameter, biases and LN included; Xavier);
+  readout at 0) at ``D``, ``L``, ``H``, F = 4D, **eps = 0**, each of boolverify's four init
+  schemes (uniform box B = 1 and Gaussian sigma = 1 on every parameter, biases and LN included;
+  Xavier; ours, not the public code's four, which are options of the preset);
 - the ``bhattamishra`` preset (the public random-transformer experiment: pre-LN + final LN,
   unbiased std + ``bhattamishra_eps``, sqrt(D) token scale, zero biases, LN gain 1, sigmoid at
   1/2, F = 2D, float32) at ``D``, ``L``, ``bhattamishra_H`` heads with every weight
@@ -34,7 +35,7 @@ of :math:`K_0/2^N` would be no test at all.
 has its scheme's law (:func:`verify.experiments.known_answers.init_distribution_check`): the
 mean squared standardised parameter inside the chi-square interval and the shape (uniform or
 normal) right, each at false-fail probability ``known_answer_false_fail``, and the fixed biases
-and gains exact, so the four schemes are four distinct distributions. Planted: Xavier-normal
+and gains exact, so boolverify's four schemes are four distinct distributions. Planted: Xavier-normal
 drawing Xavier-uniform values and the Gaussian scheme drawing the box fail here.
 
 *Estimands and rules* (fixed in advance; one-sided ``level`` bounds; Clopper-Pearson for

@@ -2,7 +2,9 @@
 presets, against a plain-Python forward pass written here from the descriptions (no model code
 is reused): pre-/post-LN, final LN, biased/unbiased variance, eps inside the square root or
 added to the standard deviation, token-embedding scale, zero biases, identity LN, the three
-readouts, MLP width, float32; and the argument checks."""
+readouts, MLP width, float32, sinusoidal positions; the public initialisations of the
+bhattamishra preset, parameter by parameter, against their laws restated from the public code;
+and the argument checks. (The public code itself: tests/verify/experiments/test_bhattamishra_public.py.)"""
 
 from __future__ import annotations
 
@@ -15,12 +17,16 @@ import torch
 from numeric.transformer import (
     BooleanTransformer, TransformerConfig, initialize_, random_model,
 )
-from numeric.transformer_model import CONVENTIONS, PRESET_SPECS, preset_config, preset_init, readout_table
+from numeric.transformer_model import (
+    CONVENTIONS, PRESET_SPECS, check_init_scheme, preset_config, preset_init, readout_table, sinusoidal_positions,
+)
 from numeric.validation import InputError
+from numeric.vocabulary import BHATTAMISHRA_INIT_SCHEMES
 from numeric.vocabulary import PRESETS as PRESET_NAMES
 from verify.common.tolerances import tolerance
-from verify.reference.transformer_loop import loop_output
-from tests.helpers import raises_input_error
+from verify.experiments.claim_rules import SG6
+from verify.reference.transformer_loop import loop_output, sinusoid
+from tests.helpers import law_holds, public_init_law, raises_input_error
 
 N = 4
 STRINGS = [[(x >> n) & 1 for n in range(N)] for x in range(1 << N)]
@@ -53,15 +59,17 @@ def _reference_bits(Ts, readout):
 BASE = dict(D=4, L=2, H=2, F=6, N_max=N, eps=1e-3)
 SINGLE = [("norm", "pre"), ("final_ln", True), ("ln_variance", "unbiased"), ("ln_eps", "added_to_std"),
           ("embedding_scale", "sqrt_D"), ("readout", "sigmoid"), ("readout", "median"), ("F", 9),
-          ("dtype", "float32")]
+          ("dtype", "float32"), ("positions", "sinusoidal"), ("biases", "scheme_except_readout")]
 CASES = ([("boolverify", {})] + [(f"{k}={v}", {k: v}) for k, v in SINGLE]
-         + [("bhattamishra", "preset")] + [("pre+final+unbiased, eps=0", dict(norm="pre", final_ln=True,
-                                            ln_variance="unbiased", eps=0.0))])
+         + [("bhattamishra", "preset"), ("bhattamishra, sinusoidal, odd D", "preset_sinusoidal")]
+         + [("pre+final+unbiased, eps=0", dict(norm="pre", final_ln=True, ln_variance="unbiased", eps=0.0))])
 
 
 def _config(kw):
     if kw == "preset":
         return preset_config("bhattamishra", D=4, L=2, H=2, N_max=N)
+    if kw == "preset_sinusoidal":
+        return preset_config("bhattamishra", D=5, L=2, H=1, N_max=N, positions="sinusoidal")
     return TransformerConfig(**{**BASE, **kw})
 
 
@@ -83,6 +91,79 @@ def test_each_convention_matches_plain_loop(label, kw):
     assert max(T_ref) - min(T_ref) > 1e-3  # the strings are told apart: a real check
     bits = model.readout(torch.tensor(T_ref, dtype=torch.float64))
     assert bits.tolist() == _reference_bits(T_ref, cfg.readout)
+
+
+def test_sinusoidal_positions_are_the_public_formula():
+    """sin(p / 1000^(2i/D)) at column 2i, cos at 2i + 1 (plain math, float64), even and odd D;
+    float32 computes the same table to float32 resolution; the table is a buffer, not a
+    parameter: no scheme draws it, no state dict carries it, n_params leaves it out."""
+    for D in (6, 7):
+        t = sinusoidal_positions(9, D)
+        ref = torch.tensor([[sinusoid(p, j, D) for j in range(D)] for p in range(9)], dtype=torch.float64)
+        assert float((t - ref).abs().max()) <= tolerance(torch.float64).rtol
+        t32 = sinusoidal_positions(9, D, torch.float32)
+        assert t32.dtype == torch.float32 and float((t32.double() - ref).abs().max()) <= tolerance(torch.float32).rtol
+    cfg = preset_config("bhattamishra", D=6, L=1, N_max=8, positions="sinusoidal")
+    model = random_model(cfg, "uniform", 0, B=10.0)
+    assert "pos" not in dict(model.named_parameters()) and "pos" not in model.state_dict()
+    assert torch.equal(model.pos, sinusoidal_positions(9, 6, torch.float32))
+    assert cfg.n_params == preset_config("bhattamishra", D=6, L=1, N_max=8).n_params - 9 * 6
+    assert cfg.preset is None and cfg.conventions["positions"] == "sinusoidal"
+
+
+@pytest.mark.parametrize("scheme", BHATTAMISHRA_INIT_SCHEMES)
+@pytest.mark.parametrize("positions", ["learned", "sinusoidal"])
+def test_public_init_draws_each_parameter_from_its_law(scheme, positions):
+    """Each parameter of a bhattamishra_* scheme has the law the public init method gives it
+    (tests.helpers.public_init_law, restated from sanplay.py), with and without drawn biases."""
+    bias_options = ("zero",) if "xavier" in scheme else ("zero", "scheme_except_readout")
+    for biases in bias_options:
+        cfg = preset_config("bhattamishra", D=32, L=2, H=4, N_max=20, positions=positions, biases=biases)
+        kw = dict(B=7.0, sigma=3.0, input_scale=0.5)
+        model = random_model(cfg, scheme, 17, **kw)
+        for name, p in model.named_parameters():
+            law = public_init_law(name, scheme, cfg.D, tuple(p.shape), B=7.0, sigma=3.0, s=0.5,
+                                  drawn_biases=biases != "zero")
+            assert law_holds(p, law, SG6.known_answer_false_fail), (scheme, biases, name, law)
+        # a wrong law is told apart: the uniform scheme's box at another width, the Gaussian's std
+        p = model.layers[0].q.weight
+        wrong = public_init_law("layers.0.q.weight", scheme, cfg.D, tuple(p.shape), B=14.0, sigma=6.0, s=0.5)
+        wrong = (wrong[0], wrong[1] * 2) if "xavier" in scheme else wrong
+        assert not law_holds(p, wrong, SG6.known_answer_false_fail), (scheme, wrong)
+
+
+@pytest.mark.parametrize("biases", ["zero", "scheme_except_readout"])
+def test_public_uniform_is_boolverify_uniform_under_the_preset(biases):
+    """Under the preset's conventions (LN identity, no readout bias) init_weights draws what
+    boolverify's uniform draws, number for number; the other public schemes do not."""
+    cfg = preset_config("bhattamishra", D=8, L=2, N_max=6, biases=biases)
+    a, b = random_model(cfg, "uniform", 4, B=10.0), random_model(cfg, "bhattamishra_uniform", 4, B=10.0)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    with torch.no_grad():
+        assert (float(a.layers[0].q.bias.abs().max()) == 0.0) == (biases == "zero")
+        assert float(a.out.bias.abs().max()) == 0.0
+    c = random_model(cfg, "gaussian", 4, sigma=10.0)
+    d = random_model(cfg, "bhattamishra_gaussian", 4, sigma=10.0)
+    assert not torch.equal(c.tok, d.tok) and not torch.equal(c.out.weight, d.out.weight)
+
+
+@pytest.mark.parametrize(
+    "config, scheme, name, expected",
+    [
+        (dict(), "bhattamishra_uniform", "ln_affine", "identity"),
+        (dict(ln_affine="scheme"), "bhattamishra_gaussian", "ln_affine", "identity"),
+        (dict(biases="scheme"), "bhattamishra_uniform", "biases", "readout has no bias"),
+        (dict(biases="scheme_except_readout"), "bhattamishra_xavier_uniform", "biases", "zero every bias"),
+        (dict(biases="scheme_except_readout"), "bhattamishra_xavier_normal", "biases", "zero every bias"),
+        (dict(), "kaiming", "scheme", None),
+    ],
+)
+def test_public_init_refuses_a_config_it_cannot_draw(config, scheme, name, expected):
+    base = TransformerConfig(D=4, L=1, H=1) if not config else preset_config("bhattamishra", D=4, L=1, **config)
+    with raises_input_error(name, expected):
+        check_init_scheme(base, scheme)
+    with raises_input_error(name):
+        initialize_(BooleanTransformer(base), scheme)
 
 
 def test_blowup_counts_the_final_layer_norm():
@@ -191,6 +272,8 @@ def test_zero_variance_in_final_layer_norm_is_named():
         (dict(ln_affine=None), "ln_affine"),
         (dict(readout="argmax"), "readout"),
         (dict(dtype="float16"), "dtype"),
+        (dict(positions="absolute"), "positions"),
+        (dict(biases="layers"), "biases"),
         (dict(F=0), "F"),
     ],
 )

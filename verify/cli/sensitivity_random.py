@@ -19,7 +19,8 @@ import math
 
 from numeric.validation import MAX_SEED, InputError, check_device, check_int, check_real, check_seed
 from verify.cli.options import integer
-from numeric.vocabulary import INIT_SCHEMES, MODEL_DTYPES, PRESETS, READOUTS
+from numeric.vocabulary import (ALL_INIT_SCHEMES, BHATTAMISHRA_INIT_SCHEMES, INIT_SCHEMES, MODEL_DTYPES,
+                                POSITION_ENCODINGS, PRESETS, READOUTS)
 from verify.cli import writing
 from verify.cli.options import (add_backend_options, check_backend_options, check_distinct_files, check_figure_output,
                                 check_model_options, check_output, check_transformer_sizes,
@@ -46,11 +47,25 @@ def register(sub):
                         "the 2^N strings] (default: the preset's, linear / sigmoid)")
     p.add_argument("--dtype", default=None, choices=MODEL_DTYPES,
                    help="float64 or float32 (default: the preset's, float64 / float32)")
-    p.add_argument("--init", default=None, choices=INIT_SCHEMES,
-                   help=f"{' | '.join(INIT_SCHEMES)} (default: the preset's, uniform)")
+    p.add_argument("--init", default=None, choices=ALL_INIT_SCHEMES,
+                   help=f"boolverify's schemes {' | '.join(INIT_SCHEMES)}, or, with --preset bhattamishra, the "
+                        f"public code's init methods {' | '.join(BHATTAMISHRA_INIT_SCHEMES)} (init_weights, "
+                        "init_gauss_weights, init_xavuni, init_xavnormal; what each draws: "
+                        "docs/results-paper-b.md) (default: the preset's, uniform)")
     p.add_argument("--B", type=float, default=None,
-                   help="box half-width for --init uniform (default: the preset's, 1 / 10)")
-    p.add_argument("--sigma", type=float, default=1.0, help="std for --init gaussian (default 1)")
+                   help="box half-width for --init uniform / bhattamishra_uniform (default: the preset's, 1 / 10)")
+    p.add_argument("--sigma", type=float, default=1.0,
+                   help="std for --init gaussian, and of the layer weights under bhattamishra_gaussian (the "
+                        "public -std_init, whose default is 10) (default 1)")
+    p.add_argument("--input-scale", dest="input_scale", type=float, default=1.0,
+                   help="bhattamishra_gaussian: token-embedding std and learned-position half-width (the public "
+                        "-i_init) (default 1)")
+    p.add_argument("--positions", default="learned", choices=POSITION_ENCODINGS,
+                   help="learned: a positional table drawn by the init; sinusoidal: the public code's fixed "
+                        "sin/cos table of period 1000 (its -pos_encode absolute) (default learned)")
+    p.add_argument("--bias", action="store_true",
+                   help="with --preset bhattamishra: draw the attention and MLP biases as the init draws the "
+                        "weights (the public init methods' bias=True; the readout has no bias) instead of 0")
     p.add_argument("--models", type=integer, default=100, help="number of random models (default 100)")
     p.add_argument("--seed", type=integer, default=0, help="first seed (model i uses seed + i)")
     p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
@@ -100,6 +115,7 @@ def _validate_random(args) -> None:
     except InputError as exc:
         raise InputError(f"{exc} (the enumeration limit: all 2^N strings are evaluated)") from None
     check_model_options(args)
+    _check_preset_options(args)
     check_seed(args.seed, "--seed", lo=-MAX_SEED, count=args.models)
     check_device(args.device, "--device")
     check_figure_output(args.figure)  # before the run, not after it
@@ -114,33 +130,77 @@ def _validate_random(args) -> None:
     args.scheduler = check_backend_options(args)
 
 
+def _check_preset_options(args) -> None:
+    """``--bias``, ``--input-scale`` and the public init schemes against the preset, with the
+    options' spellings; the model layer's own check (:func:`check_init_scheme`) then agrees."""
+    from numeric.transformer_model import check_init_scheme
+
+    check_real(args.input_scale, "--input-scale", lo=0, lo_open=True)
+    if args.preset != "bhattamishra":
+        if args.init in BHATTAMISHRA_INIT_SCHEMES:
+            raise InputError(f"--init = {args.init}: expected one of boolverify's schemes {INIT_SCHEMES} under "
+                             f"--preset {args.preset} (the bhattamishra_* schemes are the bhattamishra preset's: its "
+                             "layer norms keep gain 1 and its readout has no bias)")
+        if args.bias:
+            raise InputError(f"--bias: expected only with --preset bhattamishra (--preset {args.preset} draws "
+                             "every bias already)")
+    if args.bias and "xavier" in args.init:
+        raise InputError(f"--bias: expected only with --init bhattamishra_uniform, bhattamishra_gaussian or "
+                         f"boolverify's uniform / gaussian, not --init {args.init} (the Xavier schemes, like the "
+                         "public init_xavuni and init_xavnormal, set every bias to 0)")
+    args.biases = "scheme_except_readout" if args.bias else None
+    check_init_scheme(_config(args), args.init, scheme_name="--init", biases_name="--bias")
+
+
+def _config(args):
+    from numeric.transformer import preset_config
+
+    overrides = dict(readout=args.readout, dtype=args.dtype, positions=args.positions)
+    if args.biases is not None:
+        overrides["biases"] = args.biases
+    return preset_config(args.preset, D=args.D, L=args.L, H=args.H, F=args.F, eps=args.eps,
+                         N_max=max(64, args.N), **overrides)
+
+
+def _init_parameters(args) -> str:
+    """The init's parameters for the table title."""
+    if args.init in ("uniform", "bhattamishra_uniform"):
+        return f" B={args.B:g}"
+    if args.init == "gaussian":
+        return f" sigma={args.sigma:g}"
+    if args.init == "bhattamishra_gaussian":
+        return f" sigma={args.sigma:g} input-scale={args.input_scale:g}"
+    return ""
+
+
 def _random(args) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
-    from numeric.transformer import preset_config
+    from numeric.transformer_model import PRESET_SPECS
     from verify.experiments.random_transformers import (
         RANDOM_FUNCTION_P_K0, sample_models, summarize_models, summarize_profiles,
     )
 
     _validate_random(args)
-    cfg = preset_config(args.preset, D=args.D, L=args.L, H=args.H, F=args.F, eps=args.eps,
-                        N_max=max(64, args.N), readout=args.readout, dtype=args.dtype)
+    cfg = _config(args)
     console = make_console()
     with Progress(console=console, transient=True) as prog:
         task = prog.add_task(f"{args.models} models, N = {args.N}", total=args.models)
         got = sample_models(cfg, args.init, args.N, args.models, seed=args.seed, device=args.device,
-                            B=args.B, sigma=args.sigma, progress=lambda i: prog.advance(task),
+                            B=args.B, sigma=args.sigma, input_scale=args.input_scale, progress=lambda i: prog.advance(task),
                             workers=args.workers, scheduler=args.scheduler)
     K, N = got.profiles, args.N
     s = summarize_profiles(K, N)
     m = summarize_models(K, got.ones, N, seed=args.seed, functions=got.functions)
     params = {"preset": args.preset, "conventions": cfg.conventions, "N": N, "D": cfg.D, "L": cfg.L,
               "H": cfg.H, "F": cfg.F, "eps": cfg.eps, "init": args.init, "B": args.B, "sigma": args.sigma,
-              "seed": args.seed}
-    named = "" if cfg.preset == args.preset else f" + {args.readout} readout, {args.dtype}"
+              "input_scale": args.input_scale, "seed": args.seed}
+    preset_conventions = PRESET_SPECS[args.preset]["conventions"]
+    changed = [f"{k}={v}" for k, v in cfg.conventions.items() if preset_conventions[k] != v]
+    named = "" if not changed else " + " + ", ".join(changed)
     t = Table(title=f"random transformers ({args.preset} conventions{named}; {args.init}"
-                    f"{f' B={args.B:g}' if args.init == 'uniform' else ''}, D={cfg.D}, L={cfg.L}, H={cfg.H}, "
+                    f"{_init_parameters(args)}, D={cfg.D}, L={cfg.L}, H={cfg.H}, "
                     f"F={cfg.F}, eps={cfg.eps:g}, N={N}), as formalised in boolverify")
     t.add_column("quantity")
     t.add_column("random transformers", justify="right")

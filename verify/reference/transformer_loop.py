@@ -11,7 +11,14 @@ import math
 
 #: The default conventions (the boolverify preset); a config dict may override any of them.
 DEFAULT_CONVENTIONS = dict(norm="post", final_ln=False, ln_variance="biased", ln_eps="inside_sqrt",
-                           embedding_scale="one")
+                           embedding_scale="one", positions="learned")
+
+
+def sinusoid(p: int, j: int, D: int, period: float = 1000.0) -> float:
+    """Column ``j`` of position ``p`` of the sinusoidal positions, from the formula
+    sin(p / period^(2i/D)) at j = 2i and cos(p / period^(2i/D)) at j = 2i + 1."""
+    angle = p / period ** (2 * (j // 2) / D)
+    return math.sin(angle) if j % 2 == 0 else math.cos(angle)
 
 
 def loop_output(P, bits, config) -> float:
@@ -25,7 +32,13 @@ def loop_output(P, bits, config) -> float:
     D, H, L, eps = c["D"], c["H"], c["L"], c["eps"]
     seq = list(bits) + [2]
     scale = math.sqrt(D) if c["embedding_scale"] == "sqrt_D" else 1.0
-    h = [[scale * P["tok"][t][i] + P["pos"][p][i] for i in range(D)] for p, t in enumerate(seq)]
+    if c["positions"] == "sinusoidal":
+        def position(p, i):
+            return sinusoid(p, i, D)
+    else:
+        def position(p, i):
+            return P["pos"][p][i]
+    h = [[scale * P["tok"][t][i] + position(p, i) for i in range(D)] for p, t in enumerate(seq)]
 
     def affine(name, v):
         W, b = P[name + ".weight"], P[name + ".bias"]
@@ -74,4 +87,4 @@ def loop_output(P, bits, config) -> float:
     return sum(P["out.weight"][0][i] * h[-1][i] for i in range(D)) + P["out.bias"][0]
 
 
-__all__ = ["DEFAULT_CONVENTIONS", "loop_output"]
+__all__ = ["DEFAULT_CONVENTIONS", "loop_output", "sinusoid"]

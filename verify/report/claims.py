@@ -302,8 +302,8 @@ _B = [
         f"ε = {_n(SG5.eps_control)} control differs); certified crossover table"),
     Claim(
         "SG-6", "B",
-        f"Random init, N = {SG6.N} (boolverify conventions at eps = 0 under all four init schemes, and "
-        f"the bhattamishra preset at eps = {_n(SG6.bhattamishra_eps)}): the constant fraction is reported "
+        f"Random init, N = {SG6.N} (boolverify conventions at eps = 0 under boolverify's four init schemes, and "
+        f"the bhattamishra preset (its U(-B, B) init) at eps = {_n(SG6.bhattamishra_eps)}): the constant fraction is reported "
         "apart; among models that compute a non-constant function, K_0 >= 1 far more often than for "
         f"random functions (~{SG6.p_random_function:.3f}), and the median model has more "
         "zero-sensitivity strings and less average sensitivity than a random function of the same "
@@ -311,7 +311,7 @@ _B = [
         "surely' at these sizes; the Theorem 4.5 exponent a = (D-1)/(2L) - 5 and the crossover N where "
         "N^a < 2^N are computed (certified), not asserted at finite N",
         "theorems/test_SG6_random_init_sensitivity.py", "stochastic",
-        f"per setting (each of the four init schemes at D = {SG6.D}, L = {SG6.L}, H = {SG6.H}, "
+        f"per setting (each of boolverify's four init schemes at D = {SG6.D}, L = {SG6.L}, H = {SG6.H}, "
         f"N = {SG6.N}, eps = 0; bhattamishra preset D = {SG6.D}, H = {SG6.bhattamishra_H}, "
         f"U(-{_n(SG6.bhattamishra_B)}, {_n(SG6.bhattamishra_B)}), eps = {_n(SG6.bhattamishra_eps)}): "
         f"models drawn until {SG6.target} ({SG6.bhattamishra_target}) compute a non-constant function "

@@ -53,6 +53,13 @@ def test_random_small_run_with_json_and_figure(tmp_path, cli):
         (["--dtype", "float16"], "--dtype"),
         (["--preset", "bhattamishra", "--D", "10", "--H", "3"], "--H"),
         (["--preset", "bhattamishra", "--B", "-1"], "--B"),
+        (["--positions", "rotary"], "--positions"),
+        (["--init", "bhattamishra_gaussian"], "--init"),
+        (["--bias"], "--bias"),
+        (["--preset", "bhattamishra", "--init", "bhattamishra_xavier_uniform", "--bias"], "--bias"),
+        (["--preset", "bhattamishra", "--init", "xavier_normal", "--bias"], "--bias"),
+        (["--preset", "bhattamishra", "--init", "bhattamishra_gaussian", "--input-scale", "0"], "--input-scale"),
+        (["--preset", "bhattamishra", "--init", "bhattamishra_gaussian", "--input-scale", "nan"], "--input-scale"),
     ],
 )
 def test_random_bad_input(cli, argv, name):
@@ -187,3 +194,26 @@ def test_bounds_bad_input(cli, argv, name):
     rc, out, err = cli("sensitivity", "bounds", *argv)
     assert rc == 2 and "Traceback" not in err and err.startswith("boolverify: error:")
     assert name in err and len(err.strip().splitlines()) == 1
+
+
+def test_random_bhattamishra_public_options(tmp_path, cli):
+    """--positions sinusoidal, --bias and a public init method reach the model: the JSON names
+    them, and the profiles are those of the library call with the same options."""
+    import torch
+
+    from numeric.transformer import preset_config
+    from verify.experiments.random_transformers import sample_models
+
+    js = tmp_path / "p.json"
+    rc, out, err = cli("sensitivity", "random", "--preset", "bhattamishra", "--N", "4", "--D", "8", "--L", "1",
+                       "--models", "3", "--init", "bhattamishra_gaussian", "--sigma", "2", "--input-scale", "0.5",
+                       "--bias", "--positions", "sinusoidal", "--json", str(js))
+    assert rc == 0, err
+    assert "positions=sinusoidal" in out and "biases=scheme_except_readout" in out and "input-scale=0.5" in out
+    d = json.loads(js.read_text())
+    p = d["params"]
+    assert p["init"] == "bhattamishra_gaussian" and p["input_scale"] == 0.5 and p["sigma"] == 2.0
+    assert p["conventions"]["positions"] == "sinusoidal" and p["conventions"]["biases"] == "scheme_except_readout"
+    cfg = preset_config("bhattamishra", D=8, L=1, N_max=64, positions="sinusoidal", biases="scheme_except_readout")
+    got = sample_models(cfg, "bhattamishra_gaussian", 4, 3, seed=0, sigma=2.0, input_scale=0.5)
+    assert torch.equal(torch.tensor(d["profiles"]), got.profiles)

@@ -174,6 +174,26 @@ def _median_readout():
     return readout_table(torch.tensor([1.0, 1.0, 2.0, 0.0], dtype=torch.float64), "median")
 
 
+def _sinusoid_table():
+    from numeric.transformer import preset_config, random_model
+
+    return random_model(preset_config("bhattamishra", D=6, L=1, N_max=4, positions="sinusoidal"), "uniform", 0).pos
+
+
+def _public_gaussian_pos():
+    from numeric.transformer import preset_config, random_model
+
+    return random_model(preset_config("bhattamishra", D=8, L=1, N_max=4), "bhattamishra_gaussian", 0,
+                        input_scale=0.5).pos.detach()
+
+
+def _readout_bias_drawn():
+    from numeric.transformer import preset_config, random_model
+
+    return random_model(preset_config("bhattamishra", D=8, L=1, N_max=4, biases="scheme_except_readout"),
+                        "uniform", 0, B=10.0).out.bias.detach()
+
+
 def _random_blocks():
     from numeric.transformer import preset_config
     from verify.experiments.random_transformers import MODELS_PER_TASK, sample_models
@@ -345,6 +365,41 @@ def _pre_ln_runs_post_ln(original):
         finally:
             self.config = config
     return run
+
+
+def _sinusoid_sin_cos_swapped(original):
+    def sinusoidal_positions(rows, D, dtype=None):
+        import torch
+
+        t = original(rows, D, torch.float64 if dtype is None else dtype)
+        cols = torch.arange(D)
+        cols[: 2 * (D // 2)] = cols[: 2 * (D // 2)].view(-1, 2).flip(1).reshape(-1)
+        return t[:, cols].contiguous()                 # cos at the even columns, sin at the odd
+    return sinusoidal_positions
+
+
+def _public_gaussian_positions_normal(original):
+    def initialize_(model, scheme, **kw):
+        import torch
+
+        out = original(model, scheme, **kw)
+        if scheme == "bhattamishra_gaussian" and model.config.positions == "learned":
+            with torch.no_grad():                      # N(0, s^2) positions, not U(-s, s)
+                model.pos.copy_(torch.randn(model.pos.shape, dtype=model.pos.dtype) * kw.get("input_scale", 1.0))
+        return out
+    return initialize_
+
+
+def _readout_bias_drawn_with_layer_biases(original):
+    def initialize_(model, scheme, **kw):
+        import torch
+
+        out = original(model, scheme, **kw)
+        if model.config.biases == "scheme_except_readout":
+            with torch.no_grad():                      # the readout bias drawn like the layers'
+                model.out.bias.uniform_(-kw.get("B", 1.0), kw.get("B", 1.0))
+        return out
+    return initialize_
 
 
 def _median_readout_ties_read_one(original):
@@ -697,6 +752,17 @@ PAPER_B: tuple[Mutant, ...] = (
     Mutant("pre_ln_runs_post_ln", "a pre-LN model runs its layers post-LN (the norm convention ignored)",
            _RUN, _pre_ln_runs_post_ln, _pre_ln,
            unit_files=("tests/numeric/test_transformer_conventions.py",)),
+    Mutant("sinusoid_sin_cos_swapped", "sinusoidal positions with cos at the even columns and sin at the odd",
+           "numeric.transformer_model.sinusoidal_positions", _sinusoid_sin_cos_swapped, _sinusoid_table,
+           unit_files=("tests/numeric/test_transformer_conventions.py::test_sinusoidal_positions_are_the_public_formula",
+                       "tests/verify/experiments/test_bhattamishra_public.py")),
+    Mutant("public_gaussian_positions_normal", "bhattamishra_gaussian draws the learned positions N(0, s^2), not U(-s, s)",
+           "numeric.transformer_model.initialize_", _public_gaussian_positions_normal, _public_gaussian_pos,
+           unit_files=("tests/numeric/test_transformer_conventions.py::test_public_init_draws_each_parameter_from_its_law",)),
+    Mutant("readout_bias_drawn_with_layer_biases",
+           "biases = scheme_except_readout draws the readout bias too (the public readout has none)",
+           "numeric.transformer_model.initialize_", _readout_bias_drawn_with_layer_biases, _readout_bias_drawn,
+           unit_files=("tests/numeric/test_transformer_conventions.py::test_public_uniform_is_boolverify_uniform_under_the_preset",)),
     Mutant("model_blocks_restart_seed",
            "random models on a cluster: every block of models starts again at --seed",
            f"{_RANDOM}.sample_models", _model_blocks_restart_seed, _random_blocks,
