@@ -201,11 +201,25 @@ def _build_report(profile, claims, started, events, logs) -> dict:
     }
 
 
+def _cpu_model() -> str | None:
+    """The CPU's model name (decisions must not depend on it; the report says where it ran)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
 def _environment() -> dict:
     from verify.reference.certified import backend
 
+    from verify.common.seeds import base_seed
+
     env = {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
-           "bounds": backend()}
+           "cpu_model": _cpu_model(), "seed_base": base_seed(), "bounds": backend()}
     try:
         import torch
 
