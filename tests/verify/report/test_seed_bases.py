@@ -1,0 +1,51 @@
+"""The outcome counts over seed bases: counted per decision, rendered, and the table in
+docs/claims.md matching its data file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import PROJECT_ROOT, raises_input_error
+from verify.report import seed_bases
+
+
+def _report(base, window_outcome, status=None):
+    decisions = [
+        {"estimand": "slope in the window", "estimate": -0.8, "interval": [-0.9, -0.7], "level": 0.99,
+         "rule": "inside [-1.3, -0.7]", "outcome": window_outcome},
+        {"estimand": "known answer", "estimate": 0.0, "interval": None, "level": None, "rule": "pass iff 0",
+         "outcome": "pass"},
+    ]
+    claim = {"id": "SG-4", "status": status or window_outcome, "decisions": decisions,
+             "evidence": {"design": {"outcome_probabilities": {"pass": 0.99, "fail": 0.0, "inconclusive": 0.006}}}}
+    return {"environment": {"seed_base": base}, "claims": [claim]}
+
+
+def test_counts_each_decision_over_bases():
+    reports = {f"b{b}": _report(b, "inconclusive" if b == 3 else "pass") for b in (1, 2, 3)}
+    summary = seed_bases.summarise(reports)
+    assert summary["bases"] == [1, 2, 3]
+    window, known = summary["decisions"]
+    assert window["kind"] == "stochastic" and window["counts"] == {"pass": 2, "inconclusive": 1, "fail": 0}
+    assert known["kind"] == "exact" and known["counts"]["pass"] == 3
+    (claim,) = summary["claims"]
+    assert claim["status"] == {"pass": 2, "inconclusive": 1, "fail": 0}
+    assert claim["designed_inconclusive_max"] == pytest.approx(0.006)
+    text = seed_bases.render(summary)
+    assert "| SG-4 | slope in the window | stochastic | 2 | 1 | 0 |" in text
+    assert "1 exact decisions" in text and "Seed bases 1-3" in text
+
+
+def test_a_report_without_its_seed_base_is_refused():
+    with raises_input_error("r"):
+        seed_bases.summarise({"r": {"claims": []}})
+
+
+def test_the_docs_table_is_its_data_rendered():
+    data = PROJECT_ROOT / "docs" / "data" / "seed_bases.json"
+    summary = json.loads(data.read_text(encoding="utf-8"))
+    assert len(summary["bases"]) >= 20
+    assert not seed_bases.update_doc(summary, PROJECT_ROOT / "docs" / "claims.md", write=False), \
+        "docs/claims.md's seed-bases table is stale: python -m verify.report.seed_bases --from docs/data/seed_bases.json"
