@@ -99,8 +99,8 @@ model (z zeroed) and one that ignores sigma fail rule 2; an interval read at the
 1/4, or with its lower end one grid point to the right, fail rule 3; a batched pass that reads
 the strings' bits in reverse order fails rule 1 (FIRST).
 
-Cost: the quick plan evaluates 6 curves of 25 points x 300 directions (N = 4, 8), about 10 s on
-one core; the slow plan about 40 min (N = 16: 65 536 strings per model).
+Cost: the quick plan evaluates 6 curves of 25 points x 300 directions (N = 4, 8), about 15 s on
+the shared 2-core machine; the slow plan about 40 min of one core (N = 16: 65 536 strings per model).
 """
 
 from __future__ import annotations
