@@ -38,9 +38,9 @@ the count :math:`k_i` of directions computing f at :math:`\sigma_i`. The point e
 largest :math:`\sigma_i` whose lower bound is above 1/2 and the smallest whose upper bound is
 below it. It covers :math:`r_f(N)` with probability at least ``radius_level`` (99.5 %) for
 every non-increasing :math:`v_f`, whatever lies between grid points; it needs no independence
-across :math:`\sigma` (the directions are shared). That :math:`v_f` is non-increasing is an assumption (it holds
-when the solution set is star-shaped around :math:`\theta^*`; the measured curves are
-monotone), which rule 4 puts to the test.
+across :math:`\sigma` (the directions are shared). That :math:`v_f` is non-increasing is an
+assumption (it holds when the solution set is star-shaped around :math:`\theta^*`; the measured
+curves are monotone), which rule 4 puts to the test.
 
 **Rules, fixed before the data** (a comparison of two radii uses two intervals, so it errs with
 probability at most :math:`2(1 - \text{radius\_level}) = 1\%`):

@@ -228,7 +228,8 @@ def crossing_comparison_miss(grid_left, p_left, grid_right, p_right, trials, lev
     (``miss`` 1 and ``None`` points when no pair has ``p_left < c < p_right``).
     """
     curves = []
-    for gname, g, pname, p in (("grid_left", grid_left, "p_left", p_left), ("grid_right", grid_right, "p_right", p_right)):
+    for gname, g, pname, p in (("grid_left", grid_left, "p_left", p_left),
+                               ("grid_right", grid_right, "p_right", p_right)):
         g = np.asarray(g, dtype=np.float64).ravel()
         p = np.asarray(p, dtype=np.float64).ravel()
         if g.size < 1 or bool((np.diff(g) <= 0).any()):

@@ -78,7 +78,8 @@ def _measured_fractions(function, N, grid):
 def test_sg9_quick_plan_is_decided_with_probability_at_least_99_percent():
     """The power of SG-9's quick plan at the measured curves (the numbers of the theorem's
     docstring): every decided comparison passes with probability >= 99 %, and each radius
-    interval is empty (bounds contradicting a non-increasing curve) with probability below 1 % of the 0.5 % that Bonferroni guarantees."""
+    interval is empty (bounds contradicting a non-increasing curve) with probability below 1 % of
+    the 0.5 % that Bonferroni guarantees."""
     from numeric.constructions import CONSTRUCTED
     from verify.experiments.claim_rules import SG9
     from verify.experiments.plans import SG9_FAST, sg9_grid
