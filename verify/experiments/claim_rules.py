@@ -1,6 +1,6 @@
 """The numbers of every claim's decision rules, fixed before the data, each written once.
 
-One :class:`Rules` object per claim (``SX4`` ... ``SG8``): levels, thresholds, sample sizes
+One :class:`Rules` object per claim (``SX4`` ... ``SG9``): levels, thresholds, sample sizes
 and grids. The theorem files decide with these numbers, :mod:`verify.experiments.plans`
 builds its quick plans from them, and :mod:`verify.report.claims` renders the rule text of the
 report, of README.md and of ``docs/claims.md`` from them; changing a number here changes the
@@ -263,9 +263,39 @@ SG8 = Rules(
     budget_steps=(1000, 4000), budget_runs=7,
 )
 
+SG9 = Rules(
+    "SG-9",
+    #: the radius r_f(N) is where the fraction of perturbations computing f exactly crosses this
+    crossing=0.5,
+    #: every radius interval holds at this level (Bonferroni over its grid), so a comparison of
+    #: two radii errs with probability <= 2 (1 - radius_level) = 1 %
+    radius_level=0.995,
+    #: the sigma grid of each function: 10^(k / per_decade) for k / per_decade in [lo, hi]
+    per_decade=12,
+    grids={"first": (-1.5, 0.0), "majority": (-2.5, -0.5), "parity": (-3.5, -1.5)},
+    #: quick plan: lengths and perturbation directions per sigma; PARITY's radius at 2N is
+    #: compared with its radius at N for every N with 2N in the plan
+    Ns=(4, 8), models=300,
+    slow_Ns=(4, 6, 8, 12, 16), slow_models=400,
+    #: exact premise: each construction computes f on all 2^N strings, N = 1 .. exact_N_max
+    exact_N_max=12,
+    #: sampler known answers: at sigma = 0 every perturbation computes f; at huge_sigma the
+    #: one-sided `level` Clopper-Pearson upper bound of the fraction is below huge_fraction_max
+    level=0.99,
+    huge_sigma=100.0, huge_fraction_max=0.1,
+    #: (theta - theta*) / sampler_sigma of sampler_models draws: every parameter moves, and the
+    #: two-sided variance_level chi-square interval of the entries' variance contains 1
+    sampler_sigma=0.01, sampler_models=64, variance_level=0.999,
+    #: radius known answers, before the data: simulated curves whose directions leave the
+    #: solution set at log-normal radii (median known_answer_radius, log-sd known_answer_log_sd)
+    #: on PARITY's grid; the lower `level` bound of the rate at which the interval misses the
+    #: median must not exceed 1 - radius_level
+    known_answer_radius=0.005, known_answer_log_sd=0.4, known_answer_curves=2000,
+)
+
 #: every claim's rules by claim id (claims without rule numbers of their own have none)
 RULES: dict[str, Rules] = {r.claim: r for r in (SX1, SX4, SX5, SX6, SX7, SX8, SG1, SG2, SG4, SG5,
-                                                 SG6, SG7, SG8)}
+                                                 SG6, SG7, SG8, SG9)}
 
 __all__ = ["Rules", "RULES", "SX1", "SX4", "SX5", "SX6", "SX7", "SX8", "SG1", "SG2", "SG4", "SG5",
-           "SG6", "SG7", "SG8"]
+           "SG6", "SG7", "SG8", "SG9"]

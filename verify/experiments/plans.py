@@ -11,7 +11,7 @@ import functools
 import os
 from pathlib import Path
 
-from verify.experiments.claim_rules import SG2, SG4, SG5, SG6, SG8, SX4, SX6
+from verify.experiments.claim_rules import SG2, SG4, SG5, SG6, SG8, SG9, SX4, SX6
 from verify.experiments.finite_samples import run_finite_samples, sample_grid
 from verify.experiments.xor_sweeps import run_samples, run_sweep
 
@@ -178,6 +178,19 @@ SG8_FULL = dict(Ns=(8, 16, 24), runs=5, first_seed=0)
 SG8_TRAINING = dict(targets=("majority", "first", "parity"), Ns=(8, 16, 24), seeds=3)
 SG8_PARITY_TRANSITION = dict(targets=("parity",), Ns=(10, 12, 14, 16), seeds=3, steps=1000)
 SG8_TRAINING_QUICK = dict(targets=("majority", "parity"), Ns=(4,), seeds=1, steps=5)
+
+#: SG-9: per function, the local-volume curve of its construction at every N of the plan on the
+#: function's sigma grid, `models` directions per sigma (the same at every sigma), local seed
+#: seed + 100 i + N for the i-th function of CONSTRUCTED
+SG9_FAST = dict(Ns=SG9.Ns, models=SG9.models, grids=SG9.grids, per_decade=SG9.per_decade, seed=9000)
+SG9_SLOW = dict(SG9_FAST, Ns=SG9.slow_Ns, models=SG9.slow_models)
+
+
+def sg9_grid(function, plan):
+    """The sigma grid of ``function`` in an SG-9 plan: 10^(k / per_decade) over its window."""
+    lo, hi = plan["grids"][function]
+    per = plan["per_decade"]
+    return tuple(10.0 ** (k / per) for k in range(round(lo * per), round(hi * per) + 1))
 
 
 @functools.lru_cache(maxsize=None)

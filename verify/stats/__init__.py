@@ -2,7 +2,8 @@
 saved results too:
 
 - :mod:`~verify.stats.intervals`: confidence intervals, each defined once (Clopper-Pearson,
-  Wilson, Student-t mean, order-statistic median bounds);
+  Wilson, Student-t mean, order-statistic median bounds, a normal variance, the crossing of a
+  non-increasing proportion curve);
 - :mod:`~verify.stats.likelihood`: binomial likelihood fits with profile-likelihood intervals,
   and the quasi-likelihood level;
 - :mod:`~verify.stats.thresholds`: threshold curves, their power and polylog laws, and the
@@ -20,12 +21,13 @@ from verify.stats.decisions import (
     OUTCOMES, Decision, contains, exact, inside, lower_bound_above, meets, upper_bound_below,
 )
 from verify.stats.intervals import (
-    SIDES, clopper_pearson, mean_interval, median_bounds, wilson_interval,
+    SIDES, bonferroni_level, clopper_pearson, crossing_interval, mean_interval, median_bounds,
+    variance_interval, wilson_interval,
 )
 from verify.stats.likelihood import BinomialFit, FitFailure, fit_binomial, quasi_level
 from verify.stats.power import (
-    exponent_rule_error_rates, paired_share_outcomes, proportion_error_rates,
-    sample_size_for_proportion, simulate_error_rate, window_mean_outcomes,
+    crossing_comparison_miss, exponent_rule_error_rates, paired_share_outcomes,
+    proportion_error_rates, sample_size_for_proportion, simulate_error_rate, window_mean_outcomes,
 )
 from verify.stats.thresholds import (
     LAWS, LINKS, ThresholdFit, compare_laws, fit_threshold_curves, law_summary,
@@ -33,10 +35,11 @@ from verify.stats.thresholds import (
 
 __all__ = [
     "SIDES", "wilson_interval", "clopper_pearson", "mean_interval", "median_bounds",
+    "variance_interval", "bonferroni_level", "crossing_interval",
     "FitFailure", "BinomialFit", "fit_binomial", "quasi_level",
     "LAWS", "LINKS", "ThresholdFit", "fit_threshold_curves", "compare_laws", "law_summary",
     "BootstrapResult", "parametric_bootstrap",
-    "proportion_error_rates", "sample_size_for_proportion", "simulate_error_rate",
+    "proportion_error_rates", "sample_size_for_proportion", "crossing_comparison_miss", "simulate_error_rate",
     "exponent_rule_error_rates", "window_mean_outcomes", "paired_share_outcomes",
     "OUTCOMES", "Decision", "upper_bound_below", "lower_bound_above", "inside", "contains",
     "meets", "exact",

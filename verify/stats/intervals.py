@@ -1,6 +1,9 @@
 r"""Confidence intervals, each defined once: of a binomial proportion (:func:`clopper_pearson`,
 exact; :func:`wilson_interval`, score), of a mean (:func:`mean_interval`, Student t) and of a
-median (:func:`median_bounds`, order statistics, distribution-free).
+median (:func:`median_bounds`, order statistics, distribution-free), of a normal variance
+with known mean (:func:`variance_interval`, chi-square), and of where a
+non-increasing proportion curve crosses a level (:func:`crossing_interval`, simultaneous
+Clopper-Pearson bounds over a grid).
 
 numpy and scipy only (no torch): these run on saved results too.
 """
@@ -138,5 +141,71 @@ def median_bounds(values, level: float = 0.99, side: str = "lower") -> tuple[flo
     return -math.inf, (float(xs[n - k]) if k else math.inf)
 
 
+def variance_interval(values, level: float = 0.99, mean: float = 0.0) -> tuple[float, float]:
+    r"""Two-sided confidence interval for the variance :math:`v` of i.i.d. normal ``values``
+    with **known** ``mean``: :math:`S = \sum (x_i - \mu)^2 \sim v\,\chi^2_m`, so
+    :math:`[S/\chi^2_{m, 1 - a/2},\ S/\chi^2_{m, a/2}]`, :math:`a = 1 - \text{level}`."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    if x.size < 1 or not bool(np.isfinite(x).all()):
+        reject("values", f"<{x.size} values>", "at least 1 finite value")
+    level = check_real(level, "level", lo=0, hi=1, lo_open=True, hi_open=True)
+    mean = check_real(mean, "mean")
+    S = float(((x - mean) ** 2).sum())
+    a = 1 - level
+    return S / float(stats.chi2.ppf(1 - a / 2, x.size)), S / float(stats.chi2.ppf(a / 2, x.size))
+
+
+def bonferroni_level(level: float, points: int) -> float:
+    """The level of each of ``points`` intervals that hold together with probability at least
+    ``level`` (Bonferroni): ``1 - (1 - level) / points``."""
+    level = check_real(level, "level", lo=0, hi=1, lo_open=True, hi_open=True)
+    points = check_int(points, "points", lo=1)
+    return 1 - (1 - level) / points
+
+
+def crossing_interval(grid, successes, trials, level: float = 0.99, crossing: float = 0.5):
+    r"""Confidence interval for the point :math:`s^*` where a **non-increasing** proportion
+    curve :math:`p(s)` crosses ``crossing``, from binomial counts on a grid.
+
+    At every grid point :math:`s_i` a two-sided Clopper-Pearson interval
+    :math:`[L_i, U_i]` at :func:`bonferroni_level` ``(level, G)``, so that all :math:`G` hold
+    together with probability at least ``level``. On that event, and if :math:`p` is
+    non-increasing, :math:`p(s_i) \ge L_i >` ``crossing`` puts :math:`s^*` at or above
+    :math:`s_i` and :math:`p(s_j) \le U_j <` ``crossing`` puts it at or below :math:`s_j`; the
+    interval is the largest such :math:`s_i` (0 if none) and the smallest such :math:`s_j`
+    (infinity if none): it covers :math:`s^*` with probability at least ``level`` for every
+    non-increasing curve, whatever lies between the grid points (the grid limits its width,
+    never its coverage). For counts that share their random draws (the same directions at
+    every grid point) the Bonferroni bound holds as well: it needs no independence.
+
+    Args:
+        grid: strictly increasing reals ``s_1 < ... < s_G`` (at least one).
+        successes: ``G`` counts ``0 <= k_i <= trials``; trials: ``n >= 1`` at every point.
+    Returns:
+        ``(lo, hi)``. ``lo > hi`` happens only when a lower bound above ``crossing`` lies to
+        the right of an upper bound below it, which a non-increasing curve allows only off the
+        event above (probability at most ``1 - level``): the caller decides what that means.
+    """
+    s = np.asarray(grid, dtype=np.float64).ravel()
+    if s.size < 1 or not bool(np.isfinite(s).all()) or bool((np.diff(s) <= 0).any()):
+        reject("grid", f"<{s.size} values>", "a non-empty strictly increasing sequence of finite reals")
+    k = np.asarray(successes).ravel()
+    if k.size != s.size:
+        reject("successes", f"<{k.size} counts>", f"{s.size} counts, one per grid point")
+    n = check_count(trials, "trials", lo=1)
+    k = np.array([check_count(v.item() if hasattr(v, "item") else v, f"successes[{i}]", hi=n)
+                  for i, v in enumerate(k)], dtype=np.int64)
+    crossing = check_real(crossing, "crossing", lo=0, hi=1, lo_open=True, hi_open=True)
+    tail = 1 - (1 - bonferroni_level(level, s.size)) / 2  # each one-sided end of a two-sided interval
+    lows = clopper_pearson_lower(k, n, tail)
+    highs = clopper_pearson_upper(k, n, tail)
+    above = np.flatnonzero(lows > crossing)
+    below = np.flatnonzero(highs < crossing)
+    lo = float(s[above[-1]]) if above.size else 0.0
+    hi = float(s[below[0]]) if below.size else math.inf
+    return lo, hi
+
+
 __all__ = ["SIDES", "wilson_interval", "clopper_pearson", "clopper_pearson_lower",
-           "clopper_pearson_upper", "mean_interval", "median_bounds"]
+           "clopper_pearson_upper", "mean_interval", "median_bounds", "variance_interval", "bonferroni_level",
+           "crossing_interval"]

@@ -5,6 +5,8 @@ r"""Error rates and sample sizes of decision rules.
 - :func:`window_mean_outcomes`, :func:`paired_share_outcomes`: the probabilities of the three
   outcomes of a three-way window rule (pass, fail, inconclusive) at a stated truth, so that a
   claim can size its sample for a small inconclusive rate;
+- :func:`crossing_comparison_miss`: a bound on how often two :func:`~verify.stats.intervals.crossing_interval`
+  intervals fail to separate when their true curves are known;
 - :func:`simulate_error_rate` for rules whose error rates need simulation;
 - :func:`exponent_rule_error_rates`: how often the exponent rule of a threshold law fails
   correct code and how often it passes the alternative it is meant to reject, by parametric
@@ -26,7 +28,8 @@ from scipy import stats
 
 from numeric.validation import check_choice, check_int, check_real, reject
 from verify.stats.checks import check_callable, check_rng
-from verify.stats.intervals import clopper_pearson, clopper_pearson_lower, clopper_pearson_upper
+from verify.stats.intervals import (bonferroni_level, clopper_pearson, clopper_pearson_lower,
+                                    clopper_pearson_upper)
 from verify.stats.likelihood import quasi_level
 from verify.stats.thresholds import fit_threshold_curves
 
@@ -271,5 +274,46 @@ def exponent_rule_error_rates(truth, design, *, ceiling=0.3, level=0.99, alterna
             "upper_bound_mean": float(np.mean(bounds)), "upper_bound_sd": float(np.std(bounds))}
 
 
-__all__ = ["proportion_error_rates", "sample_size_for_proportion", "simulate_error_rate",
-           "exponent_rule_error_rates", "window_mean_outcomes", "paired_share_outcomes"]
+def crossing_comparison_miss(grid_left, p_left, grid_right, p_right, trials, level=0.99,
+                             crossing=0.5) -> dict:
+    r"""Upper bound on the probability that the rule "pass iff the upper end of curve A's
+    :func:`~verify.stats.intervals.crossing_interval` is below the lower end of curve B's" does
+    **not** pass, when the true proportions of A (``p_left`` on ``grid_left``: the curve that
+    crosses further left) and of B (``p_right`` on ``grid_right``) are known and each interval
+    is at ``level`` from ``trials`` draws per grid point.
+
+    For grid points :math:`s^A_b < s^B_a`: the rule passes if A's upper bound at :math:`s^A_b`
+    and B's lower bound at :math:`s^B_a` both clear ``crossing``, so the miss probability is at
+    most :math:`P(U^A_b \ge c) + P(L^B_a \le c)`, each an exact binomial sum
+    (:func:`proportion_error_rates` at the one-sided level of one end of a Bonferroni
+    interval). Returns ``{"miss": the smallest such bound, "left": s^A_b, "right": s^B_a}``
+    (``miss`` 1 and ``None`` points when no pair has ``p_left < c < p_right``).
+    """
+    curves = []
+    for gname, g, pname, p in (("grid_left", grid_left, "p_left", p_left),
+                               ("grid_right", grid_right, "p_right", p_right)):
+        g = np.asarray(g, dtype=np.float64).ravel()
+        p = np.asarray(p, dtype=np.float64).ravel()
+        if g.size < 1 or bool((np.diff(g) <= 0).any()):
+            reject(gname, f"<{g.size} values>", "a non-empty strictly increasing grid")
+        if p.shape != g.shape or not bool(((p >= 0) & (p <= 1)).all()):
+            reject(pname, f"<{p.size} values>", f"{g.size} proportions in [0, 1], one per point of {gname}")
+        curves.append((g, p))
+    n = check_int(trials, "trials", lo=1)
+    crossing = check_real(crossing, "crossing", lo=0, hi=1, lo_open=True, hi_open=True)
+    (ga, pa), (gb, pb) = curves
+    tail_a = 1 - (1 - bonferroni_level(level, ga.size)) / 2
+    tail_b = 1 - (1 - bonferroni_level(level, gb.size)) / 2
+    miss_a = [proportion_error_rates(n, float(p), crossing, tail_a, "upper") if p < crossing else 1.0 for p in pa]
+    miss_b = [proportion_error_rates(n, float(p), crossing, tail_b, "lower") if p > crossing else 1.0 for p in pb]
+    best = {"miss": 1.0, "left": None, "right": None}
+    for i, sa in enumerate(ga):
+        for j, sb in enumerate(gb):
+            if sa < sb and miss_a[i] + miss_b[j] < best["miss"]:
+                best = {"miss": float(miss_a[i] + miss_b[j]), "left": float(sa), "right": float(sb)}
+    return best
+
+
+__all__ = ["proportion_error_rates", "sample_size_for_proportion", "crossing_comparison_miss",
+           "simulate_error_rate", "exponent_rule_error_rates", "window_mean_outcomes",
+           "paired_share_outcomes"]

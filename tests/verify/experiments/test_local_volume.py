@@ -41,3 +41,67 @@ def test_same_directions_at_every_sigma():
     a = local_volume("first", 4, (0.05, 0.2), 16, seed=2)
     b = local_volume("first", 4, (0.2,), 16, seed=2)
     assert a.points[1] == b.points[0]
+
+
+def test_evaluation_passes_do_not_change_the_counts():
+    import torch
+
+    from numeric.boolean import truth_table
+    from numeric.constructions import construct
+    from numeric.local_volume import volume_point
+
+    model, table = construct("first", 6), truth_table("first", 6)
+    runs = [volume_point(model, table, 6, 0.08, 40, torch.Generator().manual_seed(3), chunk=chunk)
+            for chunk in (32, 32)]
+    assert runs[0] == runs[1]
+    import numeric.local_volume as lv
+
+    saved = lv.EVAL_PAIRS
+    try:
+        lv.EVAL_PAIRS = 1  # one model per pass
+        assert volume_point(model, table, 6, 0.08, 40, torch.Generator().manual_seed(3)) == runs[0]
+    finally:
+        lv.EVAL_PAIRS = saved
+
+
+def _measured_fractions(function, N, grid):
+    """The 400-direction fractions of docs/data/local_volume.json, interpolated in log sigma."""
+    import numpy as np
+
+    from tests.helpers import PROJECT_ROOT
+
+    data = json.loads((PROJECT_ROOT / "docs" / "data" / "local_volume.json").read_text())
+    c = next(c for c in data["curves"] if c["function"] == function and c["N"] == N)
+    return np.interp(np.log(grid), np.log([p["sigma"] for p in c["points"]]), [p["fraction"] for p in c["points"]])
+
+
+def test_sg9_quick_plan_is_decided_with_probability_at_least_99_percent():
+    """The power of SG-9's quick plan at the measured curves (the numbers of the theorem's
+    docstring): every decided comparison passes with probability >= 99 %, and each radius
+    interval is empty (bounds contradicting a non-increasing curve) with probability below 1 % of
+    the 0.5 % that Bonferroni guarantees."""
+    from numeric.constructions import CONSTRUCTED
+    from verify.experiments.claim_rules import SG9
+    from verify.experiments.plans import SG9_FAST, sg9_grid
+    from verify.stats.intervals import bonferroni_level
+    from verify.stats.power import crossing_comparison_miss, proportion_error_rates
+
+    n, Ns, c = SG9_FAST["models"], SG9_FAST["Ns"], SG9.crossing
+    grids = {fn: sg9_grid(fn, SG9_FAST) for fn in CONSTRUCTED}
+
+    def miss(fa, Na, fb, Nb, models=n):
+        return crossing_comparison_miss(grids[fa], _measured_fractions(fa, Na, grids[fa]), grids[fb],
+                                        _measured_fractions(fb, Nb, grids[fb]), models, SG9.radius_level, c)["miss"]
+
+    comparisons = [("parity", 2 * N, "parity", N) for N in Ns if 2 * N in Ns]
+    comparisons += [("parity", N, "majority", N) for N in Ns]
+    misses = {cmp: miss(*cmp) for cmp in comparisons}
+    assert max(misses.values()) <= 1 - SG9.level, misses
+    assert miss("parity", 4, "majority", 4, 200) > 1 - SG9.level  # why the plan needs more than 200
+    for fn in CONSTRUCTED:
+        tail = 1 - (1 - bonferroni_level(SG9.radius_level, len(grids[fn]))) / 2
+        for N in Ns:
+            v = _measured_fractions(fn, N, grids[fn])
+            empty = sum(proportion_error_rates(n, float(p), c, tail, "lower" if p <= c else "upper") for p in v
+                        if 0 < p < 1)
+            assert empty < (1 - SG9.radius_level) / 100, (fn, N, empty)  # far below the guarantee

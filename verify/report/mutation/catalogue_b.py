@@ -1,5 +1,5 @@
 r"""Paper B's mutants: sensitivity profiles, random transformers, bounds and training (claims
-SG-1 to SG-8) and the code under them.
+SG-1 to SG-9) and the code under them.
 
 Each maker takes the original (public) function, method or value and returns the bug: the
 original called with altered inputs, or its output perturbed. Each probe is a tiny call whose
@@ -22,6 +22,7 @@ _SG5 = "theorems/test_SG5_margin_recognition.py"
 _SG6 = "theorems/test_SG6_random_init_sensitivity.py"
 _SG7 = "theorems/test_SG7_measure_zero_targets.py"
 _SG8 = "theorems/test_SG8_training.py"
+_SG9 = "theorems/test_SG9_local_volume.py"
 
 # the targets, one line each (the public seams the mutants wrap)
 _NEIGHBOUR_MASKS = "numeric.bitsliced.NEIGHBOUR_MASKS"
@@ -39,6 +40,9 @@ _BOUNDS = "verify.reference.bounds"
 _MONTE_CARLO = "verify.experiments.random_function_sampling.monte_carlo_K0"
 _VARIANCE_K0 = "verify.reference.random_functions.variance_K0"
 _TRAINING_LABELS = "numeric.boolean.labels"
+_PERTURBED = "numeric.local_volume.perturbed_parameters"
+_BATCHED = "numeric.local_volume.batched_outputs"
+_CROSSING_INTERVAL = "verify.stats.intervals.crossing_interval"
 
 
 # --------------------------------------------------------------------------- probes
@@ -216,6 +220,29 @@ def _exact_influence():
     from verify.experiments.random_transformers import exact_influence_maximum
 
     return exact_influence_maximum(random_model(TransformerConfig(D=4, L=1, H=2, N_max=6), "uniform", 0), 5)
+
+
+def _perturbed():
+    import torch
+
+    from numeric.constructions import construct
+    from numeric.local_volume import perturbed_parameters
+
+    return perturbed_parameters(construct("majority", 3), 0.01, 2, torch.Generator().manual_seed(0))["tok"]
+
+
+def _batched():
+    from numeric.constructions import construct
+    from numeric.local_volume import batched_outputs, stacked_parameters
+
+    model = construct("first", 3)
+    return batched_outputs(model, stacked_parameters(model, 1), 3)
+
+
+def _radius_interval():
+    from verify.stats.intervals import crossing_interval
+
+    return crossing_interval([1.0, 2.0, 3.0, 4.0, 5.0], [1000, 900, 400, 200, 0], 1000)
 
 
 # --------------------------------------------------------------------------- makers
@@ -654,6 +681,48 @@ def _variance_union_off_by_one(original):
     return variance_K0
 
 
+def _z_zeroed(original):
+    def perturbed_parameters(model, sigma, K, generator, include_ln=True):
+        original(model, sigma, K, generator, include_ln)      # the draws are made ...
+        from numeric.local_volume import stacked_parameters
+
+        return stacked_parameters(model, K)                    # ... and never added: theta* itself
+    return perturbed_parameters
+
+
+def _sigma_ignored(original):
+    def perturbed_parameters(model, sigma, K, generator, include_ln=True):
+        return original(model, 1.0, K, generator, include_ln)  # theta* + z whatever sigma
+    return perturbed_parameters
+
+
+def _strings_msb_first(original):
+    def batched_outputs(model, theta, N, *, chunk=32):
+        import torch
+
+        T = original(model, theta, N, chunk=chunk)
+        idx = torch.arange(1 << N)
+        rev = sum(((idx >> n) & 1) << (N - 1 - n) for n in range(N))  # bit n read as bit N-1-n
+        return T[:, rev]
+    return batched_outputs
+
+
+def _crossing_at_quarter(original):
+    def crossing_interval(grid, successes, trials, level=0.99, crossing=0.5):
+        return original(grid, successes, trials, level, crossing / 2)   # the crossing of 1/4
+    return crossing_interval
+
+
+def _lower_end_next_point(original):
+    def crossing_interval(grid, successes, trials, level=0.99, crossing=0.5):
+        lo, hi = original(grid, successes, trials, level, crossing)
+        g = [float(x) for x in grid]
+        if lo in g and g.index(lo) + 1 < len(g):
+            lo = g[g.index(lo) + 1]              # the first grid point past the lower bounds, not the last above
+        return lo, hi
+    return crossing_interval
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 PAPER_B: tuple[Mutant, ...] = (
@@ -745,6 +814,18 @@ PAPER_B: tuple[Mutant, ...] = (
            "verify.experiments.plans.SG5_FAST", *_plan_models("SG5_FAST", 400), (_SG5,)),
     Mutant("exact_influence_mean", "the exact supremum of the influence is the largest mean over strings",
            f"{_RANDOM}.exact_influence_maximum", _exact_influence_mean, _exact_influence, (_SG4,)),
+    # SG-9: the perturbation sampler, the radius interval, the batched pass
+    Mutant("perturbation_z_zeroed", "local volume: the perturbation draws z but returns theta* (never moves)",
+           _PERTURBED, _z_zeroed, _perturbed, (_SG9,)),
+    Mutant("perturbation_sigma_ignored", "local volume: the perturbation is theta* + z whatever sigma",
+           _PERTURBED, _sigma_ignored, _perturbed, (_SG9,)),
+    Mutant("radius_interval_quarter_level", "radius interval read at the crossing of 1/4 instead of 1/2",
+           _CROSSING_INTERVAL, _crossing_at_quarter, _radius_interval, (_SG9,)),
+    Mutant("radius_interval_lower_end_next_index",
+           "radius interval's lower end one grid point to the right of the last lower bound above 1/2",
+           _CROSSING_INTERVAL, _lower_end_next_point, _radius_interval, (_SG9,)),
+    Mutant("batched_strings_msb_first", "batched volume pass reads string index bits in reverse order (MSB first)",
+           _BATCHED, _strings_msb_first, _batched, (_SG9,)),
     # unit-test cases: no claim depends on these
     Mutant("median_readout_ties_read_one", "median readout 1[T >= median]: ties at the median read 1",
            _READOUT_TABLE, _median_readout_ties_read_one, _median_readout,

@@ -1,0 +1,308 @@
+r"""SG-9 (as formalised in boolverify): the geometry of paper B, measured locally. Around one
+explicit solution :math:`\theta^*` per function (:mod:`numeric.constructions`: FIRST, strict
+MAJORITY, PARITY at :math:`\varepsilon = 0`, :math:`D = 6`, :math:`L = 1`, :math:`H = 1`,
+:math:`F = \max(N, 2)`, the same shape for the three at each N), how much of parameter space
+still computes the function, as N grows. The numbers below are those of
+:data:`verify.experiments.claim_rules.SG9` (rendered in ``docs/claims.md#sg-9``), named by
+their fields.
+
+**Formalisation (ours).** The paper's geometric statement is about the measure of the whole
+solution set. We measure instead the *local volume* around :math:`\theta^*`:
+:math:`v_f(\sigma) = P_z(\theta^* + \sigma z \text{ computes } f \text{ on all } 2^N
+\text{ strings})`, :math:`z` standard normal over every parameter (layer-norm gains and biases
+included), and the **radius** :math:`r_f(N)`, where :math:`v_f` crosses ``crossing`` (1/2).
+The expectation we test: at :math:`\varepsilon = 0` the radius of PARITY and of FIRST falls
+with N and is below MAJORITY's at the same :math:`(D, L, N)`.
+
+**What is measured contradicts part of that expectation.** For these constructions FIRST's
+radius hardly moves with N and lies *above* MAJORITY's (``docs/results-paper-b.md``: about 0.11
+against 0.037 ... 0.013 at N = 4 ... 12): FIRST's attention separates :math:`x_0` by a margin
+that does not depend on N, while MAJORITY's threshold sits between weights :math:`O(1/N)`
+apart. A local radius belongs to one construction, not to the function (rescaling symmetries
+and the free constants :math:`K, A, \beta` move :math:`\theta^*` without changing f), so it
+cannot confirm or refute a statement about the measure of the whole solution set. Those parts
+(FIRST falls, FIRST below MAJORITY) are therefore **reported estimates with intervals, never
+decided**: a decided rule whose outcome per the existing measurements is ``fail`` would fail
+every correct run. Decided are the parts a correct implementation passes: exact premises, known
+answers of the sampler and of the radius estimator, PARITY's radius falls with N, and PARITY's
+radius lies below MAJORITY's at every N of the plan.
+
+**Estimands and estimators.** Per function f and N: on the grid ``grids[f]`` (10^(k /
+``per_decade``) over a window of decades fixed per function), ``models`` perturbation
+directions, the same at every sigma (:func:`verify.experiments.local_volume.local_volume`);
+the count :math:`k_i` of directions computing f at :math:`\sigma_i`. The point estimate of
+:math:`r_f(N)` is the 1/2 crossing of the fractions, interpolated in :math:`\log\sigma`
+(:func:`~verify.experiments.local_volume.log_crossing`). Its interval is
+:func:`verify.stats.intervals.crossing_interval`: Bonferroni over the :math:`G` grid points
+(each a two-sided Clopper-Pearson interval at :math:`1 - (1 - \text{radius\_level})/G`), the
+largest :math:`\sigma_i` whose lower bound is above 1/2 and the smallest whose upper bound is
+below it. It covers :math:`r_f(N)` with probability at least ``radius_level`` (99.5 %) for
+every non-increasing :math:`v_f`, whatever lies between grid points; it needs no independence
+across :math:`\sigma` (the directions are shared). That :math:`v_f` is non-increasing is an
+assumption (it holds when the solution set is star-shaped around :math:`\theta^*`; the measured
+curves are monotone), which rule 4 puts to the test.
+
+**Rules, fixed before the data** (a comparison of two radii uses two intervals, so it errs with
+probability at most :math:`2(1 - \text{radius\_level}) = 1\%`):
+
+1. Exact premise: each construction computes f on all :math:`2^N` strings for N = 1 ..
+   ``exact_N_max`` (the model's own evaluation), and the batched pass of
+   :mod:`numeric.local_volume` at :math:`\theta^*` agrees at every N of the plan. Pass iff no
+   string differs.
+2. Sampler known answers. At :math:`\sigma = 0` every one of ``models`` perturbations computes
+   f (exact). At ``huge_sigma`` the one-sided ``level`` upper bound of the fraction is below
+   ``huge_fraction_max`` (the model is then essentially a random Gaussian model; a random
+   function is f with probability :math:`2^{-2^N}`, a random model computes FIRST, a
+   dictator, at about 1 % at N = 4 and less at N = 8). Every parameter of
+   ``named_parameters`` is perturbed (exact), and the entries of
+   :math:`(\theta - \theta^*)/`\ ``sampler_sigma`` over ``sampler_models`` draws have a
+   two-sided ``variance_level`` chi-square interval of their variance that contains 1.
+3. Radius estimator known answers. (a) Exact: on PARITY's grid, a curve equal to 1 up to one
+   grid point, 0.8 and 0.3 at the two straddling points and 0 beyond: the point estimate is the
+   log-linear crossing and the interval from counts of :math:`10^6` trials is exactly the
+   bracketing pair of grid points. (b) Coverage: ``known_answer_curves`` simulated curves whose
+   ``models`` directions leave the solution set at log-normal radii (median
+   ``known_answer_radius``, log-sd ``known_answer_log_sd``; a curve like PARITY's at N = 8):
+   pass iff the one-sided ``level`` lower Clopper-Pearson bound of the miss rate is at most
+   :math:`1 -` ``radius_level`` (the rate is far below that: the rule fails correct code with
+   probability below 1 %, and an interval read at the wrong level or index misses every curve).
+4. Each radius interval is non-empty (lower end <= upper end): an empty one means a lower bound
+   above 1/2 to the right of an upper bound below it, which a non-increasing curve allows only
+   when some bound fails (probability at most ``1 - radius_level``; at the measured curves
+   at most :math:`1.2 \cdot 10^{-5}` per curve). Decided, so that a curve that is not monotone shows.
+5. PARITY's radius falls with N: for every N of the plan with 2N also in it,
+   :math:`r_\text{PARITY}(2N) < r_\text{PARITY}(N)`, three-way: pass iff the upper end of
+   :math:`r(2N)`'s interval is below the lower end of :math:`r(N)`'s, fail iff its lower end
+   is above :math:`r(N)`'s upper end, inconclusive otherwise.
+6. PARITY below MAJORITY at every N of the plan: :math:`r_\text{PARITY}(N) <
+   r_\text{MAJORITY}(N)`, three-way as in 5.
+
+**Reported, not decided** (in the evidence, ``docs/claims.md`` and ``docs/results-paper-b.md``):
+every radius with its interval; the log-log slope of each function's radius between the
+smallest and the largest N and between N and 2N, with the interval from the two radius
+intervals; :math:`r_\text{FIRST}(N)/r_\text{MAJORITY}(N)` with its interval (the expectation
+says below 1; measured above 1 at every N).
+
+**Sample sizes and error rates** (computed with :func:`verify.stats.power.crossing_comparison_miss`
+from the 400-direction curves of ``docs/data/local_volume.json``, interpolated in
+:math:`\log\sigma` to the plan's grids; ``tests/verify/experiments/test_local_volume.py``
+recomputes them). A decided comparison is inconclusive (or fails) with probability at most:
+quick plan (N = 4, 8; 300 directions): :math:`2 \cdot 10^{-4}` for PARITY < MAJORITY at N = 4
+(the closest pair, radii 0.013 and 0.037), below :math:`10^{-12}` for the other two; 200
+directions would give 1.5 %, hence 300. Slow plan (N = 4, 6, 8, 12, 16; 400 directions):
+below :math:`2 \cdot 10^{-6}` for every comparison with measured curves (N <= 12; N = 16 is
+extrapolated). Correct code fails a comparison only if an interval misses (at most 1 %, in
+practice far less: the Bonferroni bound is conservative). The sampler and estimator rules fail
+correct code with probability below 1 % each (rule 2's variance rule 0.1 %; the huge-sigma rule
+below :math:`10^{-6}` at the measured rates).
+
+Planted bugs (``verify/report/mutation/catalogue_b.py``): a perturbation that never changes the
+model (z zeroed) and one that ignores sigma fail rule 2; an interval read at the crossing of
+1/4, or with its lower end one grid point to the right, fail rule 3; a batched pass that reads
+the strings' bits in reverse order fails rule 1 (FIRST).
+
+Cost: the quick plan evaluates 6 curves of 25 points x 300 directions (N = 4, 8), about 15 s on
+the shared 2-core machine; the slow plan about 40 min of one core (N = 16: 65 536 strings per model).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from numeric.boolean import truth_table
+from numeric.constructions import CONSTRUCTED, construct
+from numeric.local_volume import (batched_outputs, kept_values, parameter_names, perturbed_parameters,
+                                  stacked_parameters, volume_point)
+from numeric.transformer import boolean_table
+from verify.common.seeds import seed
+from verify.common.tolerances import assert_close
+from verify.experiments.claim_rules import SG9
+from verify.experiments.local_volume import local_volume, log_crossing
+from verify.experiments.plans import SG9_FAST, SG9_SLOW, sg9_grid
+from verify.stats.decisions import Decision, contains, exact, upper_bound_below
+from verify.stats.intervals import clopper_pearson, crossing_interval, variance_interval
+
+pytestmark = pytest.mark.claim("SG-9")
+
+#: the level of a statement about two radius intervals together (each at radius_level)
+_PAIR_LEVEL = 1 - 2 * (1 - SG9.radius_level)
+
+
+# --------------------------------------------------------------------------- premises
+
+
+def test_constructions_compute_their_functions_exactly(evidence):
+    wrong, checked = {}, 0
+    for fn in CONSTRUCTED:
+        for N in range(1, SG9.exact_N_max + 1):
+            model = construct(fn, N)
+            table = truth_table(fn, N).to(torch.int64)
+            bad = int((boolean_table(model, N) != table).sum())
+            if N in SG9_SLOW["Ns"] or N in SG9_FAST["Ns"]:
+                # the batched pass of the volume at theta* itself (one stacked copy)
+                T = batched_outputs(model, stacked_parameters(model, 1), N)
+                bad += int((~kept_values(T, table)).sum())
+            checked += 1 << N
+            if bad:
+                wrong[f"{fn} N={N}"] = bad
+    evidence.update({"strings_checked": checked, "wrong": wrong})
+    evidence.decide(exact(f"strings where a construction (FIRST, MAJORITY, PARITY; N = 1 .. {SG9.exact_N_max}) or "
+                          "the batched pass at theta* differs from the function", sum(wrong.values()),
+                          "pass iff 0", not wrong))
+
+
+def test_perturbation_sampler_known_answers(evidence):
+    plan = SG9_FAST
+    N = max(plan["Ns"])
+    n = plan["models"]
+    rows = {}
+    for i, fn in enumerate(CONSTRUCTED):
+        model = construct(fn, N)
+        table = truth_table(fn, N)
+        gen = torch.Generator().manual_seed(seed(9600 + i))
+        theta0 = stacked_parameters(model, SG9.sampler_models)
+        theta = perturbed_parameters(model, SG9.sampler_sigma, SG9.sampler_models, gen)
+        names = [name for name, _ in model.named_parameters()]
+        unmoved = sum(int((theta[k] == theta0[k]).sum()) for k in names)
+        z = torch.cat([((theta[k] - theta0[k]) / SG9.sampler_sigma).reshape(-1) for k in names]).numpy()
+        var_ci = variance_interval(z, SG9.variance_level)
+        at_zero = volume_point(model, table, N, 0.0, n, torch.Generator().manual_seed(seed(9700 + i)))
+        huge = volume_point(model, table, N, SG9.huge_sigma, n, torch.Generator().manual_seed(seed(9800 + i)))
+        rows[fn] = {"perturbed_names": parameter_names(model) == names, "unmoved_entries": unmoved,
+                    "entries": int(z.size), "variance": float((z * z).mean()), "variance_ci": var_ci,
+                    "exact_at_sigma_0": at_zero["exact"], "exact_at_huge_sigma": huge["exact"]}
+        evidence["sampler"] = rows
+        evidence.decide(exact(f"{fn}, N = {N}: parameters not perturbed, entries left at theta* "
+                              f"({SG9.sampler_models} draws at sigma = {SG9.sampler_sigma:g})", unmoved,
+                              "pass iff every parameter is perturbed and no entry is left at theta*",
+                              rows[fn]["perturbed_names"] and unmoved == 0))
+        evidence.decide(contains(f"{fn}, N = {N}: variance of (theta - theta*) / sigma over {z.size} entries",
+                                 rows[fn]["variance"], var_ci, SG9.variance_level, 1.0, "the standard normal's"))
+        evidence.decide(exact(f"{fn}, N = {N}: perturbations at sigma = 0 computing f", f"{at_zero['exact']} of {n}",
+                              "pass iff all", at_zero["exact"] == n))
+        k = huge["exact"]
+        evidence.decide(upper_bound_below(f"{fn}, N = {N}: P(theta* + sigma z computes f), sigma = {SG9.huge_sigma:g}",
+                                          k / n, clopper_pearson(k, n, SG9.level, "upper"), SG9.level,
+                                          SG9.huge_fraction_max))
+
+
+def test_radius_estimator_known_answers(evidence):
+    grid = sg9_grid("parity", SG9_FAST)
+    # (a) exact: 1 up to grid point i - 1, then 0.8 and 0.3, then 0: the crossing is log-linear
+    i = len(grid) // 2
+    v = [1.0] * i + [0.8, 0.3] + [0.0] * (len(grid) - i - 2)
+    t = (v[i] - SG9.crossing) / (v[i] - v[i + 1])
+    r0 = math.exp(math.log(grid[i]) + t * (math.log(grid[i + 1]) - math.log(grid[i])))
+    point, how = log_crossing(grid, v, SG9.crossing)
+    trials = 10**6
+    interval = crossing_interval(grid, [round(trials * p) for p in v], trials, SG9.radius_level, SG9.crossing)
+    assert_close(point, r0, what="log-linear crossing of the synthetic curve")
+    evidence["exact_known_answer"] = {"crossing": r0, "estimate": point, "interval": interval,
+                                      "bracket": (grid[i], grid[i + 1])}
+    evidence.decide(exact("radius interval of a synthetic curve from 10^6 trials per point", interval,
+                          f"pass iff it is the bracketing pair of grid points ({grid[i]:.4g}, {grid[i + 1]:.4g})",
+                          how == "crossed" and interval == (grid[i], grid[i + 1])))
+    # (b) coverage: directions leaving the solution set at log-normal radii with median r
+    rng = np.random.default_rng(seed(9900))
+    r, n = SG9.known_answer_radius, SG9_FAST["models"]
+    s = np.asarray(grid)
+    misses = 0
+    for _ in range(SG9.known_answer_curves):
+        exits = r * np.exp(SG9.known_answer_log_sd * rng.standard_normal(n))
+        counts = (exits[:, None] > s[None, :]).sum(0)
+        lo, hi = crossing_interval(grid, counts, n, SG9.radius_level, SG9.crossing)
+        misses += not (lo <= r <= hi)
+    m = SG9.known_answer_curves
+    ci = clopper_pearson(misses, m, SG9.level, "lower")
+    evidence["coverage"] = {"curves": m, "misses": misses, "miss_rate_lower_bound": ci[0]}
+    evidence.decide(Decision(f"rate at which the radius interval misses the known radius ({m} simulated curves, "
+                             f"{n} directions)", misses / m, ci, SG9.level,
+                             f"pass iff the lower bound <= 1 - radius_level = {1 - SG9.radius_level:g}",
+                             "pass" if ci[0] <= 1 - SG9.radius_level else "fail"))
+
+
+# --------------------------------------------------------------------------- the radii
+
+
+def _radius(fn, N, plan):
+    grid = sg9_grid(fn, plan)
+    i = CONSTRUCTED.index(fn)
+    c = local_volume(fn, N, grid, plan["models"], seed=seed(plan["seed"] + 100 * i + N))
+    counts = [p.exact for p in c.points]
+    point, how = log_crossing(grid, [p.fraction for p in c.points], SG9.crossing)
+    lo, hi = crossing_interval(grid, counts, plan["models"], SG9.radius_level, SG9.crossing)
+    return {"radius": point, "crossing": how, "interval": (lo, hi), "grid": [grid[0], grid[-1], len(grid)],
+            "exact": counts, "models": plan["models"], "seed": c.seed, "seconds": round(c.seconds, 2)}
+
+
+def _ratio(a, b):
+    """a / b for interval ends in [0, inf] (an end at 0 or inf is an open side)."""
+    if b == 0:
+        return math.inf
+    return a / b if math.isfinite(b) else (0.0 if math.isfinite(a) else math.inf)
+
+
+def _below(what, a, b):
+    """Three-way r_a < r_b from two radius intervals (rule 5, 6)."""
+    (alo, ahi), (blo, bhi) = a["interval"], b["interval"]
+    estimate = a["radius"] / b["radius"] if a["radius"] and b["radius"] else None
+    outcome = "pass" if ahi < blo else "fail" if alo > bhi else "inconclusive"
+    return Decision(f"{what} (ratio of the radii)", estimate, (_ratio(alo, bhi), _ratio(ahi, blo)), _PAIR_LEVEL,
+                    "pass iff the upper end of the first radius interval < the lower end of the second, fail iff "
+                    "its lower end > the second's upper end", outcome)
+
+
+def _slope(a, b, Na, Nb):
+    """Log-log slope of the radius from Na to Nb, with the interval from the two intervals."""
+    def log(x):
+        return -math.inf if x == 0 else math.log(x)
+    d = math.log(Nb) - math.log(Na)
+    est = (math.log(b["radius"]) - math.log(a["radius"])) / d if a["radius"] and b["radius"] else None
+    lo = (log(b["interval"][0]) - log(a["interval"][1])) / d
+    hi = (log(b["interval"][1]) - log(a["interval"][0])) / d
+    return {"estimate": est, "interval": (lo, hi), "level": _PAIR_LEVEL}
+
+
+def _check_radii(plan, evidence):
+    Ns = plan["Ns"]
+    radii = {(fn, N): _radius(fn, N, plan) for fn in CONSTRUCTED for N in Ns}
+    evidence["plan"] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in plan.items()}
+    evidence["radii"] = {f"{fn} N={N}": r for (fn, N), r in radii.items()}
+    for (fn, N), r in radii.items():
+        lo, hi = r["interval"]
+        evidence.decide(exact(f"radius interval of {fn} at N = {N} ({SG9.radius_level:g}, simultaneous over the grid)",
+                              r["interval"], "pass iff lower end <= upper end (the bounds fit a non-increasing curve)",
+                              lo <= hi))
+    # reported, not decided: the parts of the expectation that these constructions contradict
+    reported = {"expectation": "r_PARITY and r_FIRST fall with N and lie below r_MAJORITY at the same (D, L, N)",
+                "first_over_majority": {}, "slopes": {}}
+    for N in Ns:
+        ratio = _below(f"r_first({N}) < r_majority({N})", radii[("first", N)], radii[("majority", N)])
+        reported["first_over_majority"][str(N)] = {"estimate": ratio.estimate, "interval": ratio.interval,
+                                                   "level": _PAIR_LEVEL, "would_be": ratio.outcome}
+    doubling = [(N, 2 * N) for N in Ns if 2 * N in Ns]
+    for fn in CONSTRUCTED:
+        reported["slopes"][fn] = {f"{a}-{b}": _slope(radii[(fn, a)], radii[(fn, b)], a, b)
+                                  for a, b in dict.fromkeys(doubling + [(min(Ns), max(Ns))])}
+    evidence["reported_not_decided"] = reported
+    for N, N2 in doubling:
+        evidence.decide(_below(f"r_parity({N2}) < r_parity({N})", radii[("parity", N2)], radii[("parity", N)]))
+    for N in Ns:
+        evidence.decide(_below(f"r_parity({N}) < r_majority({N})", radii[("parity", N)], radii[("majority", N)]))
+
+
+def test_parity_radius_falls_and_stays_below_majority(evidence):
+    _check_radii(SG9_FAST, evidence)
+
+
+@pytest.mark.slow
+def test_parity_radius_falls_and_stays_below_majority_full(evidence):
+    _check_radii(SG9_SLOW, evidence)
+
+
+# --------------------------------------------------------------------------- certified box
+# The certified decision (a box around theta* certified with ball arithmetic) is added here.
