@@ -6,7 +6,10 @@ by ``sigma z`` (``z`` standard normal over every parameter; ``--no-ln`` keeps th
 gains and biases fixed), ``--models`` times per ``sigma`` of ``--sigmas``; a perturbation counts
 when it still computes the function on all 2^N strings. Reported per ``sigma``: that fraction
 with an exact Clopper-Pearson interval and the mean fraction of strings that keep their value;
-per ``N`` the radius where the fraction crosses 1/2 (interpolated in log sigma).
+per ``N`` the radius where the fraction crosses 1/2 (interpolated in log sigma). With
+``--certify`` also the largest half-width h found by bisection for which every parameter of the
+box theta* +- h is proved (outward-rounded interval arithmetic) to compute the function on every
+string, and the box's log-volume M log(2h) (:mod:`verify.experiments.certified_volume`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ def register(sub):
     p.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
     p.add_argument("--no-ln", dest="include_ln", action="store_false",
                    help="keep the layer-norm gains and biases unperturbed")
+    p.add_argument("--certify", action="store_true",
+                   help="also the largest certified box theta* +- h (interval arithmetic over all 2^N strings; "
+                   "bisection on log h) and its log-volume, per function and N")
     p.add_argument("--threads", type=integer, default=None, help="torch CPU threads (default: torch's)")
     p.add_argument("--json", metavar="FILE", help="write the curves as JSON (atomically)")
     p.add_argument("--figure", metavar="FILE", help="figure of the curves and radii (PNG/PDF by suffix, atomic)")
@@ -65,6 +71,11 @@ def _validate(args):
     check_figure_output(args.figure, "--figure")
     check_distinct_files([("--json", args.json), ("--figure", args.figure)])
     flops = sum((1 << N) * (N + 1) * 6 * 40 for N in Ns) * args.models * len(sigmas) * len(functions)
+    if args.certify:
+        from verify.experiments.certified_volume import DEFAULT_STEPS
+
+        # one certification is about 100 interval operations of 8 flops per string and position
+        flops += sum((1 << N) * (N + 1) * 800 for N in Ns) * (DEFAULT_STEPS + 2) * len(functions)
     require_time(flops / FLOPS_PER_SECOND, "the perturbed models", f"--N = {args.N}, --models = {args.models}")
     return functions, Ns, tuple(sigmas)
 
@@ -86,20 +97,58 @@ def _volume(args) -> int:
 
             curves.append(local_volume(fn, N, sigmas, args.models, seed=args.seed, level=args.level,
                                        include_ln=args.include_ln, progress=progress))
-    _report(curves, make_console())
+    boxes = _certify(functions, Ns, args.include_ln) if args.certify else None
+    console = make_console()
+    _report(curves, console)
+    if boxes is not None:
+        _report_boxes(boxes, curves, console)
     if args.json:
         from verify.common.atomic_io import atomic_write_json
 
+        data = {"functions": functions, "curves": [c.as_dict() for c in curves],
+                "note": "as formalised in boolverify: explicit constructions, "
+                        "Gaussian perturbations of every parameter"}
+        if boxes is not None:
+            data["certified"] = [b.as_dict() for b in boxes]
         with writing(args.json, "--json"):
-            atomic_write_json(args.json, {"functions": functions, "curves": [c.as_dict() for c in curves],
-                                          "note": "as formalised in boolverify: explicit constructions, "
-                                                  "Gaussian perturbations of every parameter"})
+            atomic_write_json(args.json, data)
     if args.figure:
         from verify.report.volume_figures import volume_figure
 
         with writing(args.figure, "--figure"):
-            volume_figure([c.as_dict() for c in curves], args.figure)
+            volume_figure([c.as_dict() for c in curves], args.figure,
+                          certified=None if boxes is None else [b.as_dict() for b in boxes])
     return 0
+
+
+def _certify(functions, Ns, include_ln):
+    from verify.experiments.certified_volume import largest_certified_half_width
+
+    boxes = []
+    for fn in functions:
+        for N in Ns:
+            def progress(i, total, N=N, fn=fn):
+                print(f"certify {fn} N = {N}: box {i}/{total}", file=sys.stderr, flush=True)
+
+            boxes.append(largest_certified_half_width(fn, N, include_ln=include_ln, progress=progress))
+    return boxes
+
+
+def _report_boxes(boxes, curves, console) -> None:
+    from rich.table import Table
+
+    radius = {(c.function, c.N): c.radius for c in curves}
+    t = Table(title="certified boxes theta* +- h (every parameter in the box computes f on every string; "
+                    "interval arithmetic), as formalised in boolverify")
+    for col in ("function", "N", "M", "certified h", "refused h", "log-volume M log(2h)", "sampled r"):
+        t.add_column(col, justify="right")
+    for b in boxes:
+        r = radius.get((b.function, b.N))
+        t.add_row(b.function, str(b.N), str(b.n_params),
+                  "not certified" if b.half_width is None else f"{b.half_width:.4g}",
+                  "-" if b.refused_half_width is None else f"{b.refused_half_width:.4g}",
+                  "-" if b.log_volume is None else f"{b.log_volume:.1f}", "-" if r is None else f"{r:.4g}")
+    console.print(t)
 
 
 def _report(curves, console) -> None:

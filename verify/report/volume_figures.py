@@ -1,6 +1,7 @@
 """Figures of the local volume around explicit solutions (paper B, as formalised in boolverify;
 :mod:`verify.experiments.local_volume`): the exact-fraction curves over sigma, and the radius
-r_f(N) per function. Written atomically, the format taken from the file's suffix.
+r_f(N) per function, with the certified half-widths of :mod:`verify.experiments.certified_volume`
+beside them when given. Written atomically, the format taken from the file's suffix.
 """
 
 from __future__ import annotations
@@ -10,11 +11,14 @@ from verify.common.atomic_io import atomic_savefig, check_figure_path, pyplot
 COLOURS = {"first": "tab:blue", "majority": "tab:green", "parity": "tab:red"}
 
 
-def volume_figure(curves, path):
+def volume_figure(curves, path, certified=None):
     """Left: the fraction of perturbations computing the function exactly against sigma (log),
     with the Clopper-Pearson intervals, one line per (function, N); right: the radius r_f(N)
     (log) against N per function, with the bracket where the intervals cross 1/2. ``curves``:
-    dicts of :meth:`verify.experiments.local_volume.VolumeCurve.as_dict`."""
+    dicts of :meth:`verify.experiments.local_volume.VolumeCurve.as_dict`. ``certified``: dicts of
+    :meth:`verify.experiments.certified_volume.CertifiedVolume.as_dict`, drawn on the right as
+    open squares (the largest certified half-width h against N; a box not certified at any h is
+    not drawn)."""
     check_figure_path(path)
     plt = pyplot()
     fig, (ax, ar) = plt.subplots(1, 2, figsize=(11, 4))
@@ -41,9 +45,16 @@ def volume_figure(curves, path):
         lo = [c["radius"] - (c["radius_range"][0] or c["radius"]) for c in rows]
         hi = [(c["radius_range"][1] or c["radius"]) - c["radius"] for c in rows]
         ar.errorbar(N, r, yerr=[lo, hi], fmt="-o", ms=4, capsize=3, color=COLOURS.get(fn, "tab:gray"), label=fn)
+    for fn in sorted({b["function"] for b in certified or ()}):
+        rows = sorted((b for b in certified if b["function"] == fn and b["half_width"] is not None),
+                      key=lambda b: b["N"])
+        if rows:
+            ar.plot([b["N"] for b in rows], [b["half_width"] for b in rows], "--s", ms=5, mfc="none",
+                    color=COLOURS.get(fn, "tab:gray"), label=f"{fn} certified box h")
     ar.set_yscale("log")
     ar.set_xlabel("N")
-    ar.set_ylabel(r"radius $r_f(N)$ (fraction = 1/2)")
+    ar.set_ylabel(r"radius $r_f(N)$ (fraction = 1/2)" if not certified
+                  else r"radius $r_f(N)$; certified half-width $h$ (open)")
     ar.legend(fontsize=8)
     c0 = curves[0]
     fig.suptitle(f"local volume around explicit solutions (D={c0['D']}, L={c0['L']}, H={c0['H']}, F = max(N, 2), "

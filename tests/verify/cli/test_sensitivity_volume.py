@@ -25,6 +25,30 @@ def test_small_run_writes_json_and_figure(tmp_path):
     assert fig.stat().st_size > 0
 
 
+def test_certify_adds_boxes_to_json_table_and_figure(tmp_path):
+    out, fig = tmp_path / "v.json", tmp_path / "v.png"
+    r = run_cli_process("sensitivity", "volume", "--function", "majority,parity", "--N", "4", "--sigmas",
+                        ",".join(GRID), "--models", "4", "--seed", "3", "--certify", "--json", str(out),
+                        "--figure", str(fig))
+    assert r.returncode == 0, r.stderr
+    assert "certify parity N = 4: box 20/20" in r.stderr and "certify" not in r.stdout.split("certified boxes")[0]
+    assert "certified boxes" in r.stdout and "log-volume" in r.stdout
+    data = json.loads(out.read_text())
+    assert [(b["function"], b["N"]) for b in data["certified"]] == [("majority", 4), ("parity", 4)]
+    for b in data["certified"]:
+        assert b["box"]["certified"] and b["box"]["strings_total"] == 16 and 0 < b["half_width"] < 1
+    assert fig.stat().st_size > 0
+
+
+def test_without_certify_the_json_has_no_boxes(tmp_path):
+    out = tmp_path / "v.json"
+    r = run_cli_process("sensitivity", "volume", "--function", "first", "--N", "3", "--sigmas", "0.01",
+                        "--models", "2", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert set(json.loads(out.read_text())) == {"functions", "curves", "note"}
+    assert "certif" not in r.stdout + r.stderr
+
+
 @pytest.mark.parametrize("args, name", [
     (["--function", "xor"], "--function"),
     (["--N", "4,x"], "--N"),

@@ -43,6 +43,8 @@ _TRAINING_LABELS = "numeric.boolean.labels"
 _PERTURBED = "numeric.local_volume.perturbed_parameters"
 _BATCHED = "numeric.local_volume.batched_outputs"
 _CROSSING_INTERVAL = "verify.stats.intervals.crossing_interval"
+_CERTIFIED_STRINGS = "numeric.certified_volume.certified_strings"
+_ATTENTION_ENCLOSURE = "numeric.certified_volume.attention_weights"
 
 
 # --------------------------------------------------------------------------- probes
@@ -196,6 +198,21 @@ def _readout_bias_drawn():
 
     return random_model(preset_config("bhattamishra", D=8, L=1, N_max=4, biases="scheme_except_readout"),
                         "uniform", 0, B=10.0).out.bias.detach()
+
+
+def _certified_last_string_flipped():
+    from verify.experiments.certified_volume import certificate_known_answers
+
+    return certificate_known_answers(4).last_string_flipped["strings_certified"]
+
+
+def _attention_enclosure():
+    import torch
+
+    from numeric.certified_volume import Interval, attention_weights
+
+    s = torch.tensor([[0.0, 1.0, -1.0]], dtype=torch.float64)
+    return attention_weights(Interval(s - 0.5, s + 0.5)).width
 
 
 def _random_blocks():
@@ -634,6 +651,24 @@ def _crossover_direct_off_by_one(original):
     return crossover_direct
 
 
+def _certificate_first_half(original):
+    def certified_strings(T, table):
+        import torch
+
+        half = (table.shape[0] + 1) // 2
+        ok = original(T[:half], table[:half])      # only the first half of the strings checked
+        return torch.cat([ok, torch.ones(table.shape[0] - half, dtype=torch.bool, device=ok.device)])
+    return certified_strings
+
+
+def _attention_from_midpoints(original):
+    def attention_weights(scores):
+        mid = 0.5 * (scores.lo + scores.hi)
+        a = original(type(scores)(mid, mid))      # the scores' widths never reach the weights
+        return a
+    return attention_weights
+
+
 def _n_params_without_ln(original):
     def n_params(D, L, F=None, N_max=64):
         return original(D, L, F, N_max) - 4 * D * L   # gains and biases of the 2L layer norms
@@ -848,6 +883,15 @@ PAPER_B: tuple[Mutant, ...] = (
            "random models on a cluster: every block of models starts again at --seed",
            f"{_RANDOM}.sample_models", _model_blocks_restart_seed, _random_blocks,
            unit_files=("tests/verify/experiments/test_sweep_distributed.py::test_random_models_on_a_cluster_match_in_process",)),
+    # the certified local volume (towards SG-9): a certificate that does not look at every string
+    Mutant("certificate_skips_second_half",
+           "the certified box checks only the first half of the strings (the rest count as certified)",
+           _CERTIFIED_STRINGS, _certificate_first_half, _certified_last_string_flipped,
+           unit_files=("tests/numeric/test_certified_volume.py", "tests/verify/experiments/test_certified_volume.py")),
+    Mutant("certified_attention_from_midpoints",
+           "the certified softmax enclosure evaluated at the scores' midpoints (their widths dropped)",
+           _ATTENTION_ENCLOSURE, _attention_from_midpoints, _attention_enclosure,
+           unit_files=("tests/numeric/test_certified_volume.py",)),
     Mutant("n_params_without_layer_norms", "parameter count M without the 4DL layer-norm parameters",
            f"{_BOUNDS}.n_params", _n_params_without_ln, _n_params, unit_files=("tests/verify/reference/test_bounds.py",)),
 )
