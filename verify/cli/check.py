@@ -11,10 +11,10 @@ import sys
 
 from numeric.validation import check_choice, check_int, reject
 from verify.cli.options import MAX_JOBS, integer
-from verify.cli import writing
+from verify.cli import as_options, writing
 from verify.cli.options import console
 from verify.report.claims import CLAIMS
-from verify.report.runner import PROFILES
+from verify.report.runner import PROFILES, worker_threads
 
 
 def register(sub):
@@ -36,6 +36,9 @@ def register(sub):
     p.add_argument("--mutants", metavar="FILE",
                    help="include the mutation score of a 'boolverify mutants --json' result in the report")
     p.add_argument("--jobs", type=integer, default=None, help="worker processes (default: CPU cores, at most 4)")
+    p.add_argument("--threads", type=integer, default=None,
+                   help="torch/OpenMP threads per worker (default: OMP_NUM_THREADS if set, else 1); "
+                        "the outcomes must not depend on it")
     p.set_defaults(func=run)
 
 
@@ -44,6 +47,8 @@ def _validate(args) -> None:
         check_choice(cid, "--claim", tuple(CLAIMS))
     if args.jobs is not None:
         check_int(args.jobs, "--jobs", lo=1, hi=MAX_JOBS)
+    with as_options({"threads": "--threads"}):
+        args.threads = worker_threads(args.threads)
     from verify.common import seeds
 
     if args.seed is not None:
@@ -102,7 +107,8 @@ def _run_with_progress(args, run_checks) -> dict:
             elif ev["event"] == "test":
                 progress.update(task, advance=1, description=f"{ev['claim'] or ''} {ev['outcome']}")
 
-        return run_checks(profile=args.profile, jobs=args.jobs, claims=args.claim, on_event=on_event)
+        return run_checks(profile=args.profile, jobs=args.jobs, claims=args.claim, on_event=on_event,
+                          threads=args.threads)
 
 
 def _print_report(report) -> None:

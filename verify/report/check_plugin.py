@@ -2,8 +2,9 @@
 
 Loaded with ``-p verify.report.check_plugin``; writes to the file named by ``BOOLVERIFY_EVENTS``:
 
-- ``{"event": "collected", "count": n, "claims": {claim: [nodeid, ...]}}`` once collection is
-  done (the collected tests of each claim, so that a claim's last test can be recognised);
+- ``{"event": "collected", "count": n, "claims": {claim: [nodeid, ...]}, "torch_threads": t}``
+  once collection is done (the collected tests of each claim, so that a claim's last test can be
+  recognised; the worker's torch intra-op threads, so that the report says what ran);
 - ``{"event": "test", "nodeid", "claim", "outcome", "duration", "evidence", "message"}`` per
   test (outcome ``passed``, ``failed``, ``skipped`` or ``error``).
 
@@ -42,7 +43,10 @@ def pytest_collection_finish(session):
         _claims[item.nodeid] = mark.args[0] if mark and mark.args else None
         if _claims[item.nodeid] is not None:
             by_claim.setdefault(_claims[item.nodeid], []).append(item.nodeid)
-    _emit({"event": "collected", "count": len(session.items), "claims": by_claim})
+    import torch
+
+    _emit({"event": "collected", "count": len(session.items), "claims": by_claim,
+           "torch_threads": torch.get_num_threads()})
 
 
 def _message(report) -> str:

@@ -123,7 +123,23 @@ def _split(modules, jobs):
     return [g for g in groups if g]
 
 
-def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
+def worker_threads(threads=None) -> int:
+    """Threads per check worker: ``threads`` if given, else the caller's ``OMP_NUM_THREADS``
+    when it is a positive integer, else 1 (the checks run many tiny kernels, for which one
+    thread is fastest). The decisions must not depend on it."""
+    if threads is None:
+        value = os.environ.get("OMP_NUM_THREADS", "").strip()
+        if not (value.isdigit() and int(value) >= 1):
+            return 1
+        return check_int(int(value), "OMP_NUM_THREADS", lo=1, hi=MAX_WORKER_THREADS)
+    return check_int(threads, "threads", lo=1, hi=MAX_WORKER_THREADS)
+
+
+#: the most threads a check worker may be given
+MAX_WORKER_THREADS = 256
+
+
+def run_checks(profile="quick", jobs=None, claims=None, on_event=None, threads=None) -> dict:
     """Run the theorem checks and return the report as a dict.
 
     Args:
@@ -131,6 +147,7 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
         jobs: worker processes (default: number of CPU cores, at most 4).
         claims: optional list of claim ids to restrict to.
         on_event: callback receiving each worker event (for progress display).
+        threads: torch, OpenMP and MKL threads per worker (:func:`worker_threads`).
     """
     check_choice(profile, "profile", tuple(PROFILES))
     for i, cid in enumerate(claims or ()):
@@ -138,6 +155,9 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
     if jobs is None:
         jobs = max(1, min(4, os.cpu_count() or 1))
     jobs = check_int(jobs, "jobs", lo=1)
+    threads = worker_threads(threads)
+    thread_env = {name: str(threads) for name in
+                  ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "BOOLVERIFY_TEST_THREADS")}
     modules = theorem_modules()
     if claims:
         wanted = {CLAIMS[c].theorem_file.split("/")[-1][:-3] for c in claims}
@@ -146,7 +166,7 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
     started = time.time()
     groups = _split(modules, jobs)
     tasks = [Task(str(k), ("-p", "verify.report.check_plugin", "-p", "no:cacheprovider", "--capture=sys",
-                           "-q", "-m", PROFILES[profile], "--pyargs", *group))
+                           "-q", "-m", PROFILES[profile], "--pyargs", *group), env=thread_env)
              for k, group in enumerate(groups)]
     with run_folder(TMP_PREFIX) as tmp:
         events = []
@@ -158,7 +178,12 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None) -> dict:
 
         finished = run_workers(tasks, tmp, len(tasks), on_event=collect)
     logs = [(f.returncode, f.log) for f in finished]
-    return _build_report(profile, claims, started, events, logs)
+    report = _build_report(profile, claims, started, events, logs)
+    report["environment"]["threads_per_worker"] = threads
+    report["environment"]["worker_torch_threads"] = sorted({ev["torch_threads"] for ev in events
+                                                            if ev["event"] == "collected" and "torch_threads" in ev})
+    report["environment"]["jobs"] = len(tasks)
+    return report
 
 
 #: the name of a check run's temporary folder starts with this, then the process id
@@ -328,4 +353,4 @@ def to_markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["PROFILES", "ClaimResult", "ClaimProgress", "run_checks", "theorem_modules", "format_evidence", "to_markdown"]
+__all__ = ["PROFILES", "ClaimResult", "ClaimProgress", "run_checks", "worker_threads", "MAX_WORKER_THREADS", "theorem_modules", "format_evidence", "to_markdown"]

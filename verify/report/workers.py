@@ -1,6 +1,7 @@
 """The pytest worker processes of ``boolverify check`` and ``boolverify mutants``.
 
-Each worker is one ``python -m pytest`` process with one torch thread (OpenMP and MKL too) that
+Each worker is one ``python -m pytest`` process with one torch thread (OpenMP and MKL too,
+unless its :class:`Task` sets ``OMP_NUM_THREADS`` and the like in its ``env``) that
 writes its events as JSON lines to its own file (``BOOLVERIFY_EVENTS``, read by
 :mod:`verify.report.check_plugin`) and its output to its own log, both in a temporary folder of
 the run. :func:`run_workers` starts them ``jobs`` at a time, streams their events and stops every
@@ -65,8 +66,9 @@ class _Worker:
         self.events: list[dict] = []
         self.offset = 0
         self.log = open(folder / f"log-{task.name}.txt", "w")
-        env = dict(os.environ, BOOLVERIFY_EVENTS=str(self.events_path), OMP_NUM_THREADS="1",
-                   MKL_NUM_THREADS="1", PYTHONUNBUFFERED="1", **task.env)
+        # one thread unless the task asks for more (its env is applied last)
+        env = {**os.environ, "BOOLVERIFY_EVENTS": str(self.events_path), "OMP_NUM_THREADS": "1",
+               "MKL_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", **task.env}
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "pytest", *task.args], env=env, cwd=task.cwd,

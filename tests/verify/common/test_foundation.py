@@ -98,6 +98,8 @@ def _one_line_exit_2(r, name):
         (["--jobs", "two"], "--jobs"),
         (["--profile", "huge"], "--profile"),
         (["--claim", "SX-1", "--json", "/"], "--json"),
+        (["--threads", "0"], "--threads"),
+        (["--threads", "2.5"], "--threads"),
     ],
 )
 def test_check_bad_input_one_line_exit_2(args, name):
@@ -112,7 +114,7 @@ def test_run_checks_bad_input():
     from verify.report.runner import run_checks
 
     for kwargs, name in [({"profile": "huge"}, "profile"), ({"jobs": 0}, "jobs"),
-                         ({"claims": ["SX-99"]}, "claims[0]")]:
+                         ({"claims": ["SX-99"]}, "claims[0]"), ({"threads": 0}, "threads")]:
         with raises_input_error(name):
             run_checks(**kwargs)
 
