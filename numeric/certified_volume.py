@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from numeric.local_volume import check_batchable, parameter_names
+from numeric.local_volume import check_batchable, parameter_names, stacked_parameters
 from numeric.validation import check_bool, check_int, check_real, reject
 
 #: ``nextafter`` steps applied to each end of an ``exp`` (SLEEF's and glibc's double ``exp`` are
@@ -227,14 +227,27 @@ def check_box(model, box) -> dict:
     return box
 
 
-def parameter_box(model, half_width: float, *, include_ln: bool = True) -> dict:
-    r"""``{name: Interval}``: :math:`\theta^* \pm h` (outward rounded) for every perturbed
-    parameter (:func:`numeric.local_volume.parameter_names`; the LN gains and biases only with
-    ``include_ln``), the point :math:`\theta^*` for the others."""
+def widened_names(model, include_ln: bool = True, names=None) -> list[str]:
+    """The parameters a box widens, in ``named_parameters`` order: ``names`` (a subset of the
+    model's parameter names, e.g. one tensor alone) or, by default, every perturbed parameter
+    (:func:`numeric.local_volume.parameter_names`; the LN gains and biases only with
+    ``include_ln``)."""
+    check_bool(include_ln, "include_ln")
+    if names is None:
+        return parameter_names(model, include_ln)
+    all_names = [name for name, _ in model.named_parameters()]
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names) or not set(names) <= set(all_names):
+        reject("names", names, "an iterable of the model's parameter names")
+    return [name for name in all_names if name in set(names)]
+
+
+def parameter_box(model, half_width: float, *, include_ln: bool = True, names=None) -> dict:
+    r"""``{name: Interval}``: :math:`\theta^* \pm h` (outward rounded) for every widened
+    parameter (:func:`widened_names`: all perturbed parameters, or only ``names``), the point
+    :math:`\theta^*` for the others."""
     check_batchable(model)
     h = check_real(half_width, "half_width", lo=0)
-    check_bool(include_ln, "include_ln")
-    perturbed = set(parameter_names(model, include_ln))
+    perturbed = set(widened_names(model, include_ln, names))
     box = {}
     for name, p in model.named_parameters():
         theta = p.detach().to(_DT)
@@ -243,6 +256,30 @@ def parameter_box(model, half_width: float, *, include_ln: bool = True) -> dict:
         else:
             box[name] = Interval.point(theta)
     return box
+
+
+def box_points(model, half_width: float, K: int, generator: torch.Generator, *, corners: bool,
+               include_ln: bool = True, names=None) -> dict:
+    r"""``K`` parameter vectors of the box :math:`\theta^* \pm h` as stacked parameters
+    (:func:`numeric.local_volume.stacked_parameters`): :math:`\theta^* + h u` over the widened
+    parameters (:func:`widened_names`), :math:`u` drawn on the CPU from ``generator``, one
+    ``(K, *shape)`` block per parameter in ``named_parameters`` order: uniform signs (``corners``:
+    the box's corners) or uniform on :math:`[-1, 1]` (points inside). The other parameters stay
+    at :math:`\theta^*`. Each point lies in :func:`parameter_box`'s enclosure of the same box
+    (that box is rounded outwards; :math:`\theta^* + h u` is rounded to nearest)."""
+    check_batchable(model)
+    h = check_real(half_width, "half_width", lo=0)
+    K = check_int(K, "K", lo=1)
+    check_bool(corners, "corners")
+    theta = stacked_parameters(model, K)
+    for name in widened_names(model, include_ln, names):
+        shape = theta[name].shape
+        if corners:
+            u = torch.randint(0, 2, shape, generator=generator).to(_DT) * 2 - 1
+        else:
+            u = torch.rand(shape, generator=generator, dtype=_DT) * 2 - 1
+        theta[name] += h * u.to(theta[name].device)
+    return theta
 
 
 @torch.no_grad()
@@ -363,5 +400,5 @@ def certify_box(model, table: torch.Tensor, N: int, half_width: float, *, functi
 
 __all__ = ["TRANSCENDENTAL_STEPS", "MAX_N", "round_down", "round_up", "Interval", "add", "sub", "mul", "scale",
            "divide", "total", "square", "relu", "exp", "reciprocal_sqrt", "affine", "layer_norm",
-           "attention_weights", "check_box", "parameter_box", "interval_outputs", "certified_strings",
+           "attention_weights", "check_box", "widened_names", "parameter_box", "box_points", "interval_outputs", "certified_strings",
            "CertifiedBox", "certify_box"]

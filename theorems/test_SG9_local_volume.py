@@ -77,11 +77,52 @@ probability at most :math:`2(1 - \text{radius\_level}) = 1\%`):
 6. PARITY below MAJORITY at every N of the plan: :math:`r_\text{PARITY}(N) <
    r_\text{MAJORITY}(N)`, three-way as in 5.
 
+**Certified boxes** (:mod:`verify.experiments.certified_volume`, :mod:`numeric.certified_volume`:
+outward-rounded interval arithmetic through the whole forward pass, over all :math:`2^N`
+strings, at every N of the plan up to ``certified_N_max``). Exact where no interval is named:
+the bisection, the known answers and the orderings are deterministic; only the points tried in
+a box come from the seed base, and every one of them must compute f.
+
+7. Certifier known answers: each construction is certified at :math:`h = 0` on all :math:`2^N`
+   strings; MAJORITY's construction against MAJORITY's table wrong at one string only (the last
+   string; the last string of the first half) is refused with exactly :math:`2^N - 1` strings
+   certified; MAJORITY's construction against FIRST's table is refused.
+8. Enclosures: with each parameter tensor alone widened by the certified h, then the whole
+   certified box, the float64 outputs at ``enclosure_points`` points of the box (half of them
+   corners) lie in their strings' enclosures, up to the float64 pass's own rounding (the
+   tolerance table). A box that moves one tensor only leaves no other width in which a dropped
+   one could hide.
+9. The certified box: for each f and N, the largest h certified by ``certified_steps`` bisection
+   steps on :math:`\log h` over [``certified_lowest``, ``certified_highest``]; pass iff a box is
+   certified on all :math:`2^N` strings (a box that cannot be certified is reported as not
+   certified, with no half-width, and fails: each construction computes f with a positive
+   margin, rule 7). Soundness: ``soundness_points`` corners and as many points inside the box
+   (:func:`numeric.certified_volume.box_points`), evaluated by the ordinary float64 forward
+   pass, all compute f on every string; the points' sampler is checked first (corners exactly on
+   corners, inside points moved and within the box, and at ``control_factor`` h some corner
+   does not compute f: the check sees a box that is too large).
+10. The certified box against the sampled radius. A certified box :math:`\theta^* \pm h`
+    holds :math:`\theta^* + \sigma z` whenever :math:`\max_i |\sigma z_i| \le h`, so
+    :math:`v_f(\sigma) \ge (2\Phi(h/\sigma) - 1)^M` and, at :math:`\sigma = r_f`,
+    :math:`h \le t_M r_f` with :math:`t_M` the median of the largest :math:`|z_i|` of M standard
+    normals (3.05 at M = 305, 3.12 at M = 381). Three-way on :math:`h / r_f` with r's interval:
+    pass iff its upper end is below :math:`t_M`, fail iff its lower end is above (errs with
+    probability at most :math:`1 -` ``radius_level``). Measured :math:`h/r_f` is 0.03 ... 0.05, so
+    a certificate 60 times too large fails.
+11. Orderings of the certified half-widths (exact): :math:`h_\text{PARITY}(2N) <
+    h_\text{PARITY}(N)` for every N with 2N in the plan and :math:`h_\text{PARITY}(N) <
+    h_\text{MAJORITY}(N)` at every N, as rules 5 and 6. A certified h is a lower bound on the
+    largest correct box (interval arithmetic loses the correlations), so these order what is
+    proved, not the largest boxes; they are deterministic and far from equality (measured
+    ratios 0.24; 0.33 and 0.14).
+
 **Reported, not decided** (in the evidence, ``docs/claims.md`` and ``docs/results-paper-b.md``):
 every radius with its interval; the log-log slope of each function's radius between the
 smallest and the largest N and between N and 2N, with the interval from the two radius
 intervals; :math:`r_\text{FIRST}(N)/r_\text{MAJORITY}(N)` with its interval (the expectation
-says below 1; measured above 1 at every N).
+says below 1; measured above 1 at every N); every certified h with its log-volume
+:math:`M \log(2h)` and :math:`h/r_f` with its interval; :math:`h_\text{FIRST}/h_\text{MAJORITY}`
+(measured above 1, as the radii) and the log-log slope of each function's certified h.
 
 **Sample sizes and error rates** (computed with :func:`verify.stats.power.crossing_comparison_miss`
 from the 400-direction curves of ``docs/data/local_volume.json``, interpolated in
@@ -99,27 +140,38 @@ below :math:`10^{-6}` at the measured rates).
 Planted bugs (``verify/report/mutation/catalogue_b.py``): a perturbation that never changes the
 model (z zeroed) and one that ignores sigma fail rule 2; an interval read at the crossing of
 1/4, or with its lower end one grid point to the right, fail rule 3; a batched pass that reads
-the strings' bits in reverse order fails rule 1 (FIRST).
+the strings' bits in reverse order fails rule 1 (FIRST); a certificate that skips the second
+half of the strings fails rule 7; a softmax enclosure taken at the scores' midpoints, and
+output enclosures taken from the box's two extreme corners, fail rule 8 (FIRST); points of the
+box that never leave :math:`\theta^*` fail rule 9.
 
 Cost: the quick plan evaluates 6 curves of 25 points x 300 directions (N = 4, 8), about 15 s on
-the shared 2-core machine; the slow plan about 40 min of one core (N = 16: 65 536 strings per model).
+the shared 2-core machine, and its certified boxes 2-3 s more (six bisections of 0.1-0.2 s, the
+per-tensor enclosures, 300 points per box); the slow plan about 40 min of one core (N = 16:
+65 536 strings per model), its certified boxes (N <= 12) about 10 s more (the radii are shared
+with the slow radius test when both run in one process).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import statistics
 
 import numpy as np
 import pytest
 import torch
 
 from numeric.boolean import truth_table
+from numeric.certified_volume import box_points, interval_outputs, parameter_box
 from numeric.constructions import CONSTRUCTED, construct
 from numeric.local_volume import (batched_outputs, kept_values, parameter_names, perturbed_parameters,
                                   stacked_parameters, volume_point)
 from numeric.transformer import boolean_table
 from verify.common.seeds import seed
-from verify.common.tolerances import assert_close
+from verify.common.tolerances import assert_close, tolerance
+from verify.experiments.certified_volume import (certificate_known_answers, first_half_string,
+                                                 largest_certified_half_width)
 from verify.experiments.claim_rules import SG9
 from verify.experiments.local_volume import local_volume, log_crossing
 from verify.experiments.plans import SG9_FAST, SG9_SLOW, sg9_grid
@@ -267,9 +319,20 @@ def _slope(a, b, Na, Nb):
     return {"estimate": est, "interval": (lo, hi), "level": _PAIR_LEVEL}
 
 
-def _check_radii(plan, evidence):
+_PLANS = {"fast": SG9_FAST, "slow": SG9_SLOW}
+
+
+@functools.lru_cache(maxsize=None)
+def _radii(plan_name):
+    """Every radius of a plan, once per process (the radius and the certified tests share them)."""
+    plan = _PLANS[plan_name]
+    return {(fn, N): _radius(fn, N, plan) for fn in CONSTRUCTED for N in plan["Ns"]}
+
+
+def _check_radii(plan_name, evidence):
+    plan = _PLANS[plan_name]
     Ns = plan["Ns"]
-    radii = {(fn, N): _radius(fn, N, plan) for fn in CONSTRUCTED for N in Ns}
+    radii = _radii(plan_name)
     evidence["plan"] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in plan.items()}
     evidence["radii"] = {f"{fn} N={N}": r for (fn, N), r in radii.items()}
     for (fn, N), r in radii.items():
@@ -296,13 +359,201 @@ def _check_radii(plan, evidence):
 
 
 def test_parity_radius_falls_and_stays_below_majority(evidence):
-    _check_radii(SG9_FAST, evidence)
+    _check_radii("fast", evidence)
 
 
 @pytest.mark.slow
 def test_parity_radius_falls_and_stays_below_majority_full(evidence):
-    _check_radii(SG9_SLOW, evidence)
+    _check_radii("slow", evidence)
 
 
 # --------------------------------------------------------------------------- certified box
-# The certified decision (a box around theta* certified with ball arithmetic) is added here.
+# Exact (no sampling) except where a decision names its interval: the bisection, the known
+# answers and the orderings of certified half-widths are deterministic; the points tried in a
+# box are drawn from the seed base, and every one of them must compute f.
+
+
+def _certified_Ns(plan):
+    return tuple(N for N in plan["Ns"] if N <= SG9.certified_N_max)
+
+
+@functools.lru_cache(maxsize=None)
+def _certified(fn, N):
+    return largest_certified_half_width(fn, N, lowest=SG9.certified_lowest, highest=SG9.certified_highest,
+                                        steps=SG9.certified_steps)
+
+
+def _median_max_abs_normal(M):
+    r""":math:`t_M` with :math:`P(\max_{i \le M} |z_i| \le t_M) = 1/2` for :math:`M` independent
+    standard normals: :math:`(2\Phi(t_M) - 1)^M = 1/2`."""
+    return statistics.NormalDist().inv_cdf((1 + 0.5 ** (1 / M)) / 2)
+
+
+def _outside(T, out):
+    """Outputs outside their strings' enclosures by more than the float64 forward pass's own
+    rounding (the enclosures hold the exact model; the points are evaluated in float64)."""
+    tol = tolerance("float64")
+    slack = tol.rtol * out.abs() + tol.atol * float(out.abs().max())
+    return int(((out < T.lo - slack) | (out > T.hi + slack)).sum())
+
+
+def test_certifier_known_answers(evidence):
+    rows = {}
+    for N in _certified_Ns(SG9_FAST):
+        k = certificate_known_answers(N)
+        total = 1 << N
+        rows[N] = k.as_dict()
+        evidence["known_answers"] = rows
+        for box in k.own:
+            evidence.decide(exact(f"{box['function']}'s construction at h = 0, N = {N}: strings certified",
+                                  f"{box['strings_certified']} of {box['strings_total']}",
+                                  f"pass iff certified on all {total}",
+                                  box["certified"] and box["strings_certified"] == box["strings_total"] == total))
+        for what, box, index in (("the last string", k.last_string_flipped, total - 1),
+                                 ("the last string of the first half", k.first_half_string_flipped,
+                                  first_half_string(N))):
+            evidence.decide(exact(f"MAJORITY's construction at h = 0, N = {N}, against MAJORITY's table wrong at "
+                                  f"{what} (string {index}) only: strings certified",
+                                  f"{box['strings_certified']} of {box['strings_total']}",
+                                  f"pass iff refused with exactly {total - 1} of {total} certified",
+                                  not box["certified"] and box["strings_certified"] == total - 1
+                                  and box["strings_total"] == total))
+        w = k.wrong_model
+        evidence.decide(exact(f"MAJORITY's construction at h = 0, N = {N}, against FIRST's table",
+                              f"{w['strings_certified']} of {w['strings_total']} certified",
+                              f"pass iff refused, over all {total} strings",
+                              not w["certified"] and w["strings_total"] == total))
+
+
+def _points(model, h, K, generator, names=None):
+    """K points of the box theta* +- h (widened: ``names`` or every parameter): K // 2 corners,
+    the rest inside, as one stack."""
+    corners = box_points(model, h, K // 2, generator, corners=True, names=names)
+    inside = box_points(model, h, K - K // 2, generator, corners=False, names=names)
+    return {name: torch.cat([corners[name], inside[name]]) for name in corners}
+
+
+def test_certified_enclosures_contain_the_forward_pass(evidence):
+    """Each parameter tensor alone, then the whole certified box: the float64 outputs at points
+    of the box lie in the enclosures. A box that moves one tensor only leaves no other width to
+    hide a dropped one (an operation that ignores its inputs' widths encloses only theta*)."""
+    K = SG9.enclosure_points
+    rows = {}
+    for i, fn in enumerate(CONSTRUCTED):
+        for N in _certified_Ns(SG9_FAST):
+            c = _certified(fn, N)
+            if c.half_width is None:
+                continue  # nothing certified: decided as a fail by test_certified_boxes
+            model, h = construct(fn, N), c.half_width
+            g = torch.Generator().manual_seed(seed(11000 + 100 * i + N))
+            outside = {}
+            for name in parameter_names(model) + ["(every parameter)"]:
+                names = None if name == "(every parameter)" else [name]
+                T = interval_outputs(model, parameter_box(model, h, names=names), N)
+                bad = _outside(T, batched_outputs(model, _points(model, h, K, g, names), N))
+                if bad:
+                    outside[name] = bad
+            rows[f"{fn} N={N}"] = {"half_width": h, "boxes": len(parameter_names(model)) + 1, "outside": outside}
+            evidence["enclosures"] = rows
+            evidence.decide(exact(f"{fn}, N = {N}: outputs outside their enclosures at {K} points of each box "
+                                  f"(each of the {len(parameter_names(model))} parameter tensors alone, then all) "
+                                  f"of half-width h = {h:.4g}", sum(outside.values()),
+                                  "pass iff 0 (beyond the float64 pass's own rounding)", not outside))
+
+
+def _check_certified(plan_name, evidence):
+    plan = _PLANS[plan_name]
+    Ns = _certified_Ns(plan)
+    radii = _radii(plan_name)
+    n = SG9.soundness_points
+    certified, reported = {}, {"h_first_over_h_majority": {}, "log_log_slope_of_h": {}}
+    for i, fn in enumerate(CONSTRUCTED):
+        for N in Ns:
+            c = _certified(fn, N)
+            certified[(fn, N)] = c
+            r = radii[(fn, N)]
+            row = {"half_width": c.half_width, "refused_half_width": c.refused_half_width,
+                   "log_volume": c.log_volume, "n_params": c.n_params, "seconds": round(c.seconds, 2),
+                   "radius": r["radius"], "radius_interval": r["interval"]}
+            evidence.setdefault("certified", {})[f"{fn} N={N}"] = row
+            total = 1 << N
+            box = c.box or {}
+            ok = (c.half_width is not None and box.get("certified") is True
+                  and box.get("strings_certified") == box.get("strings_total") == total)
+            evidence.decide(exact(f"{fn}, N = {N}: theta* +- h certified on every string (largest h by "
+                                  f"{SG9.certified_steps} bisection steps on log h over "
+                                  f"[{SG9.certified_lowest:g}, {SG9.certified_highest:g}])",
+                                  "not certified" if c.half_width is None else
+                                  f"h = {c.half_width:.4g}, {box['strings_certified']} of {box['strings_total']} "
+                                  f"strings, log-volume M log(2h) = {c.log_volume:.1f} (M = {c.n_params})",
+                                  f"pass iff a box is certified on all {total} strings", ok))
+            if not ok:
+                continue
+            h = c.half_width
+            model, table = construct(fn, N), truth_table(fn, N)
+            g = torch.Generator().manual_seed(seed(10000 + 100 * i + N))
+            theta = _points(model, h, 2 * n, g)
+            star = stacked_parameters(model, 2 * n)
+            enclosure = parameter_box(model, h)
+            off_box = 0
+            for name in parameter_names(model):
+                t, t0 = theta[name], star[name]
+                corner = (t[:n] == t0[:n] + h) | (t[:n] == t0[:n] - h)
+                inside = enclosure[name].contains(t[n:]) & (t[n:] != t0[n:])
+                off_box += int((~corner).sum()) + int((~inside).sum())
+            wrong = int((~kept_values(batched_outputs(model, theta, N), table).all(-1)).sum())
+            control = box_points(model, SG9.control_factor * h, n, g, corners=True)
+            control_right = int(kept_values(batched_outputs(model, control, N), table).all(-1).sum())
+            row.update({"points_wrong": wrong, "entries_off_the_box": off_box,
+                        f"corners_right_at_{SG9.control_factor}h": control_right})
+            evidence.decide(exact(f"{fn}, N = {N}: points tried in the certified box: entries not on a corner (of {n} "
+                                  f"corners) or not moved inside it (of {n} points); corners computing f at "
+                                  f"{SG9.control_factor} h", f"{off_box} entries; {control_right} of {n} corners",
+                                  "pass iff no entry and fewer than all corners (the check sees a box too large)",
+                                  off_box == 0 and control_right < n))
+            evidence.decide(exact(f"{fn}, N = {N}: points of the certified box that do not compute f on every string "
+                                  f"(float64 forward pass; {n} corners, {n} points inside)", wrong, "pass iff 0",
+                                  wrong == 0))
+            # a certified box of half-width h holds theta* + sigma z whenever max|sigma z_i| <= h, so
+            # v(sigma) >= (2 Phi(h / sigma) - 1)^M, and at sigma = r (v = 1/2) h <= t_M r
+            t_M = _median_max_abs_normal(c.n_params)
+            lo, hi = r["interval"]
+            ratio = (h / hi if hi else math.inf, h / lo if lo else math.inf)
+            row.update({"h_over_radius": h / r["radius"] if r["radius"] else None, "h_over_radius_interval": ratio,
+                        "t_M": t_M})
+            outcome = "pass" if ratio[1] < t_M else "fail" if ratio[0] > t_M else "inconclusive"
+            evidence.decide(Decision(f"{fn}, N = {N}: certified half-width over the sampled radius, h / r_{fn}({N})",
+                                     row["h_over_radius"], ratio, SG9.radius_level,
+                                     f"pass iff the upper end < t_M = {t_M:.3f}, fail iff the lower end > t_M (t_M: "
+                                     f"the median of the largest |z_i| of M = {c.n_params} standard normals; a sound "
+                                     "certified box has h <= t_M r)", outcome))
+    # orderings of what is certified (lower bounds on the largest correct boxes: they order the
+    # certificates, not the largest boxes themselves)
+    def h_of(fn, N):
+        return certified[(fn, N)].half_width
+
+    def below(what, a, b):
+        ok = a is not None and b is not None and a < b
+        evidence.decide(exact(f"{what} (certified half-widths)", None if not ok else a / b,
+                              "pass iff both are certified and the first is smaller (ratio < 1)", ok))
+
+    for N, N2 in [(N, 2 * N) for N in Ns if 2 * N in Ns]:
+        below(f"h_parity({N2}) < h_parity({N})", h_of("parity", N2), h_of("parity", N))
+    for N in Ns:
+        below(f"h_parity({N}) < h_majority({N})", h_of("parity", N), h_of("majority", N))
+        a, b = h_of("first", N), h_of("majority", N)
+        reported["h_first_over_h_majority"][str(N)] = a / b if a and b else None
+    for fn in CONSTRUCTED:
+        a, b = h_of(fn, min(Ns)), h_of(fn, max(Ns))
+        reported["log_log_slope_of_h"][fn] = ((math.log(b) - math.log(a)) / (math.log(max(Ns)) - math.log(min(Ns)))
+                                              if a and b and max(Ns) > min(Ns) else None)
+    evidence["certified_reported_not_decided"] = reported
+
+
+def test_certified_boxes(evidence):
+    _check_certified("fast", evidence)
+
+
+@pytest.mark.slow
+def test_certified_boxes_full(evidence):
+    _check_certified("slow", evidence)

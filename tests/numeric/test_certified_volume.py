@@ -10,7 +10,7 @@ import torch
 
 from numeric.boolean import truth_table
 from numeric.certified_volume import (
-    Interval, attention_weights, certified_strings, certify_box, exp, interval_outputs, layer_norm, mul,
+    Interval, attention_weights, box_points, certified_strings, certify_box, exp, interval_outputs, layer_norm, mul,
     parameter_box, reciprocal_sqrt, square, total,
 )
 from numeric.constructions import CONSTRUCTED, construct
@@ -193,6 +193,37 @@ def test_undefined_layer_norm_is_not_certifiable():
     one, zero = Interval.point(torch.ones(4, dtype=torch.float64)), Interval.point(torch.zeros(4, dtype=torch.float64))
     _, defined = layer_norm(u, one, zero, 0.0)
     assert not bool(defined.any())
+
+
+def test_a_box_over_named_parameters_widens_only_those():
+    model = construct("first", 4)
+    box = parameter_box(model, 1e-3, names=["layers.0.q.weight"])
+    for name, iv in box.items():
+        assert bool((iv.width > 0).all()) if name == "layers.0.q.weight" else torch.equal(iv.lo, iv.hi), name
+    with raises_input_error("names"):
+        parameter_box(model, 1e-3, names=["no.such.parameter"])
+    with raises_input_error("names"):
+        parameter_box(model, 1e-3, names="tok")
+
+
+@pytest.mark.parametrize("corners", [True, False])
+@pytest.mark.parametrize("names", [None, ["layers.0.fc1.bias", "tok"]])
+def test_box_points_lie_in_the_box_and_move_only_its_parameters(corners, names):
+    model, h, K = construct("parity", 4), 1e-3, 16
+    theta = box_points(model, h, K, torch.Generator().manual_seed(0), corners=corners, names=names)
+    box = parameter_box(model, h, names=names)
+    star = stacked_parameters(model, K)
+    widened = parameter_names(model) if names is None else names
+    for name, t in theta.items():
+        assert t.shape == star[name].shape
+        if name not in widened:
+            assert torch.equal(t, star[name]), name
+            continue
+        assert bool(box[name].contains(t).all()) and bool((t != star[name]).all()), name
+        if corners:
+            assert bool(((t == star[name] + h) | (t == star[name] - h)).all()), name
+    with raises_input_error("K"):
+        box_points(model, h, 0, torch.Generator(), corners=True)
 
 
 @pytest.mark.parametrize("h", [-1e-3, math.nan, math.inf])

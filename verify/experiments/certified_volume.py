@@ -23,9 +23,11 @@ certified half-width and the largest correct box from above.
 
 **Known answers** (:func:`certificate_known_answers`): each construction certifies at
 :math:`h = 0` on all strings; the construction of MAJORITY checked against FIRST is refused; a
-table that differs from the construction's function at the last string only is refused with
-exactly that string uncertified (a certifier that skips strings passes the first check but not
-the last two); every verdict counts :math:`2^N` strings.
+table that differs from the construction's function at one string only, the last string or the
+last of the first half (:func:`first_half_string`), is refused with exactly that string
+uncertified (a certifier that skips strings passes the first check but not the others: one that
+skips the second half misses the last string, one that skips the first half the other); every
+verdict counts :math:`2^N` strings.
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ DEFAULT_HIGHEST = 1.0
 DEFAULT_STEPS = 18
 #: Longest N of the experiment (the engine's limit).
 MAX_N = 16
+
+
+def first_half_string(N: int) -> int:
+    """The index of the last string of the first half, :math:`2^{N-1} - 1` (the string flipped
+    by the known answer that a certifier skipping the first half of the strings misses)."""
+    return (1 << (N - 1)) - 1
 
 
 @dataclass(frozen=True)
@@ -102,16 +110,17 @@ class KnownAnswers:
     own: tuple
     wrong_model: dict
     last_string_flipped: dict
+    first_half_string_flipped: dict
 
     @property
     def passed(self) -> bool:
         total = 1 << self.N
-        boxes = [*self.own, self.wrong_model, self.last_string_flipped]
+        flipped = [self.last_string_flipped, self.first_half_string_flipped]
+        boxes = [*self.own, self.wrong_model, *flipped]
         return (all(b["strings_total"] == total for b in boxes)
                 and all(b["certified"] and b["strings_certified"] == total for b in self.own)
                 and not self.wrong_model["certified"]
-                and not self.last_string_flipped["certified"]
-                and self.last_string_flipped["strings_certified"] == total - 1)
+                and all(not b["certified"] and b["strings_certified"] == total - 1 for b in flipped))
 
     def as_dict(self) -> dict:
         return {**asdict(self), "passed": self.passed}
@@ -120,8 +129,8 @@ class KnownAnswers:
 def certificate_known_answers(N: int) -> KnownAnswers:
     r"""The known answers of the certifier at length ``N`` (at :math:`h = 0`; module docstring):
     every construction certified on its own function, MAJORITY's construction refused against
-    FIRST, MAJORITY's construction refused against MAJORITY's table with the last string
-    flipped (exactly :math:`2^N - 1` strings certified)."""
+    FIRST, MAJORITY's construction refused against MAJORITY's table with one string flipped,
+    the last or :func:`first_half_string` (exactly :math:`2^N - 1` strings certified each)."""
     from numeric.boolean import truth_table
     from numeric.certified_volume import certify_box
     from numeric.constructions import CONSTRUCTED, construct
@@ -129,22 +138,31 @@ def certificate_known_answers(N: int) -> KnownAnswers:
     N = check_int(N, "N", lo=2, hi=MAX_N)
     own = tuple(certified_box_check(fn, N, 0.0).as_dict() for fn in CONSTRUCTED)
     wrong = certified_box_check("first", N, 0.0, model_function="majority").as_dict()
-    flipped = truth_table("majority", N).clone()
-    flipped[-1] = 1 - flipped[-1]
-    last = certify_box(construct("majority", N), flipped, N, 0.0, function="majority, last string flipped")
-    return KnownAnswers(N=N, own=own, wrong_model=wrong, last_string_flipped=last.as_dict())
+    model = construct("majority", N)
+
+    def one_string_flipped(index, what):
+        table = truth_table("majority", N).clone()
+        table[index] = 1 - table[index]
+        return certify_box(model, table, N, 0.0, function=f"majority, {what} flipped").as_dict()
+
+    return KnownAnswers(N=N, own=own, wrong_model=wrong,
+                        last_string_flipped=one_string_flipped((1 << N) - 1, "last string"),
+                        first_half_string_flipped=one_string_flipped(
+                            first_half_string(N), f"string {first_half_string(N)} (last of the first half)"))
 
 
 def corner_fraction(function: str, N: int, half_width: float, *, models: int = 200, seed: int = 0,
                     include_ln: bool = True) -> float:
     r"""The fraction of ``models`` random corners :math:`\theta^* + h s` of the box (``s``: signs
-    drawn from a CPU generator seeded ``seed``, one per perturbed parameter) whose float64 forward
-    pass (:func:`numeric.local_volume.batched_outputs`) computes ``function`` on all strings."""
+    drawn from a CPU generator seeded ``seed``, one per perturbed parameter;
+    :func:`numeric.certified_volume.box_points`) whose float64 forward pass
+    (:func:`numeric.local_volume.batched_outputs`) computes ``function`` on all strings."""
     import torch
 
     from numeric.boolean import truth_table
+    from numeric.certified_volume import box_points
     from numeric.constructions import CONSTRUCTED, construct
-    from numeric.local_volume import batched_outputs, kept_values, parameter_names, stacked_parameters
+    from numeric.local_volume import batched_outputs, kept_values
 
     check_choice(function, "function", CONSTRUCTED)
     N = check_int(N, "N", lo=1, hi=MAX_N)
@@ -153,11 +171,7 @@ def corner_fraction(function: str, N: int, half_width: float, *, models: int = 2
     seed = check_int(seed, "seed", lo=0)
     check_bool(include_ln, "include_ln")
     model = construct(function, N)
-    g = torch.Generator().manual_seed(seed)
-    theta = stacked_parameters(model, models)
-    for name in parameter_names(model, include_ln):
-        signs = torch.randint(0, 2, theta[name].shape, generator=g).to(torch.float64) * 2 - 1
-        theta[name] += h * signs
+    theta = box_points(model, h, models, torch.Generator().manual_seed(seed), corners=True, include_ln=include_ln)
     kept = kept_values(batched_outputs(model, theta, N), truth_table(function, N))
     return float(kept.all(-1).to(torch.float64).mean())
 
@@ -219,5 +233,5 @@ def largest_certified_half_width(function: str, N: int, *, lowest: float = DEFAU
                            box=None if best is None else best.as_dict(), seconds=time.perf_counter() - t0)
 
 
-__all__ = ["DEFAULT_LOWEST", "DEFAULT_HIGHEST", "DEFAULT_STEPS", "MAX_N", "CertifiedVolume", "certified_box_check",
-           "KnownAnswers", "certificate_known_answers", "corner_fraction", "largest_certified_half_width"]
+__all__ = ["DEFAULT_LOWEST", "DEFAULT_HIGHEST", "DEFAULT_STEPS", "MAX_N", "first_half_string", "CertifiedVolume",
+           "certified_box_check", "KnownAnswers", "certificate_known_answers", "corner_fraction", "largest_certified_half_width"]

@@ -291,6 +291,17 @@ SG9 = Rules(
     #: on PARITY's grid; the lower `level` bound of the rate at which the interval misses the
     #: median must not exceed 1 - radius_level
     known_answer_radius=0.005, known_answer_log_sd=0.4, known_answer_curves=2000,
+    #: certified boxes theta* +- h over every parameter: bisection on log h over
+    #: [certified_lowest, certified_highest] in certified_steps steps, at every N of the plan up to
+    #: certified_N_max (the slow plan's N = 16 takes minutes per function: reported, not decided)
+    certified_lowest=1e-12, certified_highest=1.0, certified_steps=18, certified_N_max=12,
+    #: soundness of a certified box: soundness_points corners and as many points inside it, each
+    #: computing f on every string in the float64 forward pass; at control_factor * h some
+    #: corner must fail (the check sees a wrong box)
+    soundness_points=100, control_factor=100,
+    #: enclosures: each parameter tensor alone widened by the certified h; enclosure_points
+    #: points of that box (half of them corners) must have outputs inside the enclosures
+    enclosure_points=8,
 )
 
 #: every claim's rules by claim id (claims without rule numbers of their own have none)

@@ -380,7 +380,10 @@ _B = [
         "Geometry at eps = 0, measured locally around one explicit solution per function (D = 6, L = 1, "
         "H = 1, F = max(N, 2)): the Gaussian-perturbation radius where half the perturbations still "
         f"compute the function on all 2^N strings. Decided: PARITY's radius falls with N "
-        f"(N = {_join(SG9.Ns)}; slow {_join(SG9.slow_Ns)}) and lies below MAJORITY's at every N. "
+        f"(N = {_join(SG9.Ns)}; slow {_join(SG9.slow_Ns)}) and lies below MAJORITY's at every N; a box "
+        "theta* +- h is certified by outward-rounded interval arithmetic on all 2^N strings for each "
+        "function and N, every point tried in it computes the function, h is consistent with the sampled "
+        "radius, and PARITY's certified h falls with N and lies below MAJORITY's. "
         "Reported, not decided: FIRST's radius (expected to fall and to lie below MAJORITY's; measured "
         "nearly flat and above MAJORITY's for this construction, which contradicts the expectation: a "
         "local radius belongs to a construction, the expectation to the measure of the whole solution set)",
@@ -406,14 +409,34 @@ _B = [
         f"{SG9.known_answer_curves} simulated curves (log-normal exit radii, median "
         f"{_n(SG9.known_answer_radius)}) the {_pct(SG9.level)} lower bound of the miss rate <= "
         f"{_n(1 - SG9.radius_level)}. Power (at the measured curves): every decided comparison is "
-        "inconclusive with probability <= 2e-4 (theorem docstring). Reported with intervals, not decided: "
-        "every radius, log-log slopes, r_FIRST / r_MAJORITY",
+        "inconclusive with probability <= 2e-4 (theorem docstring). Certified boxes (N = "
+        f"{_join([N for N in SG9.Ns if N <= SG9.certified_N_max])}; slow "
+        f"{_join([N for N in SG9.slow_Ns if N <= SG9.certified_N_max])}), exact unless an interval is named: "
+        "the largest h certified (outward-rounded interval arithmetic through the whole transformer, every "
+        f"parameter in theta* +- h, all 2^N strings) by {SG9.certified_steps} bisection steps on log h over "
+        f"[{_n(SG9.certified_lowest)}, {_n(SG9.certified_highest)}]: pass iff certified on all 2^N strings (a box "
+        "that cannot be certified is reported as not certified and fails); known answers: each construction "
+        "certified at h = 0, a table wrong at one string only (the last; the last of the first half) refused "
+        "with exactly 2^N - 1 strings certified, MAJORITY's construction refused against FIRST's table; with "
+        "each parameter tensor alone widened by h, then the whole box, the float64 outputs at "
+        f"{SG9.enclosure_points} points lie in their enclosures; {SG9.soundness_points} corners and "
+        f"{SG9.soundness_points} inner points of the certified box all compute f (float64 forward pass), while "
+        f"at {SG9.control_factor} h some corner does not; h / r_f three-way against t_M (the median of the "
+        "largest |z_i| of M standard normals, so that a sound box has h <= t_M r_f) with r_f's "
+        f"{_pct(SG9.radius_level)} interval; h_PARITY(2N) < h_PARITY(N) and h_PARITY(N) < h_MAJORITY(N) "
+        "(comparisons of certified lower bounds). Reported with intervals, not decided: every radius, "
+        "log-log slopes, r_FIRST / r_MAJORITY; every certified h, its log-volume M log(2h), h / r_f, "
+        "h_FIRST / h_MAJORITY",
         "`ε = 0`: the local radius around explicit PARITY, FIRST, MAJORITY solutions; PARITY's falls with N "
         "and lies below MAJORITY's (decided); FIRST's is reported (measured: flat and above MAJORITY's for this "
-        "construction, contrary to the expectation)",
+        "construction, contrary to the expectation); a certified box `θ* ± h` around each (decided), PARITY's "
+        "certified `h` falls with N and lies below MAJORITY's (decided)",
         f"Gaussian perturbations of every parameter, exact over all `2^N` strings, N = {_join(SG9.Ns)} "
         f"(slow {_join(SG9.slow_Ns)}); simultaneous (Bonferroni Clopper-Pearson) radius intervals over a "
-        "σ grid; sampler and estimator known answers; the certified box is not yet decided"),
+        "σ grid; sampler and estimator known answers; certified boxes by outward-rounded interval arithmetic "
+        "over all `2^N` strings (bisection on `log h`), with the certifier's known answers (a table wrong at "
+        "one string is refused), enclosures against the float64 pass, every point tried in the box computing "
+        "`f`, and `h ≤ t_M r_f` against the sampled radius"),
 ]
 
 CLAIMS: dict[str, Claim] = {claim.id: claim for claim in _A + _B}

@@ -10,7 +10,7 @@ import pytest
 from tests.helpers import raises_input_error
 from verify.common.tolerances import tolerance
 from verify.experiments.certified_volume import (
-    certificate_known_answers, certified_box_check, corner_fraction, largest_certified_half_width,
+    certificate_known_answers, certified_box_check, corner_fraction, first_half_string, largest_certified_half_width,
 )
 
 
@@ -68,6 +68,8 @@ def test_known_answers(N):
     assert [b["strings_total"] for b in k.own] == [1 << N] * 3
     assert not k.wrong_model["certified"] and k.wrong_model["strings_total"] == 1 << N
     assert k.last_string_flipped["strings_certified"] == (1 << N) - 1
+    assert k.first_half_string_flipped["strings_certified"] == (1 << N) - 1
+    assert not k.first_half_string_flipped["certified"] and first_half_string(N) == (1 << (N - 1)) - 1
     assert json.loads(json.dumps(k.as_dict(), default=str))["passed"] is True
 
 

@@ -45,6 +45,8 @@ _BATCHED = "numeric.local_volume.batched_outputs"
 _CROSSING_INTERVAL = "verify.stats.intervals.crossing_interval"
 _CERTIFIED_STRINGS = "numeric.certified_volume.certified_strings"
 _ATTENTION_ENCLOSURE = "numeric.certified_volume.attention_weights"
+_ENCLOSURES = "numeric.certified_volume.interval_outputs"
+_BOX_POINTS = "numeric.certified_volume.box_points"
 
 
 # --------------------------------------------------------------------------- probes
@@ -213,6 +215,23 @@ def _attention_enclosure():
 
     s = torch.tensor([[0.0, 1.0, -1.0]], dtype=torch.float64)
     return attention_weights(Interval(s - 0.5, s + 0.5)).width
+
+
+def _output_enclosures():
+    from numeric.certified_volume import interval_outputs, parameter_box
+    from numeric.constructions import construct
+
+    model = construct("parity", 3)
+    return interval_outputs(model, parameter_box(model, 1e-4), 3).width
+
+
+def _box_corners():
+    import torch
+
+    from numeric.certified_volume import box_points
+    from numeric.constructions import construct
+
+    return box_points(construct("first", 2), 1e-3, 2, torch.Generator().manual_seed(0), corners=True)["tok"]
 
 
 def _random_blocks():
@@ -669,6 +688,27 @@ def _attention_from_midpoints(original):
     return attention_weights
 
 
+def _two_corners_only(original):
+    def interval_outputs(model, box, N):
+        import torch
+
+        from numeric.certified_volume import Interval
+        from numeric.local_volume import batched_outputs
+
+        # the float64 outputs at the box's two extreme corners (every parameter at its lower
+        # end, every one at its upper end) taken for the enclosure of the whole box
+        ends = {name: torch.stack([iv.lo, iv.hi]) for name, iv in box.items()}
+        out = batched_outputs(model, ends, N)
+        return Interval(out.amin(0), out.amax(0))
+    return interval_outputs
+
+
+def _box_points_at_centre(original):
+    def box_points(model, half_width, K, generator, **kwargs):
+        return original(model, 0.0, K, generator, **kwargs)   # every point is theta* itself
+    return box_points
+
+
 def _n_params_without_ln(original):
     def n_params(D, L, F=None, N_max=64):
         return original(D, L, F, N_max) - 4 * D * L   # gains and biases of the 2L layer norms
@@ -849,7 +889,7 @@ PAPER_B: tuple[Mutant, ...] = (
            "verify.experiments.plans.SG5_FAST", *_plan_models("SG5_FAST", 400), (_SG5,)),
     Mutant("exact_influence_mean", "the exact supremum of the influence is the largest mean over strings",
            f"{_RANDOM}.exact_influence_maximum", _exact_influence_mean, _exact_influence, (_SG4,)),
-    # SG-9: the perturbation sampler, the radius interval, the batched pass
+    # SG-9: the perturbation sampler, the radius interval, the batched pass, the certified box
     Mutant("perturbation_z_zeroed", "local volume: the perturbation draws z but returns theta* (never moves)",
            _PERTURBED, _z_zeroed, _perturbed, (_SG9,)),
     Mutant("perturbation_sigma_ignored", "local volume: the perturbation is theta* + z whatever sigma",
@@ -861,6 +901,19 @@ PAPER_B: tuple[Mutant, ...] = (
            _CROSSING_INTERVAL, _lower_end_next_point, _radius_interval, (_SG9,)),
     Mutant("batched_strings_msb_first", "batched volume pass reads string index bits in reverse order (MSB first)",
            _BATCHED, _strings_msb_first, _batched, (_SG9,)),
+    Mutant("certificate_skips_second_half",
+           "the certified box checks only the first half of the strings (the rest count as certified)",
+           _CERTIFIED_STRINGS, _certificate_first_half, _certified_last_string_flipped, (_SG9,)),
+    Mutant("certified_attention_from_midpoints",
+           "the certified softmax enclosure evaluated at the scores' midpoints (their widths dropped)",
+           _ATTENTION_ENCLOSURE, _attention_from_midpoints, _attention_enclosure, (_SG9,)),
+    Mutant("certificate_two_corners_only",
+           "the certified box's output enclosures taken from its two extreme corners (every parameter at its "
+           "lower end, every one at its upper end) in float64, not propagated intervals",
+           _ENCLOSURES, _two_corners_only, _output_enclosures, (_SG9,)),
+    Mutant("certified_box_points_at_centre",
+           "the points tried in a certified box are all theta* (the soundness check sees no box)",
+           _BOX_POINTS, _box_points_at_centre, _box_corners, (_SG9,)),
     # unit-test cases: no claim depends on these
     Mutant("median_readout_ties_read_one", "median readout 1[T >= median]: ties at the median read 1",
            _READOUT_TABLE, _median_readout_ties_read_one, _median_readout,
@@ -883,15 +936,6 @@ PAPER_B: tuple[Mutant, ...] = (
            "random models on a cluster: every block of models starts again at --seed",
            f"{_RANDOM}.sample_models", _model_blocks_restart_seed, _random_blocks,
            unit_files=("tests/verify/experiments/test_sweep_distributed.py::test_random_models_on_a_cluster_match_in_process",)),
-    # the certified local volume (towards SG-9): a certificate that does not look at every string
-    Mutant("certificate_skips_second_half",
-           "the certified box checks only the first half of the strings (the rest count as certified)",
-           _CERTIFIED_STRINGS, _certificate_first_half, _certified_last_string_flipped,
-           unit_files=("tests/numeric/test_certified_volume.py", "tests/verify/experiments/test_certified_volume.py")),
-    Mutant("certified_attention_from_midpoints",
-           "the certified softmax enclosure evaluated at the scores' midpoints (their widths dropped)",
-           _ATTENTION_ENCLOSURE, _attention_from_midpoints, _attention_enclosure,
-           unit_files=("tests/numeric/test_certified_volume.py",)),
     Mutant("n_params_without_layer_norms", "parameter count M without the 4DL layer-norm parameters",
            f"{_BOUNDS}.n_params", _n_params_without_ln, _n_params, unit_files=("tests/verify/reference/test_bounds.py",)),
 )
