@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from numeric.local_volume import check_batchable, parameter_names, stacked_parameters
+from numeric.local_volume import check_batchable, check_one_layer, parameter_names, stacked_parameters
 from numeric.validation import check_bool, check_int, check_real, reject
 
 #: ``nextafter`` steps applied to each end of an ``exp`` (SLEEF's and glibc's double ``exp`` are
@@ -245,7 +245,7 @@ def parameter_box(model, half_width: float, *, include_ln: bool = True, names=No
     r"""``{name: Interval}``: :math:`\theta^* \pm h` (outward rounded) for every widened
     parameter (:func:`widened_names`: all perturbed parameters, or only ``names``), the point
     :math:`\theta^*` for the others."""
-    check_batchable(model)
+    check_one_layer(model)
     h = check_real(half_width, "half_width", lo=0)
     perturbed = set(widened_names(model, include_ln, names))
     box = {}
@@ -288,7 +288,7 @@ def interval_outputs(model, box: dict, N: int) -> Interval:
     :func:`parameter_box`), for all :math:`2^N` strings in string-index order: an
     :class:`Interval` of shape ``(2^N,)``; :math:`(-\infty, \infty)` where a layer norm's
     variance may vanish in the box."""
-    check_batchable(model)
+    check_one_layer(model)
     cfg = model.config
     N = check_int(N, "N", lo=1, hi=min(cfg.N_max, MAX_N))
     check_box(model, box)
@@ -377,7 +377,7 @@ def certify_box(model, table: torch.Tensor, N: int, half_width: float, *, functi
     ``h = half_width``, every parameter or, without ``include_ln``, all but the LN gains and
     biases) computes ``table`` (0/1, shape ``(2^N,)``) on every string; ``function`` names the
     table in the record."""
-    check_batchable(model)
+    check_one_layer(model)
     N = check_int(N, "N", lo=1, hi=min(model.config.N_max, MAX_N))
     h = check_real(half_width, "half_width", lo=0)
     check_bool(include_ln, "include_ln")

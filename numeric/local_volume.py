@@ -8,9 +8,11 @@ attention, MLP, readout, and, with ``include_ln=True``, the layer-norm gains and
 ``include_ln=False`` keeps those at :math:`\theta^*`).
 
 **Batched evaluation** (:func:`batched_outputs`): :math:`T(x)` of ``K`` models at once over all
-:math:`2^N` strings, for one-layer models under the ``boolverify`` conventions (post-LN, linear
-readout, float64; any ``D``, ``H``, ``F``, ``eps``). With :math:`L = 1` only the eos row is
-needed after the attention, and position :math:`n`'s score and value take one of two values
+:math:`2^N` strings, for models under the ``boolverify`` conventions (post-LN, linear readout,
+float64; any ``D``, ``H``, ``F``, ``eps``, ``L``). A model of :math:`L \ge 2` layers (trained
+solutions) runs every position of every string through the first :math:`L - 1` layers as batched
+matrix products over (model, string) pairs, and the last layer at eos only. With :math:`L = 1`
+only the eos row is needed after the attention, and position :math:`n`'s score and value take one of two values
 (:math:`x_n = 0, 1`): the scores of all strings are
 :math:`s_{n,0} + x_n (s_{n,1} - s_{n,0})`, the softmax is the max-subtracted one, and the
 attention output is :math:`\sum_n a_n v_{n,0} + \sum_n a_n x_n (v_{n,1} - v_{n,0}) + a_{\mathrm{eos}} v_{\mathrm{eos}}`:
@@ -45,13 +47,22 @@ EVAL_PAIRS = 1 << 14
 
 
 def check_batchable(model) -> BooleanTransformer:
-    """``model`` must be a one-layer :class:`BooleanTransformer` under the boolverify conventions
-    in float64 (what :func:`batched_outputs` evaluates)."""
+    """``model`` must be a :class:`BooleanTransformer` under the boolverify conventions (post-LN,
+    linear readout) in float64, of any depth (what :func:`batched_outputs` evaluates)."""
     check_transformer(model)
     cfg = model.config
-    if cfg.L != 1 or cfg.preset != "boolverify" or cfg.dtype != "float64":
+    if cfg.preset != "boolverify" or cfg.dtype != "float64":
         reject("model", f"<L = {cfg.L}, preset {cfg.preset}, {cfg.dtype}>",
-               "a one-layer model under the boolverify conventions in float64 (the batched pass)")
+               "a model under the boolverify conventions in float64 (the batched pass)")
+    return model
+
+
+def check_one_layer(model) -> BooleanTransformer:
+    """:func:`check_batchable` and one layer (what the interval propagation of
+    :mod:`numeric.certified_volume` encloses)."""
+    check_batchable(model)
+    if model.config.L != 1:
+        reject("model", f"<L = {model.config.L}>", "a one-layer model (the certified interval pass)")
     return model
 
 
@@ -110,7 +121,7 @@ def _linear(x, theta, name):
     return y.reshape(*shape[:-1], W.shape[1])
 
 
-def _outputs(cfg, theta, N, X):
+def _one_layer_outputs(cfg, theta, N, X):
     """T (K, 2^N) of stacked parameters ``theta`` (one layer, post-LN)."""
     K = theta["tok"].shape[0]
     D, H = cfg.D, cfg.H
@@ -144,6 +155,54 @@ def _outputs(cfg, theta, N, X):
     m = _linear_fm(torch.relu(_linear_fm(h1, theta, pre + "fc1")), theta, pre + "fc2")
     h2 = _layer_norm_fm(h1 + m, theta[pre + "ln2.gain"], theta[pre + "ln2.bias"], cfg.eps)
     return _linear_fm(h2, theta, "out").squeeze(1)
+
+
+def _layer_norm(u, gain, bias, eps):
+    """LN over the last axis of ``u`` (K, ..., D); ``gain``, ``bias`` (K, D)."""
+    c = u - u.mean(-1, keepdim=True)
+    var = (c * c).mean(-1, keepdim=True)
+    if eps == 0.0 and bool((var <= _ROUNDING_VAR * (u * u).mean(-1, keepdim=True)).any()):
+        # a variance at rounding level: undefined (NaN) where the components are all equal
+        flat = (u == u[..., :1]).all(-1, keepdim=True) | (var == 0)
+        var = torch.where(flat, torch.full_like(var, math.nan), var)
+    shape = (gain.shape[0],) + (1,) * (u.dim() - 2) + (gain.shape[1],)
+    return gain.reshape(shape) * (c * torch.rsqrt(var + eps)) + bias.reshape(shape)
+
+
+def _deep_outputs(cfg, theta, N, X):
+    """T (K, 2^N) of stacked parameters ``theta`` with ``L >= 2`` post-LN layers: every position
+    of every string through the first ``L - 1`` layers, the last layer at eos only (as the
+    model's own forward pass)."""
+    K = theta["tok"].shape[0]
+    D, H, L = cfg.D, cfg.H, cfg.L
+    dh = D // H
+    n = N + 1
+    S = X.shape[0]
+    # token ids of every string, eos last, and the (position, token) row of the embedding table
+    tokens = torch.cat([X.to(torch.long), torch.full((S, 1), 2, dtype=torch.long, device=X.device)], dim=1)
+    rows = (tokens + 3 * torch.arange(n, device=X.device)).reshape(-1)
+    table = (theta["tok"][:, None, :, :] + theta["pos"][:, :n, None, :]).reshape(K, 3 * n, D)
+    h = table.index_select(1, rows).reshape(K, S, n, D)
+    scale = 1.0 / math.sqrt(dh)
+    for ell in range(L):
+        pre = f"layers.{ell}."
+        hq = h[:, :, -1:, :] if ell == L - 1 else h
+        q = _linear(hq, theta, pre + "q").reshape(K, S, hq.shape[2], H, dh).transpose(2, 3)
+        k = _linear(h, theta, pre + "k").reshape(K, S, n, H, dh).transpose(2, 3)
+        v = _linear(h, theta, pre + "v").reshape(K, S, n, H, dh).transpose(2, 3)
+        a = torch.softmax((q @ k.transpose(-1, -2)) * scale, dim=-1)  # max-subtracted
+        att = (a @ v).transpose(2, 3).reshape(K, S, hq.shape[2], D)
+        h1 = _layer_norm(hq + _linear(att, theta, pre + "o"), theta[pre + "ln1.gain"], theta[pre + "ln1.bias"],
+                         cfg.eps)
+        m = _linear(torch.relu(_linear(h1, theta, pre + "fc1")), theta, pre + "fc2")
+        h = _layer_norm(h1 + m, theta[pre + "ln2.gain"], theta[pre + "ln2.bias"], cfg.eps)
+    return _linear(h[:, :, -1, :], theta, "out").squeeze(-1)
+
+
+def _outputs(cfg, theta, N, X):
+    """T (K, 2^N): the one-layer pass (bit-matrix products, eos row only) or the deep one."""
+    return _one_layer_outputs(cfg, theta, N, X) if cfg.L == 1 else _deep_outputs(cfg, theta, N, X)
+
 
 
 @torch.no_grad()
@@ -215,5 +274,5 @@ def load_parameters(model, theta: dict, k: int) -> BooleanTransformer:
     return model
 
 
-__all__ = ["DEFAULT_MODEL_CHUNK", "EVAL_PAIRS", "check_batchable", "parameter_names", "stacked_parameters", "perturbed_parameters",
+__all__ = ["DEFAULT_MODEL_CHUNK", "EVAL_PAIRS", "check_batchable", "check_one_layer", "parameter_names", "stacked_parameters", "perturbed_parameters",
            "batched_outputs", "kept_values", "volume_point", "load_parameters"]

@@ -69,6 +69,9 @@ CONTROL_TARGETS = ("parity01",)
 #: Every target the training runs accept.
 ALL_TARGETS = TRAINING_TARGETS + CONTROL_TARGETS
 
+#: Solutions the local volume is measured around: the explicit constructions, or trained models.
+VOLUME_SOLUTIONS = ("constructed", "trained")
+
 #: Training losses.
 LOSSES = ("bce", "mse")
 
@@ -78,4 +81,4 @@ OPTIMIZERS = ("gd", "adam")
 __all__ = ["ATTENTIONS", "FUNCTIONS", "FUNCTION_PARAMS", "NAMED_FUNCTIONS", "CONTROL_TARGETS", "ALL_TARGETS",
            "INIT_SCHEMES", "BHATTAMISHRA_INIT_SCHEMES", "ALL_INIT_SCHEMES", "PRESETS", "NORM_POSITIONS",
            "LN_VARIANCES", "LN_EPS_PLACEMENTS", "EMBEDDING_SCALES", "BIAS_INITS", "POSITION_ENCODINGS", "LN_AFFINE_INITS",
-           "READOUTS", "MODEL_DTYPES", "TRAINING_TARGETS", "LOSSES", "OPTIMIZERS"]
+           "READOUTS", "MODEL_DTYPES", "TRAINING_TARGETS", "LOSSES", "OPTIMIZERS", "VOLUME_SOLUTIONS"]

@@ -88,9 +88,26 @@ def test_non_finite_outputs_keep_nothing():
     assert kept_values(T, torch.tensor([1, 0, 0])).tolist() == [[True, False, True]]
 
 
-def test_batched_rejects_deeper_models():
-    with raises_input_error("model"):
-        batched_outputs(random_model(TransformerConfig(D=4, L=2, H=1, N_max=4), "gaussian", 0), {}, 4)
+@pytest.mark.parametrize("L, eps", [(2, 1e-5), (3, 0.0)])
+def test_batched_matches_model_on_deeper_models(L, eps):
+    # the trained solutions' shape (and a third layer): every position through the first L - 1 layers
+    N = 5
+    model = random_model(TransformerConfig(D=8, L=L, H=2, eps=eps, N_max=N), "xavier_uniform", 0)
+    _agree(model, perturbed_parameters(model, 0.1, 3, torch.Generator().manual_seed(2)), N)
+
+
+def test_batched_rejects_other_conventions():
+    from numeric.transformer import preset_config
+
+    with raises_input_error("model", "boolverify conventions"):
+        batched_outputs(random_model(preset_config("bhattamishra", D=4, L=1, N_max=4), "gaussian", 0), {}, 4)
+
+
+def test_certifier_rejects_deeper_models():
+    from numeric.certified_volume import parameter_box
+
+    with raises_input_error("model", "one-layer"):
+        parameter_box(random_model(TransformerConfig(D=4, L=2, H=1, N_max=4), "gaussian", 0), 0.1)
 
 
 def test_zero_variance_at_eps_zero_keeps_nothing():

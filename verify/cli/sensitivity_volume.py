@@ -1,7 +1,11 @@
-"""`boolverify sensitivity volume`: the local volume around an explicit solution (paper B, as
-formalised in boolverify; :mod:`verify.experiments.local_volume`).
+"""`boolverify sensitivity volume`: the local volume around a solution (paper B, as formalised in
+boolverify; :mod:`verify.experiments.local_volume`).
 
-For each ``--N``, the construction of ``--function`` (:mod:`numeric.constructions`) is perturbed
+For each ``--N``, a solution of ``--function`` — its explicit construction
+(:mod:`numeric.constructions`, ``--solution constructed``, the default) or a trained model
+(``--solution trained``: the SG-8 training loop, float64, D = 16, L = 2, H = 2, eps = 1e-5, seeds
+``--train-seed``, +1, ... tried in order, at most ``--tries`` runs of ``--steps`` AdamW steps, until
+one computes the function on all 2^N strings) — is perturbed
 by ``sigma z`` (``z`` standard normal over every parameter; ``--no-ln`` keeps the layer norms'
 gains and biases fixed), ``--models`` times per ``sigma`` of ``--sigmas``; a perturbation counts
 when it still computes the function on all 2^N strings. Reported per ``sigma``: that fraction
@@ -25,7 +29,7 @@ MAX_N = 16
 
 
 def register(sub):
-    p = sub.add_parser("volume", help="local volume around an explicit FIRST / MAJORITY / PARITY solution")
+    p = sub.add_parser("volume", help="local volume around a constructed or trained FIRST / MAJORITY / PARITY solution")
     p.add_argument("--function", default="majority", help="first, majority or parity, or a comma-separated list of them (default majority)")
     p.add_argument("--N", default="4,6,8", help="comma-separated input lengths (default 4,6,8)")
     p.add_argument("--sigmas", default=None,
@@ -39,6 +43,15 @@ def register(sub):
     p.add_argument("--certify", action="store_true",
                    help="also the largest certified box theta* +- h (interval arithmetic over all 2^N strings; "
                    "bisection on log h) and its log-volume, per function and N")
+    p.add_argument("--solution", default="constructed",
+                   help="what is perturbed: constructed (the explicit construction, default) or trained "
+                   "(a model trained until it computes the function on all 2^N strings)")
+    p.add_argument("--steps", type=integer, default=None,
+                   help="--solution trained: AdamW steps per training run (default 1000)")
+    p.add_argument("--tries", type=integer, default=None,
+                   help="--solution trained: training runs (seeds in order) before giving up (default 5)")
+    p.add_argument("--train-seed", dest="train_seed", type=integer, default=None,
+                   help="--solution trained: the first training seed (default 0)")
     p.add_argument("--threads", type=integer, default=None, help="torch CPU threads (default: torch's)")
     p.add_argument("--json", metavar="FILE", help="write the curves as JSON (atomically)")
     p.add_argument("--figure", metavar="FILE", help="figure of the curves and radii (PNG/PDF by suffix, atomic)")
@@ -51,7 +64,9 @@ def _validate(args):
     from verify.cli.options import (FLOPS_PER_SECOND, MAX_THREADS, check_distinct_files, check_figure_output,
                                     check_output, comma_items, reals, require_time)
     from verify.cli.xor_options import parse_int_list
-    from verify.experiments.local_volume import DEFAULT_SIGMAS, check_sigmas
+    from numeric.vocabulary import VOLUME_SOLUTIONS
+    from verify.experiments.local_volume import (DEFAULT_SIGMAS, DEFAULT_TRAIN_BATCH, DEFAULT_TRAIN_STEPS,
+                                                 DEFAULT_TRIES, TRAINED_SHAPE, check_sigmas)
 
     functions = comma_items(args.function, "--function", "one of first, majority, parity, or a comma-separated list")
     for f in functions:
@@ -70,7 +85,27 @@ def _validate(args):
     check_output(args.json, "--json")
     check_figure_output(args.figure, "--figure")
     check_distinct_files([("--json", args.json), ("--figure", args.figure)])
-    flops = sum((1 << N) * (N + 1) * 6 * 40 for N in Ns) * args.models * len(sigmas) * len(functions)
+    check_choice(args.solution, "--solution", VOLUME_SOLUTIONS)
+    trained = args.solution == "trained"
+    for option, value in (("--steps", args.steps), ("--tries", args.tries), ("--train-seed", args.train_seed)):
+        if value is not None and not trained:
+            reject(option, value, "no value unless --solution trained (it sets the training runs)")
+    if trained and args.certify:
+        reject("--certify", True, "--solution constructed (the certified interval pass encloses one-layer "
+               "models; the trained ones have two layers)")
+    steps = DEFAULT_TRAIN_STEPS if args.steps is None else check_int(args.steps, "--steps", lo=1, hi=10**7)
+    tries = DEFAULT_TRIES if args.tries is None else check_int(args.tries, "--tries", lo=1, hi=1000)
+    if args.train_seed is not None:
+        check_seed(args.train_seed, "--train-seed", count=tries)
+    if trained:
+        # per string and position: the D x D projections, the MLP and the attention of each layer
+        D, F, L = TRAINED_SHAPE["D"], 4 * TRAINED_SHAPE["D"], TRAINED_SHAPE["L"]
+        per_model = [(1 << N) * (N + 1) * L * (4 * D * D + 2 * D * F + 2 * (N + 1) * D) for N in Ns]
+        # a training step is at least a forward and a backward pass over min(batch, 2^N) strings
+        training = sum(3 * p * min(DEFAULT_TRAIN_BATCH, 1 << N) / (1 << N) for p, N in zip(per_model, Ns)) * steps
+        flops = (sum(per_model) * args.models * len(sigmas) + training) * len(functions)
+    else:
+        flops = sum((1 << N) * (N + 1) * 6 * 40 for N in Ns) * args.models * len(sigmas) * len(functions)
     if args.certify:
         from verify.experiments.certified_volume import DEFAULT_STEPS
 
@@ -89,17 +124,25 @@ def _volume(args) -> int:
 
     if args.threads is not None:
         torch.set_num_threads(args.threads)
-    curves = []
+    curves, trainings = [], []
     for fn in functions:
         for N in Ns:
             def progress(i, N=N, fn=fn):
                 print(f"volume {fn} N = {N}: sigma {i + 1}/{len(sigmas)}", file=sys.stderr, flush=True)
 
+            solution = None
+            if args.solution == "trained":
+                trainings.append(_train(fn, N, args))
+                solution = trainings[-1].model
+                if solution is None:
+                    continue
             curves.append(local_volume(fn, N, sigmas, args.models, seed=args.seed, level=args.level,
-                                       include_ln=args.include_ln, progress=progress))
+                                       include_ln=args.include_ln, solution=solution, progress=progress))
     boxes = _certify(functions, Ns, args.include_ln) if args.certify else None
     console = make_console()
-    _report(curves, console)
+    _report(curves, console, args.solution)
+    if trainings:
+        _report_training(trainings, console)
     if boxes is not None:
         _report_boxes(boxes, curves, console)
     if args.json:
@@ -108,6 +151,11 @@ def _volume(args) -> int:
         data = {"functions": functions, "curves": [c.as_dict() for c in curves],
                 "note": "as formalised in boolverify: explicit constructions, "
                         "Gaussian perturbations of every parameter"}
+        if args.solution == "trained":
+            data["solution"] = "trained"
+            data["training"] = [t.as_dict() for t in trainings]
+            data["note"] = ("as formalised in boolverify: trained solutions (SG-8 training loop, float64, "
+                            "exact on all 2^N strings), Gaussian perturbations of every parameter")
         if boxes is not None:
             data["certified"] = [b.as_dict() for b in boxes]
         with writing(args.json, "--json"):
@@ -119,6 +167,32 @@ def _volume(args) -> int:
             volume_figure([c.as_dict() for c in curves], args.figure,
                           certified=None if boxes is None else [b.as_dict() for b in boxes])
     return 0
+
+
+def _train(fn, N, args):
+    """The trained solution of ``fn`` at ``N`` (progress on stderr, one line per run)."""
+    from verify.experiments.local_volume import DEFAULT_TRAIN_STEPS, DEFAULT_TRIES, trained_solution
+
+    tries = DEFAULT_TRIES if args.tries is None else args.tries
+
+    def progress(i, seed, accuracy):
+        print(f"train {fn} N = {N}: seed {seed} (run {i + 1}/{tries}) exact accuracy {accuracy:.6f}",
+              file=sys.stderr, flush=True)
+
+    return trained_solution(fn, N, seed=0 if args.train_seed is None else args.train_seed, tries=tries,
+                            steps=DEFAULT_TRAIN_STEPS if args.steps is None else args.steps, progress=progress)
+
+
+def _report_training(trainings, console) -> None:
+    from rich.table import Table
+
+    t = Table(title="trained solutions (float64; exact accuracy over all 2^N strings), as formalised in boolverify")
+    for col in ("function", "N", "runs", "seed used", "steps", "exact accuracy per run", "seconds"):
+        t.add_column(col, justify="right")
+    for r in trainings:
+        t.add_row(r.function, str(r.N), str(r.tries), "none learned" if r.seed is None else str(r.seed),
+                  str(r.steps), ", ".join(f"{a:.4f}" for a in r.accuracies), f"{r.train_seconds:.1f}")
+    console.print(t)
 
 
 def _certify(functions, Ns, include_ln):
@@ -151,11 +225,11 @@ def _report_boxes(boxes, curves, console) -> None:
     console.print(t)
 
 
-def _report(curves, console) -> None:
+def _report(curves, console, solution="constructed") -> None:
     from rich.table import Table
 
     for c in curves:
-        t = Table(title=f"local volume of {c.function}, N = {c.N} (D={c.D}, L={c.L}, H={c.H}, F={c.F}, "
+        t = Table(title=f"local volume of {c.function}, N = {c.N}, {solution} solution (D={c.D}, L={c.L}, H={c.H}, F={c.F}, "
                         f"eps={c.eps:g}, M={c.n_params}, LN {'perturbed' if c.include_ln else 'fixed'}), "
                         "as formalised in boolverify")
         for col in ("sigma", "exact", f"fraction ({c.level:g} CI)", "strings kept"):

@@ -11,17 +11,18 @@ from verify.common.atomic_io import atomic_savefig, check_figure_path, pyplot
 COLOURS = {"first": "tab:blue", "majority": "tab:green", "parity": "tab:red"}
 
 
-def volume_figure(curves, path, certified=None):
+def volume_figure(curves, path, certified=None, compare=None):
     """Left: the fraction of perturbations computing the function exactly against sigma (log),
     with the Clopper-Pearson intervals, one line per (function, N); right: the radius r_f(N)
     (log) against N per function, with the bracket where the intervals cross 1/2. ``curves``:
     dicts of :meth:`verify.experiments.local_volume.VolumeCurve.as_dict`. ``certified``: dicts of
     :meth:`verify.experiments.certified_volume.CertifiedVolume.as_dict`, drawn on the right as
     open squares (the largest certified half-width h against N; a box not certified at any h is
-    not drawn)."""
+    not drawn). ``compare``: curve dicts of other solutions (the constructions, beside trained
+    ones), whose radii are drawn on the right as dotted lines with open circles."""
     check_figure_path(path)
     plt = pyplot()
-    fig, (ax, ar) = plt.subplots(1, 2, figsize=(11, 4))
+    fig, (ax, ar) = plt.subplots(1, 2, figsize=(14 if compare else 11, 4))
     Ns = sorted({c["N"] for c in curves})
     for c in curves:
         s = [p["sigma"] for p in c["points"]]
@@ -44,21 +45,34 @@ def volume_figure(curves, path, certified=None):
         r = [c["radius"] for c in rows]
         lo = [c["radius"] - (c["radius_range"][0] or c["radius"]) for c in rows]
         hi = [(c["radius_range"][1] or c["radius"]) - c["radius"] for c in rows]
-        ar.errorbar(N, r, yerr=[lo, hi], fmt="-o", ms=4, capsize=3, color=COLOURS.get(fn, "tab:gray"), label=fn)
+        ar.errorbar(N, r, yerr=[lo, hi], fmt="-o", ms=4, capsize=3, color=COLOURS.get(fn, "tab:gray"),
+                    label=f"{fn} trained" if compare else fn)
     for fn in sorted({b["function"] for b in certified or ()}):
         rows = sorted((b for b in certified if b["function"] == fn and b["half_width"] is not None),
                       key=lambda b: b["N"])
         if rows:
             ar.plot([b["N"] for b in rows], [b["half_width"] for b in rows], "--s", ms=5, mfc="none",
                     color=COLOURS.get(fn, "tab:gray"), label=f"{fn} certified box h")
+    for fn in sorted({c["function"] for c in compare or ()}):
+        rows = sorted((c for c in compare if c["function"] == fn and c["radius"] is not None), key=lambda c: c["N"])
+        if rows:
+            ar.plot([c["N"] for c in rows], [c["radius"] for c in rows], ":o", ms=4, mfc="none",
+                    color=COLOURS.get(fn, "tab:gray"), label=f"{fn} constructed (D=6, L=1, H=1, eps=0)")
     ar.set_yscale("log")
     ar.set_xlabel("N")
     ar.set_ylabel(r"radius $r_f(N)$ (fraction = 1/2)" if not certified
                   else r"radius $r_f(N)$; certified half-width $h$ (open)")
-    ar.legend(fontsize=8)
+    if compare:
+        ar.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))  # the lines fill the panel
+    else:
+        ar.legend(fontsize=8)
     c0 = curves[0]
-    fig.suptitle(f"local volume around explicit solutions (D={c0['D']}, L={c0['L']}, H={c0['H']}, F = max(N, 2), "
-                 f"eps={c0['eps']:g}), as formalised in boolverify", fontsize=9)
+    # a curve without the field predates given solutions: it is a construction's
+    if c0.get("solution", "constructed") == "constructed":
+        shape = f"explicit solutions (D={c0['D']}, L={c0['L']}, H={c0['H']}, F = max(N, 2), eps={c0['eps']:g})"
+    else:
+        shape = f"given (trained) solutions (D={c0['D']}, L={c0['L']}, H={c0['H']}, F={c0['F']}, eps={c0['eps']:g})"
+    fig.suptitle(f"local volume around {shape}, as formalised in boolverify", fontsize=9)
     fig.tight_layout()
     try:
         atomic_savefig(fig, path)

@@ -49,6 +49,22 @@ def test_without_certify_the_json_has_no_boxes(tmp_path):
     assert "certif" not in r.stdout + r.stderr
 
 
+def test_trained_solution_end_to_end(tmp_path):
+    out = tmp_path / "v.json"
+    r = run_cli_process("sensitivity", "volume", "--solution", "trained", "--function", "first", "--N", "3",
+                        "--sigmas", ",".join(GRID), "--models", "6", "--steps", "150", "--tries", "3",
+                        "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "train first N = 3: seed 0 (run 1/3)" in r.stderr and "volume first N = 3: sigma 3/3" in r.stderr
+    assert "trained solution" in r.stdout and "trained solutions" in r.stdout
+    data = json.loads(out.read_text())
+    assert data["solution"] == "trained" and len(data["training"]) == 1
+    t, c = data["training"][0], data["curves"][0]
+    assert t["accuracies"][-1] == 1.0 and t["seed"] == t["seeds"][-1] == t["tries"] - 1
+    assert (c["L"], c["D"], c["eps"], c["solution"]) == (2, 16, 1e-5, "given")
+    assert c["points"][0]["exact"] == 6 and c["points"][-1]["exact"] == 0
+
+
 @pytest.mark.parametrize("args, name", [
     (["--function", "xor"], "--function"),
     (["--N", "4,x"], "--N"),
@@ -65,6 +81,15 @@ def test_without_certify_the_json_has_no_boxes(tmp_path):
     (["--threads", "5000"], "--threads"),
     (["--json", "same.png", "--figure", "same.png"], "--figure"),
     (["--N", "12", "--models", "1e6", "--max-days", "0.001"], "--N = 12, --models"),
+    (["--solution", "learned"], "--solution"),
+    (["--steps", "100"], "--steps"),
+    (["--tries", "2"], "--tries"),
+    (["--train-seed", "1"], "--train-seed"),
+    (["--solution", "trained", "--certify"], "--certify"),
+    (["--solution", "trained", "--steps", "0"], "--steps"),
+    (["--solution", "trained", "--tries", "0"], "--tries"),
+    (["--solution", "trained", "--train-seed", "-1"], "--train-seed"),
+    (["--solution", "trained", "--N", "12", "--models", "1e5", "--max-days", "0.001"], "--N = 12, --models"),
 ])
 def test_bad_options_one_line_exit_2(args, name, tmp_path):
     # run from an empty folder (nothing may be written there), this checkout on the path

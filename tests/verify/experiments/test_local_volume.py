@@ -105,3 +105,63 @@ def test_sg9_quick_plan_is_decided_with_probability_at_least_99_percent():
             empty = sum(proportion_error_rates(n, float(p), c, tail, "lower" if p <= c else "upper") for p in v
                         if 0 < p < 1)
             assert empty < (1 - SG9.radius_level) / 100, (fn, N, empty)  # far below the guarantee
+
+
+def test_given_construction_measures_as_the_construction_path():
+    from numeric.constructions import construct
+
+    grid = (1e-3, 1e-2, 1e-1)
+    built = local_volume("parity", 4, grid, 12, seed=5)
+    given = local_volume("parity", 4, grid, 12, seed=5, solution=construct("parity", 4))
+    assert given.points == built.points and given.radius == built.radius
+    assert given.radius_range == built.radius_range and given.n_params == built.n_params
+    assert (built.solution, given.solution) == ("constructed", "given")
+
+
+def test_a_model_that_does_not_compute_the_function_is_refused():
+    from numeric.constructions import construct
+    from numeric.transformer import TransformerConfig, random_model
+
+    with raises_input_error("solution", "computes parity exactly"):
+        local_volume("parity", 4, (0.1,), 2, solution=construct("majority", 4))
+    untrained = random_model(TransformerConfig(D=8, L=2, H=2, eps=1e-5, N_max=4), "xavier_uniform", 0)
+    with raises_input_error("solution", "computes first exactly"):
+        local_volume("first", 4, (0.1,), 2, solution=untrained)
+    with raises_input_error("solution", "length N = 5"):
+        local_volume("majority", 5, (0.1,), 2, solution=construct("majority", 4))
+    with raises_input_error("solution", "batched pass"):
+        local_volume("majority", 4, (0.1,), 2, solution="a model")
+    with raises_input_error("F"):
+        local_volume("majority", 4, (0.1,), 2, F=8, solution=construct("majority", 4))
+
+
+def test_trained_solution_computes_the_function_and_is_measured():
+    import torch
+
+    from numeric.boolean import truth_table
+    from numeric.transformer import boolean_table
+    from verify.experiments.local_volume import trained_solution
+
+    seen = []
+    s = trained_solution("first", 3, steps=150, tries=3, D=8, progress=lambda i, seed, acc: seen.append((i, seed)))
+    assert s.learned and s.tries == len(s.seeds) == len(s.accuracies) == len(seen) and s.accuracies[-1] == 1.0
+    assert s.seeds == tuple(range(s.tries)) and s.seed == s.seeds[-1] and (s.model.config.L, s.model.config.N_max) == (2, 3)
+    assert torch.equal(boolean_table(s.model, 3), truth_table("first", 3).to(torch.int64))
+    c = local_volume("first", 3, (1e-6, 10.0), 6, seed=1, solution=s.model)
+    assert [p.exact for p in c.points][0] == 6 and (c.L, c.solution) == (2, "given")
+    assert "model" not in s.as_dict() and json.loads(json.dumps(s.as_dict()))["seed"] == s.seed
+
+
+def test_trained_solution_reports_a_budget_that_does_not_learn():
+    from verify.experiments.local_volume import trained_solution
+
+    s = trained_solution("parity", 5, steps=1, tries=2, D=4, H=1)
+    assert not s.learned and s.model is None and s.seed is None and s.seeds == (0, 1) and max(s.accuracies) < 1.0
+
+
+def test_trained_shape_is_the_training_default():
+    from verify.experiments import training
+    from verify.experiments.local_volume import TRAINED_SHAPE
+
+    assert TRAINED_SHAPE == {"D": training.DEFAULT_D, "L": training.DEFAULT_L, "H": training.DEFAULT_H,
+                             "eps": training.DEFAULT_EPS}
