@@ -289,7 +289,8 @@ def _sequential(evidence, name, estimand, hit, side):
         k = sum(1 for r in runs if hit(r))
         decision = _three_way(estimand, k, n, side, level)
         seen.append({"runs": n, "hits": k, "outcome": decision.outcome})
-        if decision.outcome != "inconclusive":
+        # a wrong training label fails the claim in the caller's label check: no more looks
+        if decision.outcome != "inconclusive" or any(r.labels_wrong for r in runs):
             break
     evidence[f"{name}_looks"] = seen
     evidence.decide(decision)
