@@ -531,7 +531,7 @@ def _budget_runs(target, steps, offset):
 @pytest.mark.slow
 @pytest.mark.parametrize("steps", SG8_PARITY_BUDGETS["steps"])
 def test_parity_fails_at_long_N_over_a_budget_sweep(steps, evidence):
-    """PARITY at N = 14 under 4 and 16 times the fast budget (1000 and 4000 steps of batch 64),
+    """PARITY at N = 14 under 2 and 8 times the fast budget (1000 and 4000 steps of batch 64),
     7 runs each, with the 2-sparse parity as a control under the same budget. Rules (fixed in
     advance, one-sided 99 % Clopper-Pearson, three-way): PARITY's P(accuracy >= 0.9) < 1/2
     (pass iff 0 of 7 runs reach it, fail iff all 7 do); the control's > 1/2 (pass iff all 7,

@@ -164,7 +164,7 @@ SG8_FAST = {
     "parity01_long": dict(target="parity01", N=SG8.parity_long_N, looks=SG8.parity01_long_looks,
                           first_seed=5000, **_SG8_BUDGET),
 }
-#: SG-8 slow: PARITY at the long N under budgets 4 and 16 times the fast one (batch 64; 64 000 and
+#: SG-8 slow: PARITY at the long N under budgets 2 and 8 times the fast one (batch 64; 64 000 and
 #: 256 000 examples, about 4 and 16 passes over the 16 384 strings), with the 2-sparse parity control
 #: at every budget
 SG8_PARITY_BUDGETS = dict(N=SG8.parity_long_N, steps=SG8.budget_steps, batch_size=SG8.batch_size,
