@@ -253,12 +253,27 @@ SG8 = Rules(
     most_runs=0.5,
     #: "skewed to low sensitivity": average sensitivity at most this share of N
     low_sensitivity=0.25,
-    #: MAJORITY and FIRST: N, runs, steps on a fixed subset of train_strings strings
-    fixed_N=12, fixed_runs=12, fixed_steps=80, train_strings=1024,
-    #: PARITY under one budget at a short and a long N
-    parity_short_N=6, parity_long_N=14, parity_runs=14, parity_steps=250, batch_size=64,
-    #: positive controls under PARITY's long-N budget: FIRST and the parity of bits 0, 1
-    control_runs=7,
+    #: MAJORITY and FIRST: N, steps on a fixed subset of train_strings strings
+    fixed_N=12, fixed_steps=80, train_strings=1024,
+    #: PARITY under one budget at a short and a long N, and the positive controls under the
+    #: same budget at the long N: FIRST and the parity of bits 0, 1
+    parity_short_N=6, parity_long_N=14, parity_steps=500, batch_size=64,
+    #: every proportion decision at planned looks (cumulative runs; the level split over the
+    #: looks, Bonferroni), sized so that at the pilot's conservative rates (one-sided ``level``
+    #: bounds on the side nearer 1/2) it is inconclusive with probability <= design_inconclusive_max
+    fixed_looks=(9, 17, 33), parity_short_looks=(9, 17, 33), parity_long_looks=(9, 17, 33),
+    first_long_looks=(9, 17, 33), parity01_long_looks=(12, 24, 60),
+    design_inconclusive_max=0.01,
+    #: the pilot, measured before this design at seed base 1000 (local seeds from 100000, one
+    #: block of 100000 per cell; docs/results-paper-b.md): runs that learned, runs, per decision
+    #: (for PARITY at the long N the runs that reached the accuracy threshold; for the profile
+    #: decision the models with as <= low_sensitivity N among the MAJORITY, FIRST and long-N
+    #: PARITY runs)
+    pilot={"majority": (40, 40), "first": (40, 40), "parity_short": (40, 40), "parity_long": (0, 40),
+           "first_long": (40, 40), "parity01_long": (38, 40), "profiles": (117, 120)},
+    #: the side of each decision: "lower" decides p > 1/2, "upper" p < 1/2
+    design_side={"majority": "lower", "first": "lower", "parity_short": "lower", "parity_long": "upper",
+                 "first_long": "lower", "parity01_long": "lower", "profiles": "lower"},
     #: slow: PARITY at the long N over larger budgets, with the 2-sparse control
     budget_steps=(1000, 4000), budget_runs=7,
 )

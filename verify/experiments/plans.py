@@ -149,22 +149,22 @@ SG6_SLOW = (dict(SG6_FAST, D=16, N=14, seed=1000, chunk=None),
 SG8_FAST_DTYPE = SG8.dtype
 _SG8_BUDGET = dict(steps=SG8.parity_steps, batch_size=SG8.batch_size)
 SG8_FAST = {
-    "majority": dict(target="majority", N=SG8.fixed_N, runs=SG8.fixed_runs, first_seed=0,
+    "majority": dict(target="majority", N=SG8.fixed_N, looks=SG8.fixed_looks, first_seed=0,
                      steps=SG8.fixed_steps, train_strings=SG8.train_strings),
-    "first": dict(target="first", N=SG8.fixed_N, runs=SG8.fixed_runs, first_seed=1000,
+    "first": dict(target="first", N=SG8.fixed_N, looks=SG8.fixed_looks, first_seed=1000,
                   steps=SG8.fixed_steps, train_strings=SG8.train_strings),
-    "parity_short": dict(target="parity", N=SG8.parity_short_N, runs=SG8.parity_runs, first_seed=2000,
+    "parity_short": dict(target="parity", N=SG8.parity_short_N, looks=SG8.parity_short_looks, first_seed=2000,
                          **_SG8_BUDGET),
-    "parity_long": dict(target="parity", N=SG8.parity_long_N, runs=SG8.parity_runs, first_seed=3000,
+    "parity_long": dict(target="parity", N=SG8.parity_long_N, looks=SG8.parity_long_looks, first_seed=3000,
                         **_SG8_BUDGET),
     # positive controls under PARITY's budget at its long N: a failure of PARITY there is not a
     # failure of the loop or of the budget to fit a function that depends on few bits
-    "first_long": dict(target="first", N=SG8.parity_long_N, runs=SG8.control_runs, first_seed=4000,
+    "first_long": dict(target="first", N=SG8.parity_long_N, looks=SG8.first_long_looks, first_seed=4000,
                        **_SG8_BUDGET),
-    "parity01_long": dict(target="parity01", N=SG8.parity_long_N, runs=SG8.control_runs,
+    "parity01_long": dict(target="parity01", N=SG8.parity_long_N, looks=SG8.parity01_long_looks,
                           first_seed=5000, **_SG8_BUDGET),
 }
-#: SG-8 slow: PARITY at the long N under budgets 4 and 16 times the fast one (batch 64; 64 000 and
+#: SG-8 slow: PARITY at the long N under budgets 2 and 8 times the fast one (batch 64; 64 000 and
 #: 256 000 examples, about 4 and 16 passes over the 16 384 strings), with the 2-sparse parity control
 #: at every budget
 SG8_PARITY_BUDGETS = dict(N=SG8.parity_long_N, steps=SG8.budget_steps, batch_size=SG8.batch_size,

@@ -27,10 +27,18 @@ Loss: ``"bce"`` is :math:`\mathrm{BCE}(\sigma(T), y)` (logistic loss on the logi
 Precision: training is an experiment, not a verification, so ``dtype="float32"`` is allowed
 for speed; the default stays float64. Accuracies and profiles are computed from the sign of
 :math:`T`, which is insensitive to the dtype except for strings with :math:`|T|` near 0.
+
+Determinism: a run (initialisation, training, evaluation) runs inside :func:`pinned_threads`,
+on ``TRAINING_THREADS`` intra-op threads with torch's deterministic algorithms, and restores the
+caller's settings afterwards. A float32 sum split over more threads is added in another order,
+and over hundreds of AdamW steps the rounding differences grow until a run that learned under
+one thread count does not under another; pinned, a seed gives the same bits whatever the
+caller's thread count.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import asdict, dataclass, field, fields
@@ -57,6 +65,24 @@ DEFAULT_D, DEFAULT_L, DEFAULT_H = 16, 2, 2
 #: layer-norm epsilon used for training unless a config is given (a positive ε keeps the
 #: gradients of LN bounded; SG-6/ε = 0 is about random init, not about training)
 DEFAULT_EPS = 1e-5
+#: intra-op threads of every training run (see the module docstring: determinism)
+TRAINING_THREADS = 1
+
+
+@contextlib.contextmanager
+def pinned_threads(device="cpu"):
+    """Run the block on ``TRAINING_THREADS`` intra-op threads with torch's deterministic
+    algorithms (on CUDA only warned about, since cuBLAS needs its own workspace setting), then
+    restore the caller's thread count and deterministic-algorithm settings."""
+    saved = (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(),
+             torch.is_deterministic_algorithms_warn_only_enabled())
+    torch.set_num_threads(TRAINING_THREADS)
+    torch.use_deterministic_algorithms(True, warn_only=torch.device(device).type != "cpu")
+    try:
+        yield
+    finally:
+        torch.set_num_threads(saved[0])
+        torch.use_deterministic_algorithms(saved[1], warn_only=saved[2])
 
 
 @dataclass(frozen=True)
@@ -419,19 +445,20 @@ def train(
                          profile_samples=profile_samples, exact=exact, confidence=confidence,
                          dtype=dtype, device=device, chunk=chunk, model=model)
     tdtype, dev = o["dtype"], o["device"]
-    if model is None:
-        model, cfg = _build_model(N, config, init, seed, tdtype, dev, dict(init_kw or {}))
-    else:
-        model, cfg, init = model.to(device=dev, dtype=tdtype), None, "given"
-    gen, pool, regime = training_data(N, seed, train_strings)
-    fitted = fit(model, target, N, pool, gen, steps=steps, batch_size=batch_size, loss=loss,
-                 lr=o["lr"], weight_decay=o["weight_decay"], dtype=tdtype, device=dev, seed=seed,
-                 progress=progress, on_batch=on_batch)
-    fixed = pool if regime == "fixed subset" else None
+    with pinned_threads(dev):
+        if model is None:
+            model, cfg = _build_model(N, config, init, seed, tdtype, dev, dict(init_kw or {}))
+        else:
+            model, cfg, init = model.to(device=dev, dtype=tdtype), None, "given"
+        gen, pool, regime = training_data(N, seed, train_strings)
+        fitted = fit(model, target, N, pool, gen, steps=steps, batch_size=batch_size, loss=loss,
+                     lr=o["lr"], weight_decay=o["weight_decay"], dtype=tdtype, device=dev, seed=seed,
+                     progress=progress, on_batch=on_batch)
+        fixed = pool if regime == "fixed subset" else None
+        ev = evaluate(model, target, N, exact=o["exact"], seed=seed, held_out_pool=fixed,
+                      test_samples=test_samples, profile_samples=profile_samples,
+                      confidence=o["confidence"], dtype=tdtype, device=dev, chunk=chunk)
     baseline, target_as = baseline_accuracy(target, N), exact_mean_sensitivity(target, N)
-    ev = evaluate(model, target, N, exact=o["exact"], seed=seed, held_out_pool=fixed,
-                  test_samples=test_samples, profile_samples=profile_samples,
-                  confidence=o["confidence"], dtype=tdtype, device=dev, chunk=chunk)
     return TrainResult(
         target=target, N=N, seed=seed, init=init, loss=loss, steps=steps, lr=o["lr"],
         weight_decay=o["weight_decay"], batch_size=batch_size,
@@ -489,5 +516,5 @@ def summarize_runs(dicts):
 
 __all__ = [
     "TrainResult", "train", "summarize_runs", "run_training_grid", "training_report", "validate_options", "training_data", "fit", "evaluate",
-    "EXACT_LIMIT", "ALL_STRINGS_LIMIT",
+    "EXACT_LIMIT", "ALL_STRINGS_LIMIT", "TRAINING_THREADS", "pinned_threads",
 ]

@@ -78,7 +78,8 @@ _SX4_FULL_DS = [d for d, _, _ in SX4.full_sweep]
 _SG2_EXACT_NS = [N for N in SG2.Ns if N <= SG2.exact_N_max]
 _SG2_BAND_NS = [N for N in SG2.Ns if N >= SG2.band_N_min]
 _SG2_DECISIONS = len(SG2.Ns) + len(_SG2_EXACT_NS) + len(_SG2_BAND_NS)
-_SG8_PROFILE_RUNS = 2 * SG8.fixed_runs + SG8.parity_runs  # MAJORITY, FIRST, PARITY at the long N
+# the profile decision: the first looks of MAJORITY, FIRST and PARITY at the long N
+_SG8_PROFILE_RUNS = 2 * SG8.fixed_looks[0] + SG8.parity_long_looks[0]
 _SG8_BUDGETS = _join([f"{s // SG8.parity_steps}x" for s in SG8.budget_steps], " and ")
 _SG9_GRIDS = "; ".join(f"{fn} 10^{_n(lo)}..10^{_n(hi)}" for fn, (lo, hi) in SG9.grids.items())
 _SG9_DOUBLING = [(N, 2 * N) for N in SG9.Ns if 2 * N in SG9.Ns]
@@ -354,21 +355,27 @@ _B = [
         f"proportions of training runs ({SG8.dtype}, seeds from the base), one-sided {_pct(SG8.level)} "
         f"Clopper-Pearson bounds, three-way against {_n(SG8.most_runs)} (lower bound >= "
         f"{_n(SG8.most_runs)} -> pass, upper bound < {_n(SG8.most_runs)} -> fail, else inconclusive; "
-        f"the wrong side of {_n(SG8.most_runs)} passes with probability <= {_pct(1 - SG8.level)}): "
-        f"MAJORITY and FIRST at N = {SG8.fixed_N} ({SG8.fixed_runs} runs each, {SG8.fixed_steps} steps "
-        f"on {SG8.train_strings} strings): P(held-out accuracy >= {_n(SG8.learned_held_out)}); PARITY "
-        f"under one budget ({SG8.parity_steps} steps of batch {SG8.batch_size} at N = "
-        f"{SG8.parity_short_N} and {SG8.parity_long_N}, {SG8.parity_runs} runs each): P(accuracy >= "
+        f"the wrong side of {_n(SG8.most_runs)} passes with probability <= {_pct(1 - SG8.level)}), "
+        "each decided at planned looks (cumulative runs; the level split over the looks, Bonferroni; the "
+        "first look that decides stops), sized before the data so that at a pilot's conservative rates "
+        f"each is inconclusive with probability <= {_pct(SG8.design_inconclusive_max)} (decided exactly in "
+        f"the file): MAJORITY and FIRST at N = {SG8.fixed_N} (looks {_join(SG8.fixed_looks, ', ')} runs, "
+        f"{SG8.fixed_steps} steps on {SG8.train_strings} strings): P(held-out accuracy >= "
+        f"{_n(SG8.learned_held_out)}); PARITY under one budget ({SG8.parity_steps} steps of batch "
+        f"{SG8.batch_size}) at N = {SG8.parity_short_N} (looks {_join(SG8.parity_short_looks, ', ')}) and "
+        f"{SG8.parity_long_N} (looks {_join(SG8.parity_long_looks, ', ')}): P(accuracy >= "
         f"{_n(SG8.learned_parity)}) above {_n(SG8.most_runs)} at N = {SG8.parity_short_N} and below at "
         f"N = {SG8.parity_long_N}; trained profiles: P(average sensitivity <= "
         f"{_n(SG8.low_sensitivity)} N) over the {_SG8_PROFILE_RUNS} models at N >= "
-        f"{min(SG8.fixed_N, SG8.parity_long_N)}. Positive controls under PARITY's N = {SG8.parity_long_N} "
-        f"budget, {SG8.control_runs} runs each: P(accuracy >= {_n(SG8.learned_parity)}) > "
-        f"{_n(SG8.most_runs)} for FIRST and for the parity of bits 0, 1. Slow: PARITY at "
+        f"{min(SG8.fixed_N, SG8.parity_long_N)} of the first looks. Positive controls under PARITY's "
+        f"N = {SG8.parity_long_N} budget: P(accuracy >= {_n(SG8.learned_parity)}) > "
+        f"{_n(SG8.most_runs)} for FIRST (looks {_join(SG8.first_long_looks, ', ')}) and for the parity of "
+        f"bits 0, 1 (looks {_join(SG8.parity01_long_looks, ', ')}). Slow: PARITY at "
         f"N = {SG8.parity_long_N} with {_join(SG8.budget_steps, ' and ')} steps, {SG8.budget_runs} runs "
         f"each, P(accuracy >= {_n(SG8.learned_parity)}) < {_n(SG8.most_runs)} with the 2-sparse control "
         f"> {_n(SG8.most_runs)} at each budget. Exact premise: every training label equals an "
-        "independent definition",
+        "independent definition; training runs on one thread with deterministic algorithms (a seed gives "
+        "the same bits whatever the caller's thread count)",
         f"training: MAJORITY and FIRST learned at N = {SG8.fixed_N}; PARITY learned at "
         f"N = {SG8.parity_short_N} but not at N = {SG8.parity_long_N} under the same budget, where FIRST "
         "and a 2-sparse parity are learned; trained profiles skewed to low sensitivity",

@@ -8,6 +8,9 @@ Run a claim set at several bases (one ``check --json`` report per base), then su
     for B in $(seq 1 20); do boolverify check --seed $B --json runs/base$B.json; done
     python -m verify.report.seed_bases runs/base*.json --json docs/data/seed_bases.json
     python -m verify.report.seed_bases --from docs/data/seed_bases.json   # re-render the table only
+    # one claim swept on its own, merged into an existing summary (its rows replaced)
+    python -m verify.report.seed_bases runs/sg8/base*.json --merge docs/data/seed_bases.json \
+        --json docs/data/seed_bases.json
 
 A decision is keyed by its claim and estimand text (the texts name the plan, not the data, so
 they are the same at every base). A claim run at only some bases (a claim added later, swept
@@ -68,6 +71,22 @@ def summarise(reports: dict) -> dict:
         row["designed_inconclusive_max"] = max(designed) if designed else None
     return {"bases": sorted(bases), "claims": sorted(claims.values(), key=lambda r: r["claim"]),
             "decisions": list(decisions.values())}
+
+
+def merge(summary: dict, update: dict) -> dict:
+    """``summary`` with every claim of ``update`` (a :func:`summarise` of newer reports) replaced
+    by ``update``'s rows, claim rows and decisions alike; the other claims keep theirs. The bases
+    are the union (each row keeps the bases it ran at)."""
+    for name, data in (("summary", summary), ("update", update)):
+        if not isinstance(data, dict) or not {"bases", "claims", "decisions"} <= set(data):
+            raise InputError(f"{name}: expected a seed-bases summary with bases, claims and decisions")
+    replaced = {row["claim"] for row in update["claims"]}
+    claims = [row for row in summary["claims"] if row["claim"] not in replaced] + list(update["claims"])
+    decisions = [d for d in summary["decisions"] if d["claim"] not in replaced] + list(update["decisions"])
+    order = {row["claim"]: i for i, row in enumerate(sorted(claims, key=lambda r: r["claim"]))}
+    return {"bases": sorted(set(summary["bases"]) | set(update["bases"])),
+            "claims": sorted(claims, key=lambda r: r["claim"]),
+            "decisions": sorted(decisions, key=lambda d: order[d["claim"]])}
 
 
 def _rate_bound(k, n):
@@ -151,6 +170,7 @@ def main(argv=None) -> int:
                                      description="Outcome counts of every decision over seed bases.")
     parser.add_argument("reports", nargs="*", metavar="REPORT", help="check --json reports, one per base")
     parser.add_argument("--from", dest="summary", metavar="FILE", help="an existing summary to render")
+    parser.add_argument("--merge", metavar="FILE", help="an existing summary: the reports' claims replace theirs in it")
     parser.add_argument("--json", metavar="FILE", help="write the summary here")
     parser.add_argument("--doc", default=DEFAULT_DOC, metavar="FILE", help=f"default {DEFAULT_DOC}")
     parser.add_argument("--check", action="store_true", help="exit 1 if the region is stale; write nothing")
@@ -158,7 +178,11 @@ def main(argv=None) -> int:
     try:
         if bool(args.reports) == bool(args.summary):
             raise InputError("reports: expected either REPORT files or --from SUMMARY")
+        if args.merge and not args.reports:
+            raise InputError("merge: expected REPORT files to merge into the summary")
         summary = _load(args.summary) if args.summary else summarise({p: _load(p) for p in args.reports})
+        if args.merge:
+            summary = merge(_load(args.merge), summary)
         if args.json:
             atomic_write_text(Path(args.json), json.dumps(summary, indent=1) + "\n")
         changed = update_doc(summary, args.doc, write=not args.check)
@@ -174,4 +198,4 @@ def main(argv=None) -> int:
 if __name__ == "__main__":
     sys.exit(main())
 
-__all__ = ["summarise", "render", "update_doc", "START", "END"]
+__all__ = ["summarise", "merge", "render", "update_doc", "START", "END"]

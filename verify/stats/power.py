@@ -4,7 +4,8 @@ r"""Error rates and sample sizes of decision rules.
   sample sizes of the decision "pass iff a one-sided Clopper-Pearson bound clears a threshold";
 - :func:`window_mean_outcomes`, :func:`paired_share_outcomes`: the probabilities of the three
   outcomes of a three-way window rule (pass, fail, inconclusive) at a stated truth, so that a
-  claim can size its sample for a small inconclusive rate;
+  claim can size its sample for a small inconclusive rate; :func:`sequential_proportion_outcomes`
+  the same for a proportion decided at planned looks;
 - :func:`crossing_comparison_miss`: a bound on how often two :func:`~verify.stats.intervals.crossing_interval`
   intervals fail to separate when their true curves are known;
 - :func:`simulate_error_rate` for rules whose error rates need simulation;
@@ -196,6 +197,55 @@ def paired_share_outcomes(n, discordant, share, low, high, level=0.98) -> dict:
     return out
 
 
+def sequential_proportion_outcomes(p, looks, threshold, level=0.99, side="lower") -> dict:
+    r"""Exact probabilities of ``pass`` / ``fail`` / ``inconclusive`` of a three-way proportion
+    rule decided at planned looks, when each run succeeds independently with probability ``p``.
+
+    ``looks`` are the cumulative numbers of runs :math:`n_1 < n_2 < \dots < n_J`. At look
+    :math:`j`, with :math:`k` successes among the first :math:`n_j` runs, the one-sided
+    Clopper-Pearson bounds are taken at ``1 - (1 - level) / J`` (Bonferroni over the looks, so
+    that a true ``p`` at ``threshold`` passes at some look with probability at most
+    ``1 - level``). ``side="lower"`` decides ":math:`p >` threshold": pass iff the lower bound
+    is >= ``threshold``, fail iff the upper bound is below it; ``side="upper"`` decides
+    ":math:`p <` threshold": pass iff the upper bound is <= ``threshold``, fail iff the lower
+    bound is above it. A look that decides stops; the last look's undecided outcomes are
+    inconclusive.
+
+    Returns:
+        dict with ``pass``, ``fail``, ``inconclusive``, ``expected_runs`` (the mean number of
+        runs trained), ``look_level`` and ``boundaries``: per look the successes ``(pass iff
+        k >= a, fail iff k <= b)`` for ``"lower"``, ``(pass iff k <= a, fail iff k >= b)`` for
+        ``"upper"`` (``a``, ``b`` out of ``[0, n_j]`` when no count decides that way).
+    """
+    p = check_real(p, "p", lo=0, hi=1)
+    threshold, level, side = _check_rule(threshold, level, side)
+    looks = [check_int(n, "looks", lo=1) for n in looks]
+    if not looks or any(b <= a for a, b in zip(looks, looks[1:])):
+        reject("looks", looks, "a non-empty increasing list of cumulative numbers of runs")
+    per_look = bonferroni_level(level, len(looks))
+    alive = np.array([1.0])  # P(k successes so far and no decision yet), k = 0 .. runs so far
+    out = {"pass": 0.0, "fail": 0.0, "expected_runs": 0.0, "look_level": per_look, "boundaries": []}
+    done = 0
+    for n in looks:
+        out["expected_runs"] += float(alive.sum()) * (n - done)
+        alive = np.convolve(alive, stats.binom.pmf(np.arange(n - done + 1), n - done, p))
+        done = n
+        k = np.arange(n + 1)
+        lower, upper = clopper_pearson_lower(k, n, per_look), clopper_pearson_upper(k, n, per_look)
+        if side == "lower":
+            passes, fails = lower >= threshold, upper < threshold
+            bounds = (int(k[passes].min()) if passes.any() else n + 1, int(k[fails].max()) if fails.any() else -1)
+        else:
+            passes, fails = upper <= threshold, lower > threshold
+            bounds = (int(k[passes].max()) if passes.any() else -1, int(k[fails].min()) if fails.any() else n + 1)
+        out["boundaries"].append(bounds)
+        out["pass"] += float(alive[passes].sum())
+        out["fail"] += float(alive[fails].sum())
+        alive = np.where(passes | fails, 0.0, alive)
+    out["inconclusive"] = max(0.0, 1.0 - out["pass"] - out["fail"])
+    return out
+
+
 def simulate_error_rate(simulate_once, n_sim, rng=None, level=0.95):
     """Monte Carlo error rate of a decision rule.
 
@@ -316,4 +366,4 @@ def crossing_comparison_miss(grid_left, p_left, grid_right, p_right, trials, lev
 
 __all__ = ["proportion_error_rates", "sample_size_for_proportion", "crossing_comparison_miss",
            "simulate_error_rate", "exponent_rule_error_rates", "window_mean_outcomes",
-           "paired_share_outcomes"]
+           "paired_share_outcomes", "sequential_proportion_outcomes"]

@@ -19,7 +19,7 @@ from numeric.boolean import (
 )
 from numeric.sensitivity import average_sensitivity, profile
 from verify.cli import main
-from verify.experiments.training import EXACT_LIMIT, train
+from verify.experiments.training import EXACT_LIMIT, TRAINING_THREADS, pinned_threads, train
 from verify.stats.intervals import wilson_interval
 from verify.common.tolerances import NAMED, decimal_places
 from tests.helpers import raises_input_error
@@ -183,6 +183,44 @@ def test_on_batch_sees_every_batch_as_trained_on():
     # all strings regime: 64 strings in shuffled epochs of 4 batches, each string once per epoch
     first_epoch = torch.cat([x for _, x, _ in seen[:4]])
     assert first_epoch.unique(dim=0).shape[0] == 2**N
+
+
+def _run_under(threads, deterministic):
+    """One float32 transformer run with the caller at ``threads`` intra-op threads and
+    deterministic algorithms ``deterministic``; what the run saw inside, and the settings after."""
+    saved = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(deterministic)
+    inside = set()
+    try:
+        r = train("parity01", 10, seed=3, steps=60, batch_size=64, dtype="float32",
+                  on_batch=lambda *_: inside.add((torch.get_num_threads(),
+                                                  torch.are_deterministic_algorithms_enabled())))
+        after = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    finally:
+        torch.set_num_threads(saved[0])
+        torch.use_deterministic_algorithms(saved[1])
+    return r, inside, after
+
+
+def test_a_seed_trains_to_the_same_bits_under_one_and_two_threads():
+    one, inside_one, after_one = _run_under(1, False)
+    two, inside_two, after_two = _run_under(2, True)
+    assert inside_one == inside_two == {(TRAINING_THREADS, True)}  # pinned inside the run
+    assert after_one == (1, False) and after_two == (2, True)  # the caller's settings restored
+    assert one.accuracy == two.accuracy and one.profile == two.profile
+    assert one.mean_sensitivity == two.mean_sensitivity and one.loss_curve == two.loss_curve
+    for a, b in zip(one.model.state_dict().values(), two.model.state_dict().values()):
+        assert torch.equal(a, b)  # every parameter bit for bit
+
+
+def test_pinned_threads_restores_the_settings_after_an_error():
+    saved = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    with pytest.raises(FloatingPointError):
+        with pinned_threads():
+            assert torch.get_num_threads() == TRAINING_THREADS
+            raise FloatingPointError("inside the block")
+    assert (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()) == saved
 
 
 def test_seeds_under_the_largest_seed_base():

@@ -11,14 +11,14 @@ from tests.helpers import PROJECT_ROOT, raises_input_error
 from verify.report import seed_bases
 
 
-def _report(base, window_outcome, status=None):
+def _report(base, window_outcome, status=None, claim_id="SG-4"):
     decisions = [
         {"estimand": "slope in the window", "estimate": -0.8, "interval": [-0.9, -0.7], "level": 0.99,
          "rule": "inside [-1.3, -0.7]", "outcome": window_outcome},
         {"estimand": "known answer", "estimate": 0.0, "interval": None, "level": None, "rule": "pass iff 0",
          "outcome": "pass"},
     ]
-    claim = {"id": "SG-4", "status": status or window_outcome, "decisions": decisions,
+    claim = {"id": claim_id, "status": status or window_outcome, "decisions": decisions,
              "evidence": {"design": {"outcome_probabilities": {"pass": 0.99, "fail": 0.0, "inconclusive": 0.006}}}}
     return {"environment": {"seed_base": base}, "claims": [claim]}
 
@@ -36,6 +36,35 @@ def test_counts_each_decision_over_bases():
     text = seed_bases.render(summary)
     assert "| SG-4 | slope in the window | stochastic | 2 | 1 | 0 |" in text
     assert "1 exact decisions" in text and "Seed bases 1-3" in text
+
+
+def test_a_claim_swept_on_its_own_is_merged_into_an_existing_summary(tmp_path):
+    old = seed_bases.summarise({f"b{b}": _report(b, "pass") for b in (1, 2)}
+                               | {f"c{b}": _report(b, "inconclusive", claim_id="SG-8") for b in (1, 2)})
+    new = seed_bases.summarise({f"n{b}": _report(b, "pass", claim_id="SG-8") for b in (1, 2, 3)})
+    merged = seed_bases.merge(old, new)
+    assert merged["bases"] == [1, 2, 3] and [r["claim"] for r in merged["claims"]] == ["SG-4", "SG-8"]
+    sg4, sg8 = merged["claims"]
+    assert sg4 == old["claims"][0] and sg8["status"] == {"pass": 3, "inconclusive": 0, "fail": 0}
+    rows = {(d["claim"], d["estimand"]): d for d in merged["decisions"]}
+    assert len(rows) == len(merged["decisions"]) == 4  # SG-8's old rows gone, not added to
+    assert rows[("SG-8", "slope in the window")]["counts"] == {"pass": 3, "inconclusive": 0, "fail": 0}
+    assert rows[("SG-4", "slope in the window")]["bases"] == [1, 2]
+    # the command: reports merged into a summary file
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    paths = []
+    for b in (1, 2, 3):
+        paths.append(tmp_path / f"n{b}.json")
+        paths[-1].write_text(json.dumps(_report(b, "pass", claim_id="SG-8")))
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"x\n{seed_bases.START}\n{seed_bases.END}\n")
+    out = tmp_path / "merged.json"
+    assert seed_bases.main([*map(str, paths), "--merge", str(tmp_path / "old.json"), "--json", str(out),
+                            "--doc", str(doc)]) == 0
+    assert json.loads(out.read_text()) == merged
+    assert seed_bases.main(["--from", str(out), "--merge", str(out), "--doc", str(doc)]) == 2
+    with raises_input_error("update"):
+        seed_bases.merge(old, {"claims": []})
 
 
 def test_a_report_without_its_seed_base_is_refused():

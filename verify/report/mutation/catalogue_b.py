@@ -592,6 +592,51 @@ def _tiny_run(field):
     return probe
 
 
+def _sg8_control_budget_halved(original):
+    # the controls quietly trained on half PARITY's steps: no longer "the same budget"
+    return {name: dict(plan, steps=plan["steps"] // 2) if name in ("first_long", "parity01_long") else plan
+            for name, plan in original.items()}
+
+
+def _sg8_control_steps():
+    return importlib.import_module("verify.experiments.plans").SG8_FAST["first_long"]["steps"]
+
+
+def _threads_unpinned(original):
+    def pinned_threads(device="cpu"):
+        import contextlib
+
+        return contextlib.nullcontext()  # the caller's thread count and algorithms
+    return pinned_threads
+
+
+def _threads_inside_training():
+    import torch
+
+    from verify.experiments.training import pinned_threads
+
+    saved = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with pinned_threads():
+            return torch.get_num_threads()
+    finally:
+        torch.set_num_threads(saved)
+
+
+def _outcomes_claim_swapped(original):
+    def sequential_proportion_outcomes(p, looks, threshold, level=0.99, side="lower"):
+        # "p > threshold" computed as "p < threshold" and the other way round
+        return original(p, looks, threshold, level, {"lower": "upper", "upper": "lower"}.get(side, side))
+    return sequential_proportion_outcomes
+
+
+def _sequential_outcomes():
+    from verify.stats.power import sequential_proportion_outcomes
+
+    return sequential_proportion_outcomes(0.9, (8, 24), 0.5, 0.99, "lower")["pass"]
+
+
 def _init_scheme_swapped(wrong, right):
     def maker(original):
         def initialize_(model, scheme, **kw):
@@ -889,6 +934,15 @@ PAPER_B: tuple[Mutant, ...] = (
            "verify.experiments.plans.SG5_FAST", *_plan_models("SG5_FAST", 400), (_SG5,)),
     Mutant("exact_influence_mean", "the exact supremum of the influence is the largest mean over strings",
            f"{_RANDOM}.exact_influence_maximum", _exact_influence_mean, _exact_influence, (_SG4,)),
+    # SG-8: the controls' budget, the training worker's threads, the design's outcome computation
+    Mutant("sg8_control_budget_halved", "SG-8's positive controls trained on half PARITY's steps",
+           "verify.experiments.plans.SG8_FAST", _sg8_control_budget_halved, _sg8_control_steps, (_SG8,)),
+    Mutant("training_threads_unpinned", "training runs on the caller's thread count and algorithms (not pinned)",
+           "verify.experiments.training.pinned_threads", _threads_unpinned, _threads_inside_training, (_SG8,)),
+    Mutant("three_way_outcome_claim_swapped",
+           "the outcome probabilities of a sequential proportion rule computed for the opposite claim",
+           "verify.stats.power.sequential_proportion_outcomes", _outcomes_claim_swapped, _sequential_outcomes,
+           (_SG8,)),
     # SG-9: the perturbation sampler, the radius interval, the batched pass, the certified box
     Mutant("perturbation_z_zeroed", "local volume: the perturbation draws z but returns theta* (never moves)",
            _PERTURBED, _z_zeroed, _perturbed, (_SG9,)),
