@@ -89,7 +89,23 @@ rate on the side nearer 1/2, the decision is inconclusive with probability <=
 :func:`verify.stats.power.sequential_proportion_outcomes`, which is itself first run on a
 known answer. The file decides, before training anything, that the largest designed
 P(inconclusive) is <= 1 %, that the largest designed P(fail) is <= 1 %, and that the largest
-P(pass) at :math:`p = 1/2` (the wrong side's supremum) is <= 1 %. DESIGN_NUMBERS
+P(pass) at :math:`p = 1/2` (the wrong side's supremum) is <= 1 %.
+
+Pilot (seed base 1000, float32, the plan's settings; 40 runs per cell): MAJORITY and FIRST at
+N = 12 held-out >= 0.95 in 40 and 40; PARITY at N = 6 accuracy >= 0.9 in 40; PARITY at
+N = 14 in 0 (largest 0.866); FIRST and the 2-sparse parity at N = 14 in 40 and 38; as <= N/4
+in 117 of the 120 MAJORITY, FIRST and N = 14 PARITY models. Conservative rates 0.891 (40/40),
+0.109 (0/40, upper), 0.806 (38/40), 0.919 (117/120). Designed at those rates, per decision:
+MAJORITY, FIRST, PARITY at N = 6 and 14, FIRST at N = 14: looks 9, 17, 33, P(inconclusive)
+0.0068, P(fail) 2e-9, P(pass) at p = 1/2 0.0048, 9.9 runs on average at the pilot's rate; the
+2-sparse parity: looks 12, 24, 60, 0.0070, 1e-7, 0.0084, 14.1 runs; profiles: one look of 27,
+0.0010, 8e-17, 0.0096. The previous plan (250 steps, 7 control runs, pass iff 7 of 7) had no
+such design: its 2-sparse control came out inconclusive at seed bases 0, 2718 and 31337.
+
+Measured over seed bases 1-20 (``docs/claims.md``, outcomes over seed bases): every decision
+passes at every base, none inconclusive; PARITY at N = 14 reached 0.9 in 22 of its 300 runs
+there (7 %, inside the pilot's conservative 0.109). Time: about 200 s on one core (130-660 s
+on a shared one), most of it in the N = 14 and N = 6 runs at 500 steps.
 
 Planted bugs: the controls trained on half PARITY's steps (``sg8_control_budget_halved``), and the
 design's outcome probabilities computed for the opposite claim (``three_way_outcome_claim_swapped``)
