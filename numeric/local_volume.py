@@ -97,15 +97,18 @@ def _bits(N, dev):
     return ((idx.unsqueeze(-1) >> torch.arange(N, device=dev)) & 1).to(torch.float64)
 
 
-def _layer_norm_fm(u, gain, bias, eps):
-    """LN over the features of ``u`` (K, D, X) (feature-major: long contiguous rows)."""
-    c = u - u.mean(1, keepdim=True)
-    var = (c * c).mean(1, keepdim=True)
-    if eps == 0.0 and bool((var <= _ROUNDING_VAR * (u * u).mean(1, keepdim=True)).any()):
+def _layer_norm(u, gain, bias, eps, dim=-1):
+    """LN over axis ``dim`` of ``u`` (model axis first: (K, D, X) feature-major with ``dim=1``,
+    (K, ..., D) with ``dim=-1``); ``gain``, ``bias`` (K, D)."""
+    c = u - u.mean(dim, keepdim=True)
+    var = (c * c).mean(dim, keepdim=True)
+    if eps == 0.0 and bool((var <= _ROUNDING_VAR * (u * u).mean(dim, keepdim=True)).any()):
         # a variance at rounding level: undefined (NaN) where the components are all equal
-        flat = (u == u[:, :1]).all(1, keepdim=True) | (var == 0)
+        flat = (u == u.narrow(dim, 0, 1)).all(dim, keepdim=True) | (var == 0)
         var = torch.where(flat, torch.full_like(var, math.nan), var)
-    return gain.unsqueeze(-1) * (c * torch.rsqrt(var + eps)) + bias.unsqueeze(-1)
+    shape = [1] * u.dim()
+    shape[0], shape[dim] = gain.shape
+    return gain.reshape(shape) * (c * torch.rsqrt(var + eps)) + bias.reshape(shape)
 
 
 def _linear_fm(x, theta, name):
@@ -151,22 +154,10 @@ def _one_layer_outputs(cfg, theta, N, X):
            + ve.unsqueeze(-1) * a[:, :, N:])  # (K, H, dh, 2^N)
     att = att.reshape(K, D, 1 << N)
     u = eos_emb.unsqueeze(-1) + _linear_fm(att, theta, pre + "o")
-    h1 = _layer_norm_fm(u, theta[pre + "ln1.gain"], theta[pre + "ln1.bias"], cfg.eps)
+    h1 = _layer_norm(u, theta[pre + "ln1.gain"], theta[pre + "ln1.bias"], cfg.eps, dim=1)
     m = _linear_fm(torch.relu(_linear_fm(h1, theta, pre + "fc1")), theta, pre + "fc2")
-    h2 = _layer_norm_fm(h1 + m, theta[pre + "ln2.gain"], theta[pre + "ln2.bias"], cfg.eps)
+    h2 = _layer_norm(h1 + m, theta[pre + "ln2.gain"], theta[pre + "ln2.bias"], cfg.eps, dim=1)
     return _linear_fm(h2, theta, "out").squeeze(1)
-
-
-def _layer_norm(u, gain, bias, eps):
-    """LN over the last axis of ``u`` (K, ..., D); ``gain``, ``bias`` (K, D)."""
-    c = u - u.mean(-1, keepdim=True)
-    var = (c * c).mean(-1, keepdim=True)
-    if eps == 0.0 and bool((var <= _ROUNDING_VAR * (u * u).mean(-1, keepdim=True)).any()):
-        # a variance at rounding level: undefined (NaN) where the components are all equal
-        flat = (u == u[..., :1]).all(-1, keepdim=True) | (var == 0)
-        var = torch.where(flat, torch.full_like(var, math.nan), var)
-    shape = (gain.shape[0],) + (1,) * (u.dim() - 2) + (gain.shape[1],)
-    return gain.reshape(shape) * (c * torch.rsqrt(var + eps)) + bias.reshape(shape)
 
 
 def _deep_outputs(cfg, theta, N, X):
