@@ -10,7 +10,8 @@ for every parameter vector of the box. Every operation rounds its lower end towa
 :math:`-\infty` and its upper end towards :math:`+\infty` by one ``torch.nextafter`` step after
 the round-to-nearest result (IEEE addition, multiplication, division and square root are
 correctly rounded, so the true result lies within one step); ``exp`` (SLEEF/libm, at most about
-one ulp off) is widened by :data:`TRANSCENDENTAL_STEPS` steps. Sums are taken term by term,
+one ulp off) is widened by :data:`TRANSCENDENTAL_STEPS` steps. The operations are those of
+:mod:`numeric.intervals` (re-exported here). Sums are taken term by term,
 rounding after each addition, so no summation order of a library enters. (Assumed: torch's
 default of keeping subnormal numbers, ``torch.set_flush_denormal(False)``; flushed to zero, a
 tiny product could fall outside its one-step bound, so :func:`interval_outputs` refuses to run
@@ -50,121 +51,15 @@ from dataclasses import asdict, dataclass
 
 import torch
 
+from numeric.intervals import (TRANSCENDENTAL_STEPS, Interval, add, divide, exp, mul,
+                               reciprocal_sqrt, relu, round_down, round_up, scale, square, sub, total)
 from numeric.local_volume import check_batchable, check_one_layer, parameter_names, stacked_parameters
 from numeric.validation import check_bool, check_int, check_real, reject
 
-#: ``nextafter`` steps applied to each end of an ``exp`` (SLEEF's and glibc's double ``exp`` are
-#: within one ulp; two more steps are the margin).
-TRANSCENDENTAL_STEPS = 3
 #: Longest input certified at once (the enclosures are ``(2^N, N+1, ...)`` tensors).
 MAX_N = 16
 
 _DT = torch.float64
-_NEG_INF = torch.tensor(-math.inf, dtype=_DT)
-_POS_INF = torch.tensor(math.inf, dtype=_DT)
-
-
-def round_down(x: torch.Tensor, steps: int = 1) -> torch.Tensor:
-    """``x`` moved ``steps`` floats towards :math:`-\\infty` (a lower end after rounding)."""
-    for _ in range(steps):
-        x = torch.nextafter(x, _NEG_INF.to(x.device))
-    return x
-
-
-def round_up(x: torch.Tensor, steps: int = 1) -> torch.Tensor:
-    """``x`` moved ``steps`` floats towards :math:`+\\infty` (an upper end after rounding)."""
-    for _ in range(steps):
-        x = torch.nextafter(x, _POS_INF.to(x.device))
-    return x
-
-
-@dataclass(frozen=True)
-class Interval:
-    """Elementwise enclosures ``[lo, hi]`` (two float64 tensors of one shape)."""
-
-    lo: torch.Tensor
-    hi: torch.Tensor
-
-    @classmethod
-    def point(cls, x: torch.Tensor) -> "Interval":
-        return cls(x, x)
-
-    @property
-    def width(self) -> torch.Tensor:
-        return self.hi - self.lo
-
-    def contains(self, x: torch.Tensor) -> torch.Tensor:
-        """Bool tensor: ``lo <= x <= hi`` elementwise."""
-        return (self.lo <= x) & (x <= self.hi)
-
-    def __getitem__(self, index) -> "Interval":
-        return Interval(self.lo[index], self.hi[index])
-
-    def map(self, fn) -> "Interval":
-        """``fn`` (a shape operation: reshape, index, unsqueeze) applied to both ends."""
-        return Interval(fn(self.lo), fn(self.hi))
-
-
-def add(a: Interval, b: Interval) -> Interval:
-    return Interval(round_down(a.lo + b.lo), round_up(a.hi + b.hi))
-
-
-def sub(a: Interval, b: Interval) -> Interval:
-    return Interval(round_down(a.lo - b.hi), round_up(a.hi - b.lo))
-
-
-def mul(a: Interval, b: Interval) -> Interval:
-    """The product's enclosure: the extreme products of the ends, rounded outwards."""
-    p = torch.stack(torch.broadcast_tensors(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi))
-    return Interval(round_down(p.amin(0)), round_up(p.amax(0)))
-
-
-def scale(a: Interval, c: float) -> Interval:
-    """``c * a`` for a float ``c`` (exact as given)."""
-    lo, hi = (a.lo * c, a.hi * c) if c >= 0 else (a.hi * c, a.lo * c)
-    return Interval(round_down(lo), round_up(hi))
-
-
-def divide(a: Interval, d: float) -> Interval:
-    """``a / d`` for a float ``d > 0``."""
-    return Interval(round_down(a.lo / d), round_up(a.hi / d))
-
-
-def total(a: Interval, dim: int) -> Interval:
-    """Sum over ``dim``, term by term, rounding outwards after each addition."""
-    n = a.lo.shape[dim]
-    lo, hi = a.lo.select(dim, 0), a.hi.select(dim, 0)
-    for k in range(1, n):
-        lo = round_down(lo + a.lo.select(dim, k))
-        hi = round_up(hi + a.hi.select(dim, k))
-    return Interval(lo, hi)
-
-
-def square(a: Interval) -> Interval:
-    lo2, hi2 = a.lo * a.lo, a.hi * a.hi
-    top = round_up(torch.maximum(lo2, hi2))
-    bottom = torch.where((a.lo <= 0) & (a.hi >= 0), torch.zeros_like(lo2), round_down(torch.minimum(lo2, hi2)))
-    return Interval(bottom.clamp_min(0.0), top)
-
-
-def relu(a: Interval) -> Interval:
-    return Interval(a.lo.clamp_min(0.0), a.hi.clamp_min(0.0))
-
-
-def exp(a: Interval) -> Interval:
-    return Interval(round_down(torch.exp(a.lo), TRANSCENDENTAL_STEPS).clamp_min(0.0),
-                    round_up(torch.exp(a.hi), TRANSCENDENTAL_STEPS))
-
-
-def reciprocal_sqrt(a: Interval) -> Interval:
-    r""":math:`1/\sqrt a` of an enclosure with ``a.lo > 0`` (ends where ``a.lo <= 0`` are
-    ``[0, inf]``: undefined there)."""
-    positive = a.lo > 0
-    root_hi = round_up(torch.sqrt(a.hi))
-    root_lo = round_down(torch.sqrt(a.lo.clamp_min(0.0)))
-    lo = round_down(1.0 / root_hi)
-    hi = torch.where(positive & (root_lo > 0), round_up(1.0 / root_lo), _POS_INF.to(a.lo.device))
-    return Interval(lo.clamp_min(0.0), hi)
 
 
 def affine(x: Interval, weight: Interval, bias: Interval) -> Interval:
@@ -283,11 +178,17 @@ def box_points(model, half_width: float, K: int, generator: torch.Generator, *, 
 
 
 @torch.no_grad()
-def interval_outputs(model, box: dict, N: int) -> Interval:
-    r"""Enclosures of :math:`T(x)` for every parameter vector of ``box`` (``{name: Interval}``,
-    :func:`parameter_box`), for all :math:`2^N` strings in string-index order: an
-    :class:`Interval` of shape ``(2^N,)``; :math:`(-\infty, \infty)` where a layer norm's
-    variance may vanish in the box."""
+def interval_forward(model, box: dict, N: int) -> dict:
+    r"""Enclosures of every quantity of the forward pass that the certificate relies on, for
+    every parameter vector of ``box`` (``{name: Interval}``, :func:`parameter_box`) and all
+    :math:`2^N` strings in string-index order, as :class:`Interval` s: ``"scores"``
+    (2^N, H, N+1) the eos query's scaled scores (eos last, the inputs of the softmax);
+    ``"attention"`` (2^N, H, N+1) the eos row's weights (eos last); ``"attention_output"``
+    (2^N, D) the heads' concatenated output before ``o``; ``"ln1"`` (2^N, D) the first layer
+    norm's output; ``"hidden"`` (2^N, F) the MLP's ReLU units; ``"ln2"`` (2^N, D) the second
+    layer norm's output; ``"output"`` (2^N,) :math:`T(x)` as computed, and ``"defined"`` (2^N,)
+    bool: both layer norms' variances are certainly :math:`> 0` (elsewhere the enclosures
+    after them mean nothing)."""
     check_one_layer(model)
     cfg = model.config
     N = check_int(N, "N", lo=1, hi=min(cfg.N_max, MAX_N))
@@ -334,10 +235,22 @@ def interval_outputs(model, box: dict, N: int) -> Interval:
     att = total(weighted, 1).map(lambda t: t.reshape(S, D))
     u = add(eos_emb.map(lambda t: t.unsqueeze(0)), lin(att, pre + "o"))
     h1, ok1 = layer_norm(u, box[pre + "ln1.gain"], box[pre + "ln1.bias"], cfg.eps)
-    m = lin(relu(lin(h1, pre + "fc1")), pre + "fc2")
-    h2, ok2 = layer_norm(add(h1, m), box[pre + "ln2.gain"], box[pre + "ln2.bias"], cfg.eps)
+    hidden = relu(lin(h1, pre + "fc1"))
+    h2, ok2 = layer_norm(add(h1, lin(hidden, pre + "fc2")), box[pre + "ln2.gain"], box[pre + "ln2.bias"], cfg.eps)
     T = lin(h2, "out").map(lambda t: t.squeeze(-1))
-    defined = ok1 & ok2 & torch.isfinite(T.lo) & torch.isfinite(T.hi)
+    return {"scores": scores.map(lambda t: t.transpose(1, 2)), "attention": a, "attention_output": att, "ln1": h1,
+            "hidden": hidden, "ln2": h2, "output": T, "defined": ok1 & ok2}
+
+
+@torch.no_grad()
+def interval_outputs(model, box: dict, N: int) -> Interval:
+    r"""Enclosures of :math:`T(x)` for every parameter vector of ``box`` (``{name: Interval}``,
+    :func:`parameter_box`), for all :math:`2^N` strings in string-index order: an
+    :class:`Interval` of shape ``(2^N,)``; :math:`(-\infty, \infty)` where a layer norm's
+    variance may vanish in the box (:func:`interval_forward`)."""
+    passes = interval_forward(model, box, N)
+    T = passes["output"]
+    defined = passes["defined"] & torch.isfinite(T.lo) & torch.isfinite(T.hi)
     return Interval(torch.where(defined, T.lo, -math.inf), torch.where(defined, T.hi, math.inf))
 
 
@@ -400,5 +313,5 @@ def certify_box(model, table: torch.Tensor, N: int, half_width: float, *, functi
 
 __all__ = ["TRANSCENDENTAL_STEPS", "MAX_N", "round_down", "round_up", "Interval", "add", "sub", "mul", "scale",
            "divide", "total", "square", "relu", "exp", "reciprocal_sqrt", "affine", "layer_norm",
-           "attention_weights", "check_box", "widened_names", "parameter_box", "box_points", "interval_outputs", "certified_strings",
+           "attention_weights", "check_box", "widened_names", "parameter_box", "box_points", "interval_forward", "interval_outputs", "certified_strings",
            "CertifiedBox", "certify_box"]

@@ -92,6 +92,16 @@ def perturbed_parameters(model, sigma: float, K: int, generator: torch.Generator
     return theta
 
 
+def perturbation_chunks(model, sigma: float, K: int, generator: torch.Generator, *, include_ln: bool = True,
+                        chunk: int = DEFAULT_MODEL_CHUNK):
+    r"""The ``K`` perturbations :math:`\theta^* + \sigma z_k` that :func:`volume_point` evaluates,
+    as stacked parameters in chunks of at most ``chunk`` models, drawn chunk by chunk from one
+    stream of ``generator`` (what the stream means does not depend on the machine): every
+    :math:`z_k` a fresh draw."""
+    for start in range(0, K, chunk):
+        yield perturbed_parameters(model, sigma, min(chunk, K - start), generator, include_ln)
+
+
 def _bits(N, dev):
     idx = torch.arange(1 << N, device=dev)
     return ((idx.unsqueeze(-1) >> torch.arange(N, device=dev)) & 1).to(torch.float64)
@@ -243,12 +253,9 @@ def volume_point(model, table: torch.Tensor, N: int, sigma: float, K: int, gener
     if not isinstance(generator, torch.Generator):
         reject("generator", f"<{type(generator).__name__}>", "a CPU torch.Generator")
     exact, kept_sum, kept_min = 0, 0.0, 1.0
-    # directions drawn chunk by chunk (what the generator's stream means does not depend on
-    # the machine), evaluated in passes of at most EVAL_PAIRS (model, string) pairs
+    # evaluated in passes of at most EVAL_PAIRS (model, string) pairs
     passes = max(1, min(chunk, EVAL_PAIRS >> N))
-    for start in range(0, K, chunk):
-        k = min(chunk, K - start)
-        theta = perturbed_parameters(model, sigma, k, generator, include_ln)
+    for theta in perturbation_chunks(model, sigma, K, generator, include_ln=include_ln, chunk=chunk):
         kept = kept_values(batched_outputs(model, theta, N, chunk=passes), table)
         frac = kept.to(torch.float64).mean(-1)
         exact += int(kept.all(-1).sum())
@@ -265,5 +272,6 @@ def load_parameters(model, theta: dict, k: int) -> BooleanTransformer:
     return model
 
 
-__all__ = ["DEFAULT_MODEL_CHUNK", "EVAL_PAIRS", "check_batchable", "check_one_layer", "parameter_names", "stacked_parameters", "perturbed_parameters",
-           "batched_outputs", "kept_values", "volume_point", "load_parameters"]
+__all__ = ["DEFAULT_MODEL_CHUNK", "EVAL_PAIRS", "check_batchable", "check_one_layer", "parameter_names",
+           "stacked_parameters", "perturbed_parameters", "perturbation_chunks", "batched_outputs", "kept_values",
+           "volume_point", "load_parameters"]

@@ -161,22 +161,26 @@ import statistics
 import numpy as np
 import pytest
 import torch
+from scipy.stats import binom
 
 from numeric.boolean import truth_table
-from numeric.certified_volume import box_points, interval_outputs, parameter_box
-from numeric.constructions import CONSTRUCTED, construct
-from numeric.local_volume import (batched_outputs, kept_values, parameter_names, perturbed_parameters,
-                                  stacked_parameters, volume_point)
+from numeric import intervals
+from numeric.certified_volume import box_points, interval_forward, interval_outputs, parameter_box
+from numeric.constructions import AMPLITUDE, CONSTRUCTED, K_CONST, attention_sharpness, construct
+from numeric.local_volume import (batched_outputs, kept_values, parameter_names, perturbation_chunks,
+                                  perturbed_parameters, stacked_parameters, volume_point)
 from numeric.transformer import boolean_table
 from verify.common.seeds import seed
 from verify.common.tolerances import assert_close, tolerance
-from verify.experiments.certified_volume import (certificate_known_answers, first_half_string,
+from verify.experiments.certified_volume import (certificate_known_answers, certified_box_check, first_half_string,
                                                  largest_certified_half_width)
 from verify.experiments.claim_rules import SG9
 from verify.experiments.local_volume import local_volume, log_crossing
 from verify.experiments.plans import SG9_FAST, SG9_SLOW, sg9_grid
 from verify.stats.decisions import Decision, contains, exact, upper_bound_below
-from verify.stats.intervals import clopper_pearson, crossing_interval, variance_interval
+from verify.reference.arb_transformer import arb_forward, arb_parameters, exact_range, flint_arb, ulps_between
+from verify.stats.intervals import (bonferroni_level, clopper_pearson, clopper_pearson_lower, clopper_pearson_upper,
+                                    crossing_interval, variance_interval)
 
 pytestmark = pytest.mark.claim("SG-9")
 
@@ -207,6 +211,176 @@ def test_constructions_compute_their_functions_exactly(evidence):
                           "pass iff 0", not wrong))
 
 
+def test_construction_constants_follow_their_derivation(evidence):
+    """The constants of the constructions recomputed in Arb from their derivation
+    (:mod:`numeric.constructions`), not copied: FIRST's attention puts weight e^beta / (e^beta + N)
+    on the marked position 0, and the derivation fixes e^beta = e^2 N, so at the string
+    1 0 ... 0 the exact weight of position 0 is e^2 / (e^2 + 1) at every N, and the two ranges of
+    s are separated by the threshold 1/2; the MLP thresholds are phi(s*) with phi(s) = s /
+    sqrt((s^2 + K^2) / 3), s* = 1/2 (FIRST), (floor(N/2) + 1/2) / (N + 1) (MAJORITY), and
+    PARITY's kinks phi(k / (N + 1))."""
+    arb, _ = flint_arb()
+    tol = tolerance("float64", "float64_few_roundings")
+    e2 = arb(2).exp()
+
+    def phi(s):
+        return s / ((s * s + arb(K_CONST) ** 2) / 3).sqrt()
+
+    def off(value, exact_value):
+        return abs(float((arb(value) - exact_value).mid())) > tol.rtol * abs(float(exact_value.mid())) + tol.atol
+
+    rows, wrong = {}, []
+    for N in sorted(set(SG9.Ns) | set(SG9.slow_Ns)):
+        first = construct("first", N)
+        ref = arb_forward(first.config, arb_parameters(dict(first.named_parameters())), N, strings=[1])
+        a0 = ref[0]["attention"][0][0]  # string 1 = bits (1, 0, ..., 0): x_0 = 1
+        eb = e2 * N
+        separated = bool(eb / (eb + N) > arb(0.5)) and bool(arb(N - 1) / (eb + N) < arb(0.5))
+        rows[f"first N={N}"] = {"a0": float(a0.mid()), "derived": float((e2 / (e2 + 1)).mid()),
+                                "beta": attention_sharpness(N), "separated": separated}
+        if off(float(a0.mid()), e2 / (e2 + 1)) or not separated:
+            wrong.append(f"FIRST attention at N = {N}")
+        thresholds = {"first": [arb(1) / 2], "majority": [(arb(N // 2) + arb(1) / 2) / (N + 1)],
+                      "parity": [arb(k) / (N + 1) for k in range(1, N)]}
+        for fn, s_stars in thresholds.items():
+            lay = (first if fn == "first" else construct(fn, N)).layers[0]
+            units = range(len(s_stars)) if fn != "parity" else range(1, N)
+            for unit, s_star in zip(units, s_stars):
+                if off(-float(lay.fc1.bias[unit].detach()), phi(s_star)):
+                    wrong.append(f"{fn} threshold of unit {unit} at N = {N}")
+            if fn != "parity" and off(float(lay.fc2.weight[4, 0].detach()), arb(AMPLITUDE)):
+                wrong.append(f"{fn} amplitude at N = {N}")
+    evidence.update({"constants": rows, "wrong": wrong})
+    evidence.decide(exact("construction constants against their derivation, recomputed in Arb (FIRST's position-0 "
+                          "weight e^2 / (e^2 + 1) and its threshold separation; the MLP thresholds phi(s*); "
+                          f"N = {', '.join(map(str, sorted(set(SG9.Ns) | set(SG9.slow_Ns))))})", wrong,
+                          "pass iff every constant agrees to the float64 rounding of a short formula", not wrong))
+
+
+def _adversarial_floats():
+    """Ends of both signs, zero, subnormal, smallest normal, ties of round-to-nearest
+    (1 + 2^-53 is halfway between two floats), thirds and tenths (inexact), huge."""
+    tiny, normal, big = 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308
+    return [0.0, tiny, -tiny, 1e-310, -normal, 2.0 ** -53, 1.0, 1.0 + 2.0 ** -52, -1.0, 1 / 3, -1 / 3, 0.1, -3.0,
+            1e-160, 1e300, -1e300, big, -big]
+
+
+def _exp_floats():
+    """exp's hard inputs: zero and subnormal arguments, results near overflow (709.78...) and in
+    the subnormal range (below -708.4), beyond both, ties of nothing (exp is transcendental)."""
+    return [0.0, 5e-324, -5e-324, 1e-17, -1e-17, 0.5, 1.0, -1.0, 2.0, -2.0, 0.6931471805599453, 30.0, -30.0,
+            709.78, 709.79, -708.39, -740.0, -745.13, -746.0, 1e300, -1e300]
+
+
+def _pairs(values):
+    return [(a, b) for a in values for b in values if a <= b]
+
+
+def _iv(cases):
+    return intervals.Interval(torch.tensor([c[0] for c in cases], dtype=torch.float64),
+                              torch.tensor([c[1] for c in cases], dtype=torch.float64))
+
+
+def _enclosure_faults(operation, result, cases, bound, scale_of=None):
+    """Per case (the operands as (lo, hi) pairs or floats): the computed enclosure must hold the
+    exact range (Arb), and each finite end lie within ``bound`` ulps of the exact end (of
+    ``scale_of(case)`` where given: a sum's magnitude). Returns (unsound cases, loose cases,
+    the largest distance in ulps)."""
+    arb, _ = flint_arb()
+    lo, hi = result.lo.reshape(len(cases)).tolist(), result.hi.reshape(len(cases)).tolist()
+    unsound, loose, worst = [], [], 0.0
+    for case, l, h in zip(cases, lo, hi):
+        elo, ehi = exact_range(operation, *case)
+        if not ((l == -math.inf or arb(l) <= elo) and (h == math.inf or ehi <= arb(h))):
+            unsound.append((operation, case, (l, h)))
+        for end, exact_end in ((l, elo), (h, ehi)):
+            if not (math.isfinite(end) and math.isfinite(float(exact_end.mid()))):
+                continue  # overflow: sound, not tight
+            gap = (abs(float((arb(end) - exact_end).mid())) / math.ulp(scale_of(case)) if scale_of
+                   else ulps_between(end, exact_end))
+            worst = max(worst, gap)
+            if gap > bound:
+                loose.append((operation, case, (l, h), gap))
+    return unsound, loose, worst
+
+
+def test_interval_operations_against_arb(evidence):
+    """Every interval operation of the certifier (numeric.intervals) on adversarial operands
+    against Arb's exact range: the float64 enclosure holds it, and is tight; and torch.exp is
+    within exp_error_ulps ulp of exp there (the assumption that TRANSCENDENTAL_STEPS widens
+    for)."""
+    arb, _ = flint_arb()
+    values = _adversarial_floats()
+    every = _pairs(values)
+    binary_values = [0.0, 5e-324, -5e-324, -2.2250738585072014e-308, 1.0, 1.0 + 2.0 ** -52, -1.0, 1 / 3, -3.0,
+                     1e-160, 1e300, -1.7976931348623157e308]
+    pairs = [(a, b) for a in _pairs(binary_values) for b in _pairs(binary_values)]
+    left, right = _iv([p[0] for p in pairs]), _iv([p[1] for p in pairs])
+    u = SG9.interval_ulps
+    checks = {"add": (intervals.add(left, right), pairs, u), "sub": (intervals.sub(left, right), pairs, u),
+              "mul": (intervals.mul(left, right), pairs, u),
+              "square": (intervals.square(_iv(every)), [(c,) for c in every], u),
+              "relu": (intervals.relu(_iv(every)), [(c,) for c in every], u)}
+    for c in (3.0, -0.1, 1 / 3, 1e-300, -1e300):
+        checks[f"scale by {c:g}"] = (intervals.scale(_iv(every), c), [(x, c) for x in every], u)
+    for d in (3.0, 0.1, 1e-300, 1e300):
+        checks[f"divide by {d:g}"] = (intervals.divide(_iv(every), d), [(x, d) for x in every], u)
+    positive = [c for c in every if c[0] > 0]
+    checks["reciprocal_sqrt"] = (intervals.reciprocal_sqrt(_iv(positive)), [(c,) for c in positive], SG9.rsqrt_ulps)
+    exp_cases = _pairs(_exp_floats())
+    checks["exp"] = (intervals.exp(_iv(exp_cases)), [(c,) for c in exp_cases], SG9.exp_enclosure_ulps)
+    rows, unsound, loose = {}, [], []
+    for what, (result, cases, bound) in checks.items():
+        operation = what.split(" ")[0]
+        bad, wide, worst = _enclosure_faults(operation, result, cases, bound)
+        rows[what] = {"cases": len(cases), "unsound": len(bad), "loose": len(wide), "worst_ulps": round(worst, 3),
+                      "bound_ulps": bound}
+        unsound += bad
+        loose += wide
+    # sums: term by term, each addition within interval_ulps ulps of the sum of the magnitudes
+    groups = [[(1e300, 1e300), (-1e300, -1e300), (1.0, 1.0)], [(5e-324, 5e-324)] * 4,
+              [(-1.0, 2.0), (0.1, 0.1), (1 / 3, 1 / 3), (-3.0, -1e-160)], [(2.0 ** -53, 1.0)] * 5,
+              [(-1e300, 1e300), (1.0, 1.0 + 2.0 ** -52)]]
+    for g in groups:
+        n = len(g)
+        result = intervals.total(intervals.Interval(torch.tensor([[c[0] for c in g]], dtype=torch.float64),
+                                                    torch.tensor([[c[1] for c in g]], dtype=torch.float64)), -1)
+        bad, wide, worst = _enclosure_faults("total", result, [tuple(g)], u * (n - 1),
+                                             scale_of=lambda case: sum(max(abs(a), abs(b)) for a, b in case))
+        rows.setdefault("total", {"cases": 0, "unsound": 0, "loose": 0, "worst_ulps": 0.0})
+        rows["total"]["cases"] += 1
+        rows["total"]["unsound"] += len(bad)
+        rows["total"]["loose"] += len(wide)
+        unsound += bad
+        loose += wide
+    # torch.exp itself: within exp_error_ulps ulp of exp (where the result is a finite float)
+    xs = sorted({x for c in exp_cases for x in c})
+    errors = _exp_errors(xs)
+    evidence["interval_operations"] = rows
+    evidence["exp_error_ulps"] = {"inputs": len(xs), "worst": max(errors.values())}
+    evidence.decide(exact("interval operations (add, sub, mul, scale, divide, total, square, relu, exp, 1/sqrt) on "
+                          f"{sum(r['cases'] for r in rows.values())} adversarial operand sets: enclosures missing the "
+                          "exact (Arb) range", [str(b) for b in unsound[:5]], "pass iff none", not unsound))
+    evidence.decide(exact(f"the same: ends farther from the exact ends than the stated ulps ({SG9.interval_ulps}; "
+                          f"1/sqrt {SG9.rsqrt_ulps}; exp {SG9.exp_enclosure_ulps}; a sum {SG9.interval_ulps} per "
+                          "addition of its magnitude)", [str(b) for b in loose[:5]], "pass iff none", not loose))
+    evidence.decide(exact(f"torch.exp against Arb at {len(xs)} adversarial inputs: the largest error in ulps",
+                          max(errors.values()), f"pass iff <= {SG9.exp_error_ulps} (the widening's assumption)",
+                          max(errors.values()) <= SG9.exp_error_ulps))
+
+
+def _exp_errors(xs):
+    """{x: ulps between torch.exp(x) and exp(x)} where exp(x) is a finite float64."""
+    arb, _ = flint_arb()
+    got = torch.exp(torch.tensor(xs, dtype=torch.float64)).tolist()
+    out = {}
+    for x, y in zip(xs, got):
+        exact_value = exact_range("exp", (x, x))[0]
+        if math.isfinite(float(exact_value.mid())) and math.isfinite(y):
+            out[x] = ulps_between(y, exact_value)
+    return out
+
+
 def test_perturbation_sampler_known_answers(evidence):
     plan = SG9_FAST
     N = max(plan["Ns"])
@@ -216,11 +390,13 @@ def test_perturbation_sampler_known_answers(evidence):
         model = construct(fn, N)
         table = truth_table(fn, N)
         gen = torch.Generator().manual_seed(seed(9600 + i))
-        theta0 = stacked_parameters(model, SG9.sampler_models)
+        theta0 = stacked_parameters(model, max(SG9.sampler_models, n))
+        t0 = theta0
         theta = perturbed_parameters(model, SG9.sampler_sigma, SG9.sampler_models, gen)
         names = [name for name, _ in model.named_parameters()]
-        unmoved = sum(int((theta[k] == theta0[k]).sum()) for k in names)
-        z = torch.cat([((theta[k] - theta0[k]) / SG9.sampler_sigma).reshape(-1) for k in names]).numpy()
+        m = SG9.sampler_models
+        unmoved = sum(int((theta[k] == theta0[k][:m]).sum()) for k in names)
+        z = torch.cat([((theta[k] - theta0[k][:m]) / SG9.sampler_sigma).reshape(-1) for k in names]).numpy()
         var_ci = variance_interval(z, SG9.variance_level)
         at_zero = volume_point(model, table, N, 0.0, n, torch.Generator().manual_seed(seed(9700 + i)))
         huge = volume_point(model, table, N, SG9.huge_sigma, n, torch.Generator().manual_seed(seed(9800 + i)))
@@ -236,6 +412,14 @@ def test_perturbation_sampler_known_answers(evidence):
                                  rows[fn]["variance"], var_ci, SG9.variance_level, 1.0, "the standard normal's"))
         evidence.decide(exact(f"{fn}, N = {N}: perturbations at sigma = 0 computing f", f"{at_zero['exact']} of {n}",
                               "pass iff all", at_zero["exact"] == n))
+        # the directions volume_point evaluates, chunk by chunk: every one a fresh draw
+        z = torch.cat([torch.cat([(t[k] - t0[k][: t[k].shape[0]]).reshape(t[k].shape[0], -1) for k in names], 1)
+                       for t in perturbation_chunks(model, 1.0, n, torch.Generator().manual_seed(seed(9650 + i)))])
+        distinct = int(torch.unique(z, dim=0).shape[0])
+        rows[fn].update({"directions": int(z.shape[0]), "distinct_directions": distinct})
+        evidence.decide(exact(f"{fn}, N = {N}: distinct directions among the {n} that one volume point draws "
+                              "(chunk by chunk, as volume_point)", f"{distinct} of {int(z.shape[0])}",
+                              f"pass iff {n} of {n}", distinct == int(z.shape[0]) == n))
         k = huge["exact"]
         evidence.decide(upper_bound_below(f"{fn}, N = {N}: P(theta* + sigma z computes f), sigma = {SG9.huge_sigma:g}",
                                           k / n, clopper_pearson(k, n, SG9.level, "upper"), SG9.level,
@@ -275,6 +459,35 @@ def test_radius_estimator_known_answers(evidence):
                              f"{n} directions)", misses / m, ci, SG9.level,
                              f"pass iff the lower bound <= 1 - radius_level = {1 - SG9.radius_level:g}",
                              "pass" if ci[0] <= 1 - SG9.radius_level else "fail"))
+    # (c) simultaneity: a curve that sits just above 1/2 up to the known radius and just below it
+    # beyond, with independent counts per grid point, is the hardest for the interval: every grid
+    # point can put an end on the wrong side. Simultaneous (Bonferroni) bounds miss at a rate
+    # below 1 - radius_level; bounds at radius_level per grid point miss at many times it.
+    G, d = len(grid), SG9.plateau_offset
+    half = G // 2
+    r_known = math.sqrt(grid[half - 1] * grid[half])
+    p = np.where(np.arange(G) < half, SG9.crossing + d, SG9.crossing - d)
+    design = {}
+    for what, lev in (("simultaneous", bonferroni_level(SG9.radius_level, G)), ("per_point", SG9.radius_level)):
+        k = np.arange(n + 1)
+        tail = 1 - (1 - lev) / 2
+        wrong_low = float((binom.pmf(k, n, SG9.crossing - d) * (clopper_pearson_lower(k, n, tail) > SG9.crossing)).sum())
+        wrong_high = float((binom.pmf(k, n, SG9.crossing + d) * (clopper_pearson_upper(k, n, tail) < SG9.crossing)).sum())
+        design[what] = 1 - (1 - wrong_low) ** (G - half) * (1 - wrong_high) ** half
+    m2 = SG9.simultaneous_curves
+    misses2 = 0
+    for _ in range(m2):
+        lo, hi = crossing_interval(grid, rng.binomial(n, p), n, SG9.radius_level, SG9.crossing)
+        misses2 += not (lo <= r_known <= hi)
+    ci2 = clopper_pearson(misses2, m2, SG9.level, "lower")
+    evidence["simultaneous_coverage"] = {"curves": m2, "misses": misses2, "miss_rate_lower_bound": ci2[0],
+                                         "designed_miss_rate": design}
+    evidence.decide(Decision(f"rate at which the radius interval misses the known radius of a curve at 1/2 +- {d:g} "
+                             f"({m2} curves, independent counts, {n} directions; designed: simultaneous "
+                             f"{design['simultaneous']:.2g}, per grid point {design['per_point']:.2g})",
+                             misses2 / m2, ci2, SG9.level,
+                             f"pass iff the lower bound <= 1 - radius_level = {1 - SG9.radius_level:g}",
+                             "pass" if ci2[0] <= 1 - SG9.radius_level else "fail"))
 
 
 # --------------------------------------------------------------------------- the radii
@@ -433,6 +646,87 @@ def _points(model, h, K, generator, names=None):
     return {name: torch.cat([corners[name], inside[name]]) for name in corners}
 
 
+_STAGES = ("scores", "attention", "attention_output", "ln1", "hidden", "ln2", "output")
+
+
+def _flat(x):
+    return [v for item in x for v in _flat(item)] if isinstance(x, list) else [x]
+
+
+def _outside_exact(passes, reference, strings):
+    """{stage: count} of exact (Arb) values of the forward pass outside the interval pass's
+    enclosures, over ``strings`` (their indices; ``reference`` in that order). A string whose
+    layer norm Arb cannot show defined while the interval pass says it is counts once."""
+    arb, _ = flint_arb()
+    ends = {k: (passes[k].lo.tolist(), passes[k].hi.tolist()) for k in _STAGES}
+    defined = passes["defined"].tolist()
+    bad = {}
+    for i, ref in zip(strings, reference):
+        if ref is None:
+            if defined[i]:
+                bad["defined"] = bad.get("defined", 0) + 1
+            continue
+        for stage in _STAGES:
+            if stage not in ref or (stage not in ("scores", "attention", "attention_output") and not defined[i]):
+                continue
+            lows, highs = _flat(ends[stage][0][i]), _flat(ends[stage][1][i])
+            for lo, hi, x in zip(lows, highs, _flat(ref[stage])):
+                if not ((lo == -math.inf or arb(lo) <= x) and (hi == math.inf or x <= arb(hi))):
+                    bad[stage] = bad.get(stage, 0) + 1
+    return bad
+
+
+def _score_differences(passes):
+    """The arguments the softmax enclosure passes to exp: for every string and head, the
+    differences of the scores' ends (hi_k - lo_j and lo_k - hi_j), as floats."""
+    lo, hi = passes["scores"].lo, passes["scores"].hi
+    up = hi.unsqueeze(-2) - lo.unsqueeze(-1)
+    down = lo.unsqueeze(-2) - hi.unsqueeze(-1)
+    return sorted(set(torch.cat([up.reshape(-1), down.reshape(-1)]).tolist()))
+
+
+def test_certified_enclosures_hold_the_exact_forward_pass(evidence):
+    """The exact forward pass (Arb, :func:`verify.reference.arb_transformer.arb_forward`) at
+    theta* (the degenerate box h = 0, where every enclosure is a few ulps wide and exp's last
+    ulp matters) and at points of the certified box lies in every enclosure the certificate
+    relies on: scores, attention weights, attention output, both layer norms, the MLP's units and
+    T, on every string. And torch.exp is within exp_error_ulps ulp at every score difference that
+    the softmax enclosure exponentiates in those boxes."""
+    K = SG9.arb_points
+    rows, exp_inputs = {}, set()
+    for i, fn in enumerate(CONSTRUCTED):
+        for N in _certified_Ns(SG9_FAST):
+            c = _certified(fn, N)
+            model = construct(fn, N)
+            g = torch.Generator().manual_seed(seed(12000 + 100 * i + N))
+            boxes = [(0.0, stacked_parameters(model, 1))]
+            if c.half_width is not None:
+                boxes.append((c.half_width, _points(model, c.half_width, K, g)))
+            outside, points = {}, 0
+            for h, theta in boxes:
+                passes = interval_forward(model, parameter_box(model, h), N)
+                exp_inputs.update(_score_differences(passes))
+                strings = list(range(1 << N))
+                for k in range(theta["tok"].shape[0]):
+                    reference = arb_forward(model.config, arb_parameters(theta, k), N)
+                    for stage, count in _outside_exact(passes, reference, strings).items():
+                        outside[f"h={h:.4g} {stage}"] = outside.get(f"h={h:.4g} {stage}", 0) + count
+                    points += 1
+            rows[f"{fn} N={N}"] = {"points": points, "outside": outside}
+            evidence["exact_forward_pass"] = rows
+            evidence.decide(exact(f"{fn}, N = {N}: exact (Arb) intermediates outside their float64 enclosures, at "
+                                  f"theta* (h = 0) and {K} points of the certified box (half corners), every string",
+                                  sum(outside.values()), "pass iff 0 (no tolerance: the enclosures hold exact values)",
+                                  not outside))
+    errors = _exp_errors(sorted(exp_inputs))
+    worst = max(errors.values())
+    evidence["exp_at_score_differences"] = {"inputs": len(errors), "worst_ulps": worst}
+    evidence.decide(exact(f"torch.exp against Arb at the {len(errors)} score differences the certifier exponentiates "
+                          "(theta* and the certified boxes): the largest error in ulps", worst,
+                          f"pass iff <= {SG9.exp_error_ulps} (the widening's assumption)",
+                          worst <= SG9.exp_error_ulps))
+
+
 def test_certified_enclosures_contain_the_forward_pass(evidence):
     """Each parameter tensor alone, then the whole certified box: the float64 outputs at points
     of the box lie in the enclosures. A box that moves one tensor only leaves no other width to
@@ -490,27 +784,51 @@ def _check_certified(plan_name, evidence):
             if not ok:
                 continue
             h = c.half_width
+            # the reported h certified again, exactly as reported, and the bracket's refused end refused
+            again = certified_box_check(fn, N, h)
+            refused = None if c.refused_half_width is None else certified_box_check(fn, N, c.refused_half_width)
+            bracket = math.exp((math.log(SG9.certified_highest) - math.log(SG9.certified_lowest))
+                               / 2 ** SG9.certified_steps)
+            row.update({"recertified": again.certified, "refused_certified": None if refused is None
+                        else refused.certified})
+            evidence.decide(exact(f"{fn}, N = {N}: the reported h = {h:.6g} certified again as reported, and the "
+                                  "refused end of the bisection's bracket "
+                                  f"({c.refused_half_width if c.refused_half_width is None else f'{c.refused_half_width:.6g}'}"
+                                  ") refused", f"{again.strings_certified} of {again.strings_total} strings at h; "
+                                  + ("no refused end" if refused is None else
+                                     f"{refused.strings_certified} at the refused end"),
+                                  f"pass iff h is certified and the refused end, at most {bracket:.6g} h, is not",
+                                  again.certified and again.strings_total == total and refused is not None
+                                  and not refused.certified
+                                  and h < c.refused_half_width <= h * bracket * (1 + tolerance("float64").rtol)))
             model, table = construct(fn, N), truth_table(fn, N)
             g = torch.Generator().manual_seed(seed(10000 + 100 * i + N))
             theta = _points(model, h, 2 * n, g)
             star = stacked_parameters(model, 2 * n)
             enclosure = parameter_box(model, h)
-            off_box = 0
+            off_box, one_sided = 0, 0
             for name in parameter_names(model):
                 t, t0 = theta[name], star[name]
                 corner = (t[:n] == t0[:n] + h) | (t[:n] == t0[:n] - h)
                 inside = enclosure[name].contains(t[n:]) & (t[n:] != t0[n:])
                 off_box += int((~corner).sum()) + int((~inside).sum())
+                # every entry on both sides of theta*, among the corners and among the inside points
+                for part in (t[:n] - t0[:n], t[n:] - t0[n:]):
+                    one_sided += int((~((part > 0).any(0) & (part < 0).any(0))).sum())
             wrong = int((~kept_values(batched_outputs(model, theta, N), table).all(-1)).sum())
             control = box_points(model, SG9.control_factor * h, n, g, corners=True)
             control_right = int(kept_values(batched_outputs(model, control, N), table).all(-1).sum())
-            row.update({"points_wrong": wrong, "entries_off_the_box": off_box,
+            row.update({"points_wrong": wrong, "entries_off_the_box": off_box, "entries_on_one_side": one_sided,
                         f"corners_right_at_{SG9.control_factor}h": control_right})
             evidence.decide(exact(f"{fn}, N = {N}: points tried in the certified box: entries not on a corner (of {n} "
                                   f"corners) or not moved inside it (of {n} points); corners computing f at "
                                   f"{SG9.control_factor} h", f"{off_box} entries; {control_right} of {n} corners",
                                   "pass iff no entry and fewer than all corners (the check sees a box too large)",
                                   off_box == 0 and control_right < n))
+            evidence.decide(exact(f"{fn}, N = {N}: parameter entries whose {n} corners, or {n} inside points, all lie "
+                                  "on one side of theta*", one_sided,
+                                  f"pass iff 0 (each side has probability 1/2 per point: a correct sampler fails "
+                                  f"with probability <= {4 * c.n_params * 0.5 ** n:.1g})", one_sided == 0))
             evidence.decide(exact(f"{fn}, N = {N}: points of the certified box that do not compute f on every string "
                                   f"(float64 forward pass; {n} corners, {n} points inside)", wrong, "pass iff 0",
                                   wrong == 0))

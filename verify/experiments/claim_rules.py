@@ -317,6 +317,24 @@ SG9 = Rules(
     #: enclosures: each parameter tensor alone widened by the certified h; enclosure_points
     #: points of that box (half of them corners) must have outputs inside the enclosures
     enclosure_points=8,
+    #: the certifier's instruments against Arb, before SG-9 decides: every interval operation of
+    #: numeric.intervals on adversarial operands encloses the exact range, its ends within
+    #: interval_ulps ulps of the exact ends (one rounding to nearest, half an ulp, and one float
+    #: outwards: at most 2.5 ulps of the exact value when the result crosses a power of two),
+    #: rsqrt_ulps for 1/sqrt (two such roundings, each at most 1.5 ulps of its own result) and
+    #: exp_enclosure_ulps for exp (torch.exp's ulp and its 3 steps, each at most 2 ulps of the
+    #: exact value); and torch.exp within exp_error_ulps ulp of exp (the assumption behind
+    #: exp's widening) on those operands and on every score difference the certifier meets
+    interval_ulps=3, rsqrt_ulps=6, exp_enclosure_ulps=8, exp_error_ulps=1,
+    #: the exact (Arb) forward pass at theta* (the box h = 0) and at arb_points points of the
+    #: certified box (half corners) lies in every enclosure the certificate relies on
+    arb_points=6,
+    #: simultaneous radius intervals: simultaneous_curves synthetic curves of independent counts
+    #: (models directions per grid point), 1/2 + plateau_offset up to the known radius and
+    #: 1/2 - plateau_offset beyond it, on PARITY's grid; pass iff the one-sided `level` lower
+    #: bound of the miss rate <= 1 - radius_level (an interval at radius_level per grid point,
+    #: without the Bonferroni correction, misses at 0.032, the simultaneous one at 0.001)
+    simultaneous_curves=1000, plateau_offset=0.005,
 )
 
 #: every claim's rules by claim id (claims without rule numbers of their own have none)
