@@ -347,10 +347,11 @@ def test_interval_operations_against_arb(evidence):
                                                     torch.tensor([[c[1] for c in g]], dtype=torch.float64)), -1)
         bad, wide, worst = _enclosure_faults("total", result, [tuple(g)], u * (n - 1),
                                              scale_of=lambda case: sum(max(abs(a), abs(b)) for a, b in case))
-        rows.setdefault("total", {"cases": 0, "unsound": 0, "loose": 0, "worst_ulps": 0.0})
-        rows["total"]["cases"] += 1
-        rows["total"]["unsound"] += len(bad)
-        rows["total"]["loose"] += len(wide)
+        row = rows.setdefault("total", {"cases": 0, "unsound": 0, "loose": 0, "worst_ulps_per_addition": 0.0})
+        row["cases"] += 1
+        row["unsound"] += len(bad)
+        row["loose"] += len(wide)
+        row["worst_ulps_per_addition"] = max(row["worst_ulps_per_addition"], round(worst / (n - 1), 3))
         unsound += bad
         loose += wide
     # torch.exp itself: within exp_error_ulps ulp of exp (where the result is a finite float)
@@ -480,8 +481,15 @@ def test_radius_estimator_known_answers(evidence):
         lo, hi = crossing_interval(grid, rng.binomial(n, p), n, SG9.radius_level, SG9.crossing)
         misses2 += not (lo <= r_known <= hi)
     ci2 = clopper_pearson(misses2, m2, SG9.level, "lower")
+    # the rule's error rates at the designed miss rates: the fewest misses that fail it, and the
+    # chance of that many for the simultaneous interval (fails correct code) and of fewer for the
+    # per-point one (misses the bug)
+    fewest = next(c for c in range(m2 + 1) if clopper_pearson(c, m2, SG9.level, "lower")[0] > 1 - SG9.radius_level)
+    power = {"fewest_misses_that_fail": fewest,
+             "P(fail | simultaneous)": float(binom.sf(fewest - 1, m2, design["simultaneous"])),
+             "P(pass | per_point)": float(binom.cdf(fewest - 1, m2, design["per_point"]))}
     evidence["simultaneous_coverage"] = {"curves": m2, "misses": misses2, "miss_rate_lower_bound": ci2[0],
-                                         "designed_miss_rate": design}
+                                         "designed_miss_rate": design, "error_rates": power}
     evidence.decide(Decision(f"rate at which the radius interval misses the known radius of a curve at 1/2 +- {d:g} "
                              f"({m2} curves, independent counts, {n} directions; designed: simultaneous "
                              f"{design['simultaneous']:.2g}, per grid point {design['per_point']:.2g})",
@@ -702,6 +710,10 @@ def test_certified_enclosures_hold_the_exact_forward_pass(evidence):
             boxes = [(0.0, stacked_parameters(model, 1))]
             if c.half_width is not None:
                 boxes.append((c.half_width, _points(model, c.half_width, K, g)))
+            if c.refused_half_width is not None:
+                # the softmax's inputs just past the certified box: exp at the boundary of the search
+                exp_inputs.update(_score_differences(interval_forward(model, parameter_box(model, c.refused_half_width),
+                                                                      N)))
             outside, points = {}, 0
             for h, theta in boxes:
                 passes = interval_forward(model, parameter_box(model, h), N)

@@ -47,6 +47,10 @@ _CERTIFIED_STRINGS = "numeric.certified_volume.certified_strings"
 _ATTENTION_ENCLOSURE = "numeric.certified_volume.attention_weights"
 _ENCLOSURES = "numeric.certified_volume.interval_outputs"
 _BOX_POINTS = "numeric.certified_volume.box_points"
+_INTERVALS = "numeric.intervals"
+_LARGEST_CERTIFIED = "verify.experiments.certified_volume.largest_certified_half_width"
+_BONFERRONI = "verify.stats.intervals.bonferroni_level"
+_SHARPNESS = "numeric.constructions.attention_sharpness"
 
 
 # --------------------------------------------------------------------------- probes
@@ -232,6 +236,69 @@ def _box_corners():
     from numeric.constructions import construct
 
     return box_points(construct("first", 2), 1e-3, 2, torch.Generator().manual_seed(0), corners=True)["tok"]
+
+
+def _interval_product():
+    import torch
+
+    from numeric.intervals import Interval, mul
+
+    return mul(Interval(torch.tensor([-1.0]), torch.tensor([2.0])),
+               Interval(torch.tensor([-3.0]), torch.tensor([4.0]))).lo.to(torch.float64)
+
+
+def _lower_end():
+    import torch
+
+    from numeric.intervals import add, Interval
+
+    one = Interval.point(torch.tensor([1.0], dtype=torch.float64))
+    return add(one, one).lo
+
+
+def _square_across_zero():
+    import torch
+
+    from numeric.intervals import Interval, square
+
+    return square(Interval(torch.tensor([-1.0], dtype=torch.float64), torch.tensor([2.0], dtype=torch.float64))).lo
+
+
+def _exp_enclosure():
+    import torch
+
+    import numeric.intervals
+
+    x = torch.tensor([0.5], dtype=torch.float64)
+    return numeric.intervals.exp(numeric.intervals.Interval.point(x)).width
+
+
+def _largest_certified():
+    from verify.experiments.certified_volume import largest_certified_half_width
+
+    return largest_certified_half_width("majority", 2, steps=3).half_width
+
+
+def _directions_of_two_chunks():
+    import torch
+
+    from numeric.constructions import construct
+    from numeric.local_volume import perturbation_chunks
+
+    chunks = perturbation_chunks(construct("majority", 2), 1.0, 4, torch.Generator().manual_seed(3), chunk=2)
+    return torch.cat([t["tok"] for t in chunks])
+
+
+def _bonferroni():
+    from verify.stats.intervals import bonferroni_level
+
+    return bonferroni_level(0.995, 25)
+
+
+def _first_sharpness():
+    from numeric.constructions import attention_sharpness
+
+    return attention_sharpness(4)
 
 
 def _random_blocks():
@@ -754,6 +821,83 @@ def _box_points_at_centre(original):
     return box_points
 
 
+def _mul_two_products(original):
+    def mul(a, b):
+        import torch
+
+        from numeric.intervals import Interval
+
+        # only lo * lo and hi * hi: [-1, 2] * [-3, 4] = [3, 8], not [-6, 8]
+        lows = original(Interval.point(a.lo), Interval.point(b.lo))
+        highs = original(Interval.point(a.hi), Interval.point(b.hi))
+        return Interval(torch.minimum(lows.lo, highs.lo), torch.maximum(lows.hi, highs.hi))
+    return mul
+
+
+def _lower_rounded_up(original):
+    def round_down(x, steps=1):
+        from numeric.intervals import round_up
+
+        return round_up(x, steps)      # every lower end rounded towards +inf
+    return round_down
+
+
+def _square_positive_across_zero(original):
+    def square(a):
+        import torch
+
+        r = original(a)
+        across = (a.lo < 0) & (a.hi > 0)
+        # across 0 the smaller end square taken for the lower end (0 belongs to the range)
+        return type(r)(torch.where(across, torch.minimum(a.lo * a.lo, a.hi * a.hi), r.lo), r.hi)
+    return square
+
+
+def _no_widening(original):
+    return 0                           # exp's ends as libm returns them: its last-ulp error unenclosed
+
+
+def _refused_end_reported(original):
+    def largest_certified_half_width(function, N, **kwargs):
+        import dataclasses
+
+        c = original(function, N, **kwargs)
+        if c.half_width is None or c.refused_half_width is None:
+            return c
+        return dataclasses.replace(c, half_width=c.refused_half_width)   # the box the certifier refused
+    return largest_certified_half_width
+
+
+def _reseeded_per_chunk(original):
+    def perturbed_parameters(model, sigma, K, generator, include_ln=True):
+        generator.manual_seed(generator.initial_seed())    # each chunk restarts the stream
+        return original(model, sigma, K, generator, include_ln)
+    return perturbed_parameters
+
+
+def _per_point_level(original):
+    def bonferroni_level(level, points):
+        original(level, points)
+        return level                   # each grid point's interval at the joint level
+    return bonferroni_level
+
+
+def _one_side_of_centre(original):
+    def box_points(model, half_width, K, generator, **kwargs):
+        from numeric.local_volume import stacked_parameters
+
+        theta = original(model, half_width, K, generator, **kwargs)
+        star = stacked_parameters(model, K)
+        return {name: star[name] + (t - star[name]).abs() for name, t in theta.items()}   # theta* + h |u|
+    return box_points
+
+
+def _sharpness_minus_one(original):
+    def attention_sharpness(N):
+        return original(N) - 1.0      # e^beta = e N, not e^2 N
+    return attention_sharpness
+
+
 def _n_params_without_ln(original):
     def n_params(D, L, F=None, N_max=64):
         return original(D, L, F, N_max) - 4 * D * L   # gains and biases of the 2L layer norms
@@ -968,6 +1112,29 @@ PAPER_B: tuple[Mutant, ...] = (
     Mutant("certified_box_points_at_centre",
            "the points tried in a certified box are all theta* (the soundness check sees no box)",
            _BOX_POINTS, _box_points_at_centre, _box_corners, (_SG9,)),
+    Mutant("interval_mul_two_products",
+           "interval product from two of the four end products (lo*lo, hi*hi): [-1, 2] * [-3, 4] = [3, 8]",
+           f"{_INTERVALS}.mul", _mul_two_products, _interval_product, (_SG9,)),
+    Mutant("interval_lower_rounded_up", "interval lower ends rounded towards +inf instead of -inf",
+           f"{_INTERVALS}.round_down", _lower_rounded_up, _lower_end, (_SG9,)),
+    Mutant("interval_square_across_zero",
+           "the square of an interval across 0 given a positive lower end (the smaller end's square)",
+           f"{_INTERVALS}.square", _square_positive_across_zero, _square_across_zero, (_SG9,)),
+    Mutant("interval_exp_not_widened", "exp enclosures not widened for libm's error (0 steps, not 3)",
+           f"{_INTERVALS}.TRANSCENDENTAL_STEPS", _no_widening, _exp_enclosure, (_SG9,)),
+    Mutant("certified_h_refused_end",
+           "the certified half-width reported is the refused end of the bisection bracket",
+           _LARGEST_CERTIFIED, _refused_end_reported, _largest_certified, (_SG9,)),
+    Mutant("directions_reseeded_per_chunk",
+           "perturbation directions re-seeded per chunk of models (300 directions, 32 distinct)",
+           _PERTURBED, _reseeded_per_chunk, _directions_of_two_chunks, (_SG9,)),
+    Mutant("radius_interval_not_simultaneous",
+           "radius interval from per-grid-point intervals at the joint level (no Bonferroni correction)",
+           _BONFERRONI, _per_point_level, _bonferroni, (_SG9,)),
+    Mutant("box_points_one_side", "points of a certified box drawn on one side of theta* only (theta* + h |u|)",
+           _BOX_POINTS, _one_side_of_centre, _box_corners, (_SG9,)),
+    Mutant("first_attention_constant", "FIRST's attention constant beta = ln N + 1 (derivation: ln N + 2)",
+           _SHARPNESS, _sharpness_minus_one, _first_sharpness, (_SG9,)),
     # unit-test cases: no claim depends on these
     Mutant("median_readout_ties_read_one", "median readout 1[T >= median]: ties at the median read 1",
            _READOUT_TABLE, _median_readout_ties_read_one, _median_readout,
