@@ -116,6 +116,40 @@ a box come from the seed base, and every one of them must compute f.
     proved, not the largest boxes; they are deterministic and far from equality (measured
     ratios 0.24; 0.33 and 0.14).
 
+**The instruments, checked before SG-9 decides** (exact, except the coverage rule 3c):
+
+- Construction constants recomputed in Arb from their derivation, not copied: FIRST's weight on
+  the marked position 0 at the string 1 0 ... 0 is :math:`e^\beta/(e^\beta + N)` with
+  :math:`e^\beta = e^2 N`, i.e. :math:`e^2/(e^2+1)` at every N of both plans, and the two ranges
+  of s lie either side of 1/2; the MLP thresholds are :math:`\varphi(s_*)` (PARITY's kinks
+  :math:`\varphi(k/(N+1))`), the amplitude A.
+- Every interval operation of :mod:`numeric.intervals` on adversarial operands (ends of both
+  signs, across 0, degenerate, subnormal, the smallest normal, huge and overflowing, a rounding
+  tie 1 + 2^-53) against Arb (:mod:`verify.reference.arb_transformer`, exact at 4400 bits): the
+  enclosure holds the exact range, its finite ends within ``interval_ulps`` ulps of the exact ends
+  (``rsqrt_ulps`` for 1/sqrt, ``exp_enclosure_ulps`` for exp; a sum ``interval_ulps`` per
+  addition of its magnitude). ``exp`` carries no rounding promise; its widening by
+  ``TRANSCENDENTAL_STEPS`` floats rests on torch.exp being within ``exp_error_ulps`` ulp, which is
+  measured against Arb on the adversarial inputs and on every score difference the softmax
+  enclosure exponentiates at theta*, in the certified box and in the refused one.
+- The exact forward pass (Arb, 256 bits) at theta* (the box h = 0, where every enclosure is a
+  few ulps wide and exp's last ulp matters) and at ``arb_points`` points of each certified box
+  (half corners) lies in every enclosure the certificate relies on (scores, attention weights,
+  attention output, both layer norms, MLP units, T), string by string, with no tolerance.
+- Rule 2 also: the ``models`` directions of one volume point, drawn chunk by chunk as
+  :func:`numeric.local_volume.volume_point` draws them, are pairwise distinct.
+- Rule 3 (c), simultaneity: ``simultaneous_curves`` curves of independent binomial counts at
+  1/2 + ``plateau_offset`` up to a known radius (between the middle grid points of PARITY's grid)
+  and 1/2 - ``plateau_offset`` beyond, the hardest case for the interval (every grid point can put
+  an end on the wrong side). Designed miss rates (computed in the test from the Clopper-Pearson
+  bounds): 0.0010 with the Bonferroni correction, 0.032 with per-point intervals at
+  ``radius_level``; pass iff the one-sided ``level`` lower bound of the miss rate is <=
+  1 - ``radius_level``: correct code fails with probability 1e-9, per-point intervals pass with
+  probability 1e-5 (12 misses of 1000 fail the rule).
+- Rule 9 also: the reported h certified again exactly as reported, and the refused end of the
+  final bisection bracket (at most the bracket's ratio above h) refused; every parameter entry
+  takes both signs of :math:`p - \theta^*` among the corners and among the inside points.
+
 **Reported, not decided** (in the evidence, ``docs/claims.md`` and ``docs/results-paper-b.md``):
 every radius with its interval; the log-log slope of each function's radius between the
 smallest and the largest N and between N and 2N, with the interval from the two radius
@@ -143,10 +177,16 @@ model (z zeroed) and one that ignores sigma fail rule 2; an interval read at the
 the strings' bits in reverse order fails rule 1 (FIRST); a certificate that skips the second
 half of the strings fails rule 7; a softmax enclosure taken at the scores' midpoints, and
 output enclosures taken from the box's two extreme corners, fail rule 8 (FIRST); points of the
-box that never leave :math:`\theta^*` fail rule 9.
+box that never leave :math:`\theta^*` fail rule 9. The instruments' checks catch an interval
+product from two of the four end products, lower ends rounded up, a square across 0 with a
+positive lower end, exp not widened (the Arb operation check); the refused bracket end reported as
+h (re-certification); directions re-seeded per chunk (distinct directions); per-grid-point radius
+intervals (rule 3c); box points on one side of theta* (both signs); FIRST's attention constant
+changed (constants from the derivation).
 
 Cost: the quick plan evaluates 6 curves of 25 points x 300 directions (N = 4, 8), about 15 s on
-the shared 2-core machine, and its certified boxes 2-3 s more (six bisections of 0.1-0.2 s, the
+the shared 2-core machine, its checks against Arb about 3 s (the forward pass at 7 points per
+box, 0.06 s per parameter vector at N = 8), and its certified boxes 2-3 s more (six bisections of 0.1-0.2 s, the
 per-tensor enclosures, 300 points per box); the slow plan about 40 min of one core (N = 16:
 65 536 strings per model), its certified boxes (N <= 12) about 10 s more (the radii are shared
 with the slow radius test when both run in one process).
