@@ -431,13 +431,11 @@ def test_perturbation_sampler_known_answers(evidence):
         model = construct(fn, N)
         table = truth_table(fn, N)
         gen = torch.Generator().manual_seed(seed(9600 + i))
-        theta0 = stacked_parameters(model, max(SG9.sampler_models, n))
-        t0 = theta0
+        theta0 = stacked_parameters(model, SG9.sampler_models)
         theta = perturbed_parameters(model, SG9.sampler_sigma, SG9.sampler_models, gen)
         names = [name for name, _ in model.named_parameters()]
-        m = SG9.sampler_models
-        unmoved = sum(int((theta[k] == theta0[k][:m]).sum()) for k in names)
-        z = torch.cat([((theta[k] - theta0[k][:m]) / SG9.sampler_sigma).reshape(-1) for k in names]).numpy()
+        unmoved = sum(int((theta[k] == theta0[k]).sum()) for k in names)
+        z = torch.cat([((theta[k] - theta0[k]) / SG9.sampler_sigma).reshape(-1) for k in names]).numpy()
         var_ci = variance_interval(z, SG9.variance_level)
         at_zero = volume_point(model, table, N, 0.0, n, torch.Generator().manual_seed(seed(9700 + i)))
         huge = volume_point(model, table, N, SG9.huge_sigma, n, torch.Generator().manual_seed(seed(9800 + i)))
@@ -454,13 +452,16 @@ def test_perturbation_sampler_known_answers(evidence):
         evidence.decide(exact(f"{fn}, N = {N}: perturbations at sigma = 0 computing f", f"{at_zero['exact']} of {n}",
                               "pass iff all", at_zero["exact"] == n))
         # the directions volume_point evaluates, chunk by chunk: every one a fresh draw
-        z = torch.cat([torch.cat([(t[k] - t0[k][: t[k].shape[0]]).reshape(t[k].shape[0], -1) for k in names], 1)
-                       for t in perturbation_chunks(model, 1.0, n, torch.Generator().manual_seed(seed(9650 + i)))])
-        distinct = int(torch.unique(z, dim=0).shape[0])
-        rows[fn].update({"directions": int(z.shape[0]), "distinct_directions": distinct})
+        star = stacked_parameters(model, 1)
+        directions = torch.cat([torch.cat([(t[k] - star[k]).reshape(t[k].shape[0], -1) for k in names], 1)
+                                for t in perturbation_chunks(model, 1.0, n,
+                                                             torch.Generator().manual_seed(seed(9650 + i)))])
+        drawn = int(directions.shape[0])
+        distinct = int(torch.unique(directions, dim=0).shape[0])
+        rows[fn].update({"directions": drawn, "distinct_directions": distinct})
         evidence.decide(exact(f"{fn}, N = {N}: distinct directions among the {n} that one volume point draws "
-                              "(chunk by chunk, as volume_point)", f"{distinct} of {int(z.shape[0])}",
-                              f"pass iff {n} of {n}", distinct == int(z.shape[0]) == n))
+                              "(chunk by chunk, as volume_point)", f"{distinct} of {drawn}",
+                              f"pass iff {n} of {n}", distinct == drawn == n))
         k = huge["exact"]
         evidence.decide(upper_bound_below(f"{fn}, N = {N}: P(theta* + sigma z computes f), sigma = {SG9.huge_sigma:g}",
                                           k / n, clopper_pearson(k, n, SG9.level, "upper"), SG9.level,
