@@ -113,6 +113,28 @@ from verify.stats.decisions import exact, lower_bound_above, upper_bound_below
 from verify.stats.intervals import clopper_pearson, median_bounds
 from verify.reference.transformer_loop import loop_output
 
+#: the conventions of the public random-transformer code (satwik77/Transformer-Simplicity,
+#: RandFLTAtt: pre-LN layers and a final LN, std with eps added, sqrt(D) token scale, no biases,
+#: LN gain 1 and bias 0, sigmoid read at 1/2, learned positions, float32), as read from its source
+PUBLIC_RANDOM_TRANSFORMER = dict(norm="pre", final_ln=True, ln_variance="unbiased", ln_eps="added_to_std",
+                                 embedding_scale="sqrt_D", biases="zero", ln_affine="identity",
+                                 readout="sigmoid", dtype="float32", positions="learned")
+
+
+def decide_preset_conventions(plan, evidence):
+    """Construction constants: the preset's model is the public code's (every convention, one
+    head, MLP width 2D), a model without its final layer norm fails here."""
+    cfg = _config(plan, plan["eps"])
+    got = {k: getattr(cfg, k) for k in PUBLIC_RANDOM_TRANSFORMER}
+    wrong = sorted(k for k, v in PUBLIC_RANDOM_TRANSFORMER.items() if got[k] != v)
+    shape_ok = cfg.H == SG6.bhattamishra_H and cfg.F == 2 * cfg.D and cfg.eps == SG6.bhattamishra_eps
+    evidence["preset_conventions"] = {**got, "H": cfg.H, "F": cfg.F, "eps": cfg.eps}
+    evidence.decide(exact(f"{plan['preset']} preset: conventions differing from the public code's, and its "
+                          "H, F, eps", f"{wrong}; H = {cfg.H}, F = {cfg.F}, eps = {cfg.eps:g}",
+                          f"pass iff none, H = {SG6.bhattamishra_H}, F = 2D, eps = {SG6.bhattamishra_eps:g}",
+                          not wrong and shape_ok))
+
+
 def _config(plan, eps):
     return preset_config(plan["preset"], N_max=plan["N"], D=plan["D"], L=plan["L"], H=plan["H"], eps=eps)
 
@@ -193,6 +215,7 @@ def test_random_transformers_have_zero_sensitivity_strings(scheme, evidence):
 @pytest.mark.claim("SG-6")
 def test_bhattamishra_conventions(evidence):
     evidence["plan"] = dict(SG6_BHATTAMISHRA)
+    decide_preset_conventions(SG6_BHATTAMISHRA, evidence)
     _check_init("uniform", SG6_BHATTAMISHRA, evidence)
 
 

@@ -171,7 +171,8 @@ def _recomputed(r, audit):
     """What the run reports, recomputed here from the trained model's predictions 1[T > 0] on
     all strings by the plain definitions: the profile K_k = #{x : s(x) = k}, the average
     sensitivity sum_x s(x) / 2^N, and for a fixed-subset run the accuracy on the complement of
-    the strings its training batches used (and whether those are its reported training subset)."""
+    the strings its training batches used (and whether those are its reported training subset, of
+    distinct strings)."""
     N = r.N
     idx = torch.arange(2**N)
     bits = strings(idx, N)
@@ -188,6 +189,10 @@ def _recomputed(r, audit):
         out["held_out"] = sum(int(pred[x]) == _by_definition(audit.target, b) for x, b in zip(held, rows)) / len(held)
         out["train_set_is_reported"] = (r.train_index is not None and audit.seen == set(r.train_index.tolist())
                                         and r.held_out_n == len(held))
+        # a subset of distinct strings (drawn without replacement), as many as the plan asks
+        out["train_distinct"] = (r.train_index is not None
+                                 and len(set(r.train_index.tolist())) == r.train_index.numel())
+        out["train_size"] = 0 if r.train_index is None else int(r.train_index.numel())
     return out
 
 
@@ -254,17 +259,20 @@ def _decide_reported(evidence, name, runs, what):
         return abs(a - b) <= tol.atol + tol.rtol * abs(b)
 
     if what == "held_out":
-        bad = sum(not (r.recomputed["train_set_is_reported"] and close(r.held_out, r.recomputed["held_out"]))
+        size = SG8_FAST[name]["train_strings"]
+        bad = sum(not (r.recomputed["train_set_is_reported"] and close(r.held_out, r.recomputed["held_out"])
+                       and r.recomputed["train_distinct"] and r.recomputed["train_size"] == size)
                   for r in runs)
-        rule = ("runs whose held-out set is not the complement of the strings their batches used, or "
-                "whose held-out accuracy differs from the one recomputed there")
+        estimand = (f"{name}: runs whose training subset is not {size} distinct strings, whose held-out set is "
+                    "not the complement of the strings their batches used, or whose held-out accuracy differs "
+                    "from the one recomputed there")
     else:
         bad = sum(not (list(r.profile) == r.recomputed["profile"] and close(r.mean_sensitivity, r.recomputed["as"])
                        and close(r.mean_sensitivity, sum(k * c for k, c in enumerate(r.profile)) / 2**r.N))
                   for r in runs)
-        rule = ("runs whose profile differs from the one recomputed from their predictions, or whose "
-                "average sensitivity differs from sum_k k K_k / 2^N of it")
-    evidence.decide(exact(f"{name}: {rule}", f"{bad} of {len(runs)}", "pass iff 0", bad == 0 and len(runs) > 0))
+        estimand = (f"{name}: runs whose profile differs from the one recomputed from their predictions, or "
+                    "whose average sensitivity differs from sum_k k K_k / 2^N of it")
+    evidence.decide(exact(estimand, f"{bad} of {len(runs)}", "pass iff 0", bad == 0 and len(runs) > 0))
 
 
 def _count(runs, hit):

@@ -59,7 +59,7 @@ import torch
 from numeric.xor_metrics import step_metrics
 from verify.common.seeds import seed_offset
 from verify.experiments.known_answers import (
-    specialisation_instances, threshold_fit_known_answer, thresholds_inside_grid,
+    specialisation_instances, success_threshold_check, threshold_fit_known_answer, thresholds_inside_grid,
 )
 from verify.experiments.xor_sweeps import limit_success, run_sweep
 from verify.experiments.plans import FAST_SWEEP, FULL_DS, fast_cells, full_cells
@@ -140,9 +140,21 @@ def _known_answers(evidence):
                           "truth and every fitted m*_q lies inside the measured m grid", check["ok"]))
 
 
+def decide_success_threshold(cells, evidence):
+    """The cells were judged with the claim's success threshold, and at it the success metric
+    refuses heads that miss 1.5 and 3 times too much attention (a lax criterion accepts them)."""
+    check = success_threshold_check(cells, SX4.success_eps)
+    evidence["known_answer_success_threshold"] = check
+    evidence.decide(exact(f"success threshold of the cells and near-miss heads (1 - gamma = {check['misses']}) by "
+                          "step_metrics and limit_success", f"eps {check['recorded_eps']}: {check['step_metrics']}, "
+                          f"{check['limit_success']}", f"pass iff eps = {SX4.success_eps:g} and both are "
+                          f"{check['expected']}", check["ok"]))
+
+
 def test_one_step_fast(evidence):
     _known_answers(evidence)
     cells = list(fast_cells(seed_offset()))
+    decide_success_threshold(cells, evidence)
     evidence["plan"] = [list(map(str, row)) for row in FAST_SWEEP]
     evidence["rates"] = {f"{c.d},{c.m}": c.rate for c in cells}
     _decide_cell_rates(cells, evidence)

@@ -50,6 +50,9 @@ SX1 = Rules("SX-1", symbolic_d_max=6, rational_d_max=12)
 SX4 = Rules(
     "SX-4",
     level=0.99,
+    #: the success of a step: both heads put at least 1 - success_eps of their attention on
+    #: their support position (the estimand of rules 1-2 and of every fitted m*)
+    success_eps=0.01,
     #: rule 3: the one-sided upper bound of alpha (m*(d) ~ d^alpha) must lie below this
     alpha_ceiling=0.3,
     #: rules 1-2: the step learns at m_high and fails at m_low, at every d of the plan

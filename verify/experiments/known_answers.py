@@ -32,7 +32,8 @@ def power_law_rows(Ns, exponents, scales=None) -> torch.Tensor:
 class LinearProbe:
     r"""A stand-in for a Boolean transformer whose output reveals which bit was flipped:
     :math:`T(x) = \sum_n (n + 1) x_n`, so :math:`|T(x) - T(x \oplus e_n)| = n + 1` exactly
-    (integers, exact in float64 for ``N_max`` below :math:`2^{26}`)."""
+    (integers, exact in float64 for ``N_max`` below :math:`2^{26}`): the largest influence over
+    all strings and positions is :math:`N`, at the last position."""
 
     def __init__(self, N_max: int):
         self.config = SimpleNamespace(N_max=int(N_max))
@@ -42,6 +43,13 @@ class LinearProbe:
     def __call__(self, x):
         x = torch.as_tensor(x)
         return x.to(torch.float64) @ self._w[: x.shape[-1]]
+
+    @staticmethod
+    def readout(T):
+        r"""Bits :math:`1[T > 0]`: 1 except on the all-zero string, so flipping any one bit
+        changes the bit on exactly 2 of the :math:`2^N` strings (Boolean influence
+        :math:`2^{1-N}` at every position)."""
+        return T > 0
 
 
 def hoeffding_half_width(lo: float, hi: float, n: int, false_fail: float) -> float:
@@ -215,6 +223,45 @@ def thresholds_inside_grid(fit, sweep, quantiles) -> list:
             if not min(grid) <= fit.threshold(d, q) <= max(grid)]
 
 
+def near_miss_heads(d: int, misses, m: int | None = None):
+    r"""Heads whose shares off the support are known: ``V`` the first ``d`` rows of the identity
+    of :math:`\mathbb R^m` (``m = d`` by default), support ``(0, 1)``, and per ``e`` in
+    ``misses`` the queries :math:`\theta = \ell e_a`, :math:`\tilde\theta = \ell e_b` with
+    :math:`\ell = \ln((d-1)(1-e)/e)`, so that :math:`1 - \gamma_a = 1 - \tilde\gamma_b = e`
+    (to rounding). Returns ``(V, theta, theta_tilde, support)`` batched over ``misses``."""
+    m = d if m is None else m
+    V = torch.eye(m, dtype=torch.float64)[:d]
+    e = torch.eye(m, dtype=torch.float64)
+    logits = [math.log((d - 1) * (1 - float(x)) / float(x)) for x in misses]
+    theta = torch.stack([ell * e[0] for ell in logits])
+    theta_tilde = torch.stack([ell * e[1] for ell in logits])
+    return V.expand(len(logits), d, m).clone(), theta, theta_tilde, (0, 1)
+
+
+def success_threshold_check(cells, eps: float) -> dict:
+    r"""Whether the one-step cells were judged with the success threshold ``eps`` of the claim:
+    every cell's recorded ``eps`` equals it, and at that threshold the success metric
+    (:func:`numeric.xor_metrics.step_metrics`) and its :math:`\eta\to\infty` version
+    (:func:`verify.experiments.xor_sweeps.limit_success`) accept heads missing ``eps / 2`` of
+    their attention and refuse heads missing ``1.5 eps`` and ``3 eps`` (:func:`near_miss_heads`):
+    a criterion two or ten times too lax accepts them."""
+    from numeric.xor_metrics import step_metrics
+    from verify.experiments.xor_sweeps import limit_success
+
+    recorded = sorted({float(c.key["eps"]) for c in cells})
+    used = recorded[0] if len(recorded) == 1 else float(eps)
+    misses = (0.5 * eps, 1.5 * eps, 3.0 * eps)
+    want = [True, False, False]
+    V, th, tt, (a, b) = near_miss_heads(8, misses)
+    got = [bool(v) for v in step_metrics(V, th, tt, (a, b), eps=used, exact_sup=False)["success"]]
+    g = torch.softmax(torch.einsum("sdm,sm->sd", V, th), -1)
+    gt = torch.softmax(torch.einsum("sdm,sm->sd", V, tt), -1)
+    lim = [bool(v) for v in limit_success(g[:, a], g[:, b], gt[:, a], gt[:, b], used)]
+    ok = recorded == [float(eps)] and got == want and lim == want
+    return {"eps": float(eps), "recorded_eps": recorded, "misses": list(misses), "expected": want,
+            "step_metrics": got, "limit_success": lim, "ok": bool(ok)}
+
+
 __all__ = ["power_law_rows", "LinearProbe", "hoeffding_half_width", "uniform_positions_check",
            "init_distribution_check", "synthetic_threshold_cells", "specialisation_instances",
-           "threshold_fit_known_answer", "thresholds_inside_grid"]
+           "threshold_fit_known_answer", "thresholds_inside_grid", "near_miss_heads", "success_threshold_check"]

@@ -843,6 +843,48 @@ def _lower_end_next_point(original):
     return crossing_interval
 
 
+def _preset_final_ln_dropped(original):
+    specs = {name: dict(spec, conventions=dict(spec["conventions"])) for name, spec in original.items()}
+    specs["bhattamishra"]["conventions"]["final_ln"] = False
+    return specs
+
+
+def _bhattamishra_final_ln():
+    from numeric.transformer_model import preset_config
+
+    return preset_config("bhattamishra", D=8).final_ln
+
+
+def _positions_but_last(original):
+    def influence_positions(N):
+        return original(N)[:-1]          # range(N - 1): the last position never flipped
+    return influence_positions
+
+
+def _linear_probe_supremum():
+    from verify.experiments.known_answers import LinearProbe
+    from verify.experiments.random_transformers import exact_influence_maximum
+
+    return exact_influence_maximum(LinearProbe(4), 4)
+
+
+def _subset_with_replacement(original):
+    def training_data(N, seed, train_strings):
+        import torch
+
+        gen, pool, regime = original(N, seed, train_strings)
+        if regime == "fixed subset":
+            pool = torch.randint(0, 2**N, (train_strings,), generator=gen)   # repeats allowed
+        return gen, pool, regime
+    return training_data
+
+
+def _training_subset():
+    from verify.experiments.training import training_data
+
+    return training_data(4, 0, 12)[1].tolist()
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 PAPER_B: tuple[Mutant, ...] = (
@@ -943,6 +985,14 @@ PAPER_B: tuple[Mutant, ...] = (
            "the outcome probabilities of a sequential proportion rule computed for the opposite claim",
            "verify.stats.power.sequential_proportion_outcomes", _outcomes_claim_swapped, _sequential_outcomes,
            (_SG8,)),
+    # the instruments' known answers: what each claim prints is checked in its own file
+    Mutant("preset_final_layer_norm_dropped", "the bhattamishra preset built without its final layer norm",
+           "numeric.transformer_model.PRESET_SPECS", _preset_final_ln_dropped, _bhattamishra_final_ln, (_SG6,)),
+    Mutant("sg4_supremum_n_minus_one_positions",
+           "SG-4's exact supremum flips positions 0 .. N-2 only (off by one)",
+           f"{_RANDOM}.influence_positions", _positions_but_last, _linear_probe_supremum, (_SG4,)),
+    Mutant("training_subset_with_replacement", "SG-8's fixed training subset drawn with replacement",
+           "verify.experiments.training.training_data", _subset_with_replacement, _training_subset, (_SG8,)),
     # SG-9: the perturbation sampler, the radius interval, the batched pass, the certified box
     Mutant("perturbation_z_zeroed", "local volume: the perturbation draws z but returns theta* (never moves)",
            _PERTURBED, _z_zeroed, _perturbed, (_SG9,)),
