@@ -253,6 +253,7 @@ def test_density_matched_references_by_enumeration(evidence):
         evidence.decide(exact(f"E_p[K_0], E_p[as] at N = {N}, p = 3/10: formula = enumeration", f"{got_K0:.6g}",
                               "pass iff equal to 1e-12", ok))
     evidence["enumeration"] = rows
+    decide_profile_statistics_known_answer(SG6.N, evidence)
     for n, k in ((SG6.target, 21), (SG6.bhattamishra_target, 38)):
         lo, _ = median_bounds(list(range(n)), SG6.level, "lower")
         _, hi = median_bounds(list(range(n)), SG6.level, "upper")
@@ -261,6 +262,25 @@ def test_density_matched_references_by_enumeration(evidence):
               < stats.binom.cdf(k, n, 0.5))
         evidence.decide(exact(f"99 % median bound of {n} values: order statistic", lo + 1,
                               f"pass iff the {k}th smallest (and largest)", ok))
+
+
+def decide_profile_statistics_known_answer(N, evidence):
+    """The per-model statistics and density-matched ratios on profiles with a closed form: PARITY
+    (K_N = 2^N, as = N, p = 1/2: E_p[K_0] = 1, ratios 0 and 2), FIRST (K_1 = 2^N, as = 1, ratios 0
+    and 2/N) and AND (K_0 = 2^N - N - 1, K_1 = N, K_N = 1, as = 2N/2^N)."""
+    K = torch.zeros(3, N + 1, dtype=torch.int64)
+    K[0, N] = K[1, 1] = 2**N
+    K[2, 0], K[2, 1], K[2, N] = 2**N - N - 1, N, 1
+    ones = [2 ** (N - 1), 2 ** (N - 1), 1]
+    st = profile_statistics(K, N)
+    ratios = density_matched_ratios(K[:2], ones[:2], N)
+    got = {"has_K0": st.has_K0.tolist(), "K0_frac": st.K0_frac.tolist(), "as": st.avg_sensitivity.tolist(),
+           "K0_ratio": ratios.K0_ratio.tolist(), "as_ratio": ratios.as_ratio.tolist()}
+    want = {"has_K0": [False, False, True], "K0_frac": [0.0, 0.0, (2**N - N - 1) / 2**N],
+            "as": [float(N), 1.0, 2 * N / 2**N], "K0_ratio": [0.0, 0.0], "as_ratio": [2.0, 2 / N]}
+    evidence["known_answer_profile_statistics"] = {"N": N, "got": got, "expected": want}
+    evidence.decide(exact(f"K_0 >= 1, K_0 / 2^N, as and the density-matched ratios of PARITY, FIRST, AND at N = {N}",
+                          got, f"pass iff exactly {want}", got == want))
 
 
 # -- the forward pass against an independent loop --------------------------------------------

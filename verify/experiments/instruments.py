@@ -280,6 +280,11 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            "verify.experiments.random_transformers.sample_nonconstant_profiles", ("_check_init",),
            "profiles by exact enumeration; the draws counted until the target; the plan's constant fraction",
            ("*", "uniform", "*: non-constant models*", "*: P(constant function)", "*: P(K_0 >= 1 | non-constant)")),
+        _I("profile statistics and density-matched ratios", "estimator",
+           "verify.experiments.random_transformers.profile_statistics", ("decide_profile_statistics_known_answer",),
+           "closed-form profiles (PARITY, FIRST, AND at the plan's N): K_0 >= 1, K_0 / 2^N, the average "
+           "sensitivity and both ratios exactly",
+           ("known_answer_profile_statistics", "K_0 >= 1, K_0 / 2^N, as and the density-matched ratios*")),
         _I("density-matched reference E_p[K_0] and the median bound", "reference",
            "verify.experiments.random_transformers.random_function_K0",
            ("test_density_matched_references_by_enumeration",),

@@ -868,6 +868,21 @@ def _linear_probe_supremum():
     return exact_influence_maximum(LinearProbe(4), 4)
 
 
+def _average_sensitivity_per_bit(original):
+    def profile_statistics(K, N):
+        st = original(K, N)
+        return type(st)(has_K0=st.has_K0, K0_frac=st.K0_frac, avg_sensitivity=st.avg_sensitivity / N)
+    return profile_statistics
+
+
+def _parity_statistics():
+    import torch
+
+    from verify.experiments.random_transformers import profile_statistics
+
+    return float(profile_statistics(torch.tensor([[0, 0, 0, 8]]), 3).avg_sensitivity[0])
+
+
 def _subset_with_replacement(original):
     def training_data(N, seed, train_strings):
         import torch
@@ -991,6 +1006,8 @@ PAPER_B: tuple[Mutant, ...] = (
     Mutant("sg4_supremum_n_minus_one_positions",
            "SG-4's exact supremum flips positions 0 .. N-2 only (off by one)",
            f"{_RANDOM}.influence_positions", _positions_but_last, _linear_probe_supremum, (_SG4,)),
+    Mutant("average_sensitivity_per_bit", "SG-6's average sensitivity divided by N (a per-bit rate)",
+           f"{_RANDOM}.profile_statistics", _average_sensitivity_per_bit, _parity_statistics, (_SG6,)),
     Mutant("training_subset_with_replacement", "SG-8's fixed training subset drawn with replacement",
            "verify.experiments.training.training_data", _subset_with_replacement, _training_subset, (_SG8,)),
     # SG-9: the perturbation sampler, the radius interval, the batched pass, the certified box
