@@ -59,7 +59,8 @@ import torch
 from numeric.xor_metrics import step_metrics
 from verify.common.seeds import seed_offset
 from verify.experiments.known_answers import (
-    specialisation_instances, success_threshold_check, threshold_fit_known_answer, thresholds_inside_grid,
+    instance_sampler_check, instance_sampler_decision, specialisation_instances, success_threshold_check,
+    threshold_fit_known_answer, thresholds_inside_grid,
 )
 from verify.experiments.xor_sweeps import limit_success, run_sweep
 from verify.experiments.plans import FAST_SWEEP, FULL_DS, fast_cells, full_cells
@@ -151,8 +152,20 @@ def decide_success_threshold(cells, evidence):
                           f"{check['expected']}", check["ok"]))
 
 
+def decide_instance_sampler(evidence):
+    """The sweep's instances: unit embeddings and query, the antisymmetric init, a fresh draw per
+    seed that does not depend on the batch, and the second moment of a uniform direction."""
+    d, grid, _ = FAST_SWEEP[0]
+    check = instance_sampler_check(d, min(grid), [seed_offset() + k for k in range(SX4.sampler_seeds)],
+                                   SX4.sampler_false_fail)
+    evidence["known_answer_instance_sampler"] = check
+    evidence.decide(instance_sampler_decision(f"instances of {SX4.sampler_seeds} seeds at d = {d}, m = {min(grid)}",
+                                              check))
+
+
 def test_one_step_fast(evidence):
     _known_answers(evidence)
+    decide_instance_sampler(evidence)
     cells = list(fast_cells(seed_offset()))
     decide_success_threshold(cells, evidence)
     evidence["plan"] = [list(map(str, row)) for row in FAST_SWEEP]

@@ -72,6 +72,8 @@ SX4 = Rules(
     #: transition like the one the grid was laid around), intervals at known_answer_level
     known_answer=dict(slope=4.0, m50_ref=14.0, d_ref=1000, alpha=0.1, lapse=0.02),
     known_answer_level=0.9999,
+    #: known answer of the instance sampler: seeds drawn, false-fail probability of its moment bound
+    sampler_seeds=4, sampler_false_fail=1e-6,
     #: the full sweep: (d, m grid, seeds) per row; >= 200 seeds at small d, fewer at large d
     full_sweep=(
         (100, (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128), 1000),

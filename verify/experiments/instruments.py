@@ -127,6 +127,10 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            "every cell judged at eps = 0.01; at it, heads missing eps/2 of their attention succeed, heads missing "
            "1.5 eps and 3 eps do not (a criterion ten times too lax accepts them)",
            ("known_answer_success_threshold", "success threshold of the cells*")),
+        _I("instance sampler", "sampler", "verify.experiments.xor_sweeps.make_instances", ("decide_instance_sampler",),
+           "unit embeddings and query, theta~ = -theta exactly, a fresh draw per seed that does not depend on the "
+           "batch, mean v_1^2 within a Hoeffding bound of 1/m",
+           ("known_answer_instance_sampler", "instances of * seeds at d = *")),
         _I("threshold fit (m*(d) ~ d^alpha)", "estimator", "verify.stats.thresholds.fit_threshold_curves",
            ("_known_answers", "test_one_step_fast"),
            "synthetic binomial cells at the fast grid from a known threshold model: the intervals of alpha and of "
@@ -193,6 +197,10 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            ("counts", "instances where numeric's predicted or realised assignment*",
             "successful steps with the wrong assignment or order", "P(targets dominate every ambient position)",
             "P(each head prefers its predicted target)", "P(alignment ratio > *)", "median_alignment_ratio")),
+        _I("instance sampler", "sampler", "verify.experiments.xor_sweeps.make_instances", ("decide_instance_sampler",),
+           "unit embeddings and query, theta~ = -theta exactly, a fresh draw per seed that does not depend on the "
+           "batch, mean v_1^2 within a Hoeffding bound of 1/m",
+           ("known_answer_instance_sampler", "instances of * seeds at d = *")),
         _I("the plan", "construction constant", "verify.experiments.claim_rules.SX8", ("test_interpretability_fast",),
            "d, m and the seeds are the rule's", ("d", "m", "seeds", "seed_offset")),
     ),

@@ -262,6 +262,43 @@ def success_threshold_check(cells, eps: float) -> dict:
             "step_metrics": got, "limit_success": lim, "ok": bool(ok)}
 
 
+def instance_sampler_check(d: int, m: int, seeds, false_fail: float) -> dict:
+    r"""Whether :func:`verify.experiments.xor_sweeps.make_instances` draws what the model says,
+    fresh for every seed: unit embeddings :math:`v_i` and a unit query :math:`\theta^{(0)}`,
+    :math:`\tilde\theta^{(0)} = -\theta^{(0)}` exactly, no two seeds with the same embeddings or
+    query, each seed's instance the same when drawn alone (it does not depend on the batch), and
+    the mean of :math:`v_{i1}^2` over all rows within a Hoeffding bound (at ``false_fail``) of
+    :math:`1/m`, its value for a uniform direction (rows of one instance are independent, so the
+    bound counts them all)."""
+    from verify.experiments.xor_sweeps import make_instances
+
+    seeds = list(seeds)
+    V, th, tt = make_instances(d, m, seeds)
+    tol = tolerance()
+    unit = bool(((V.norm(dim=-1) - 1).abs() <= tol.rtol).all() and ((th.norm(dim=-1) - 1).abs() <= tol.rtol).all())
+    antisymmetric = bool(torch.equal(tt, -th))
+    n = len(seeds)
+    distinct = all(not torch.equal(V[i], V[j]) and not torch.equal(th[i], th[j])
+                   for i in range(n) for j in range(i + 1, n))
+    alone = all(torch.equal(make_instances(d, m, [s])[0][0], V[k]) for k, s in enumerate(seeds))
+    second_moment = float((V[..., 0] ** 2).mean())
+    bound = hoeffding_half_width(0, 1, V.shape[0] * V.shape[1], false_fail)
+    ok = unit and antisymmetric and distinct and alone and abs(second_moment - 1 / m) < bound
+    return {"d": d, "m": m, "seeds": seeds, "unit_norms": unit, "antisymmetric": antisymmetric,
+            "distinct": distinct, "same_when_drawn_alone": alone, "mean_v1_squared": second_moment,
+            "expected": 1 / m, "bound": bound, "ok": bool(ok)}
+
+
+def instance_sampler_decision(estimand: str, check: dict):
+    """The exact decision on an :func:`instance_sampler_check` result."""
+    from verify.stats.decisions import exact
+
+    return exact(f"{estimand}: unit norms, theta~ = -theta, distinct per seed, the same drawn alone, mean v_1^2",
+                 f"{check['mean_v1_squared']:.4g} (1/m = {check['expected']:.4g} +- {check['bound']:.3g})",
+                 "pass iff every property holds and the moment is within its Hoeffding bound", check["ok"])
+
+
 __all__ = ["power_law_rows", "LinearProbe", "hoeffding_half_width", "uniform_positions_check",
            "init_distribution_check", "synthetic_threshold_cells", "specialisation_instances",
-           "threshold_fit_known_answer", "thresholds_inside_grid", "near_miss_heads", "success_threshold_check"]
+           "threshold_fit_known_answer", "thresholds_inside_grid", "near_miss_heads", "success_threshold_check",
+           "instance_sampler_check", "instance_sampler_decision"]
