@@ -102,7 +102,9 @@ from verify.common.tolerances import NAMED, tolerance
 from verify.common.seeds import seed
 from verify.experiments.plans import SG6_BHATTAMISHRA, SG6_FAST, SG6_SLOW
 from verify.experiments.claim_rules import SG6
-from verify.experiments.known_answers import init_distribution_check
+from verify.experiments.known_answers import (
+    init_distribution_check, tolerance_negative_control, tolerance_negative_control_decision,
+)
 from verify.experiments.random_transformers import (
     density_matched_ratios, profile_statistics, random_function_avg_sensitivity,
     random_function_K0, readout_profile, sample_nonconstant_profiles,
@@ -311,6 +313,9 @@ def test_forward_pass_matches_independent_loop(evidence):
                               "pass iff <= 1e-10", worst[str(eps)] <= tolerance().rtol))
     evidence["spread_of_T"] = float(T_ref.max() - T_ref.min())
     evidence["max_abs_difference"] = worst
+    control = tolerance_negative_control(float(T_ref.abs().max()))
+    evidence["negative_control_tolerance"] = control
+    evidence.decide(tolerance_negative_control_decision("|T_model - T_loop|", control))
 
 
 @pytest.mark.claim("SG-6")

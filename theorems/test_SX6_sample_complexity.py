@@ -80,7 +80,9 @@ from numeric import xor
 from verify.common.seeds import seed_offset
 from verify.common.tolerances import tolerance
 from verify.experiments import finite_samples
-from verify.experiments.known_answers import threshold_fit_known_answer
+from verify.experiments.known_answers import (
+    threshold_fit_known_answer, tolerance_negative_control, tolerance_negative_control_decision,
+)
 from verify.experiments.xor_sweeps import cell_support, instance_seed
 from verify.experiments.plans import (FINITE_FAST_DS, FINITE_FAST_SEEDS, FINITE_FULL_DS,
                                      fast_finite_cells, finite_sample_sizes, full_finite_cells)
@@ -248,6 +250,9 @@ def test_empirical_gradient_on_every_input_is_the_population_gradient(evidence):
     err = float(((ours - ref).abs().max() / ref.abs().max()))
     evidence.decide(exact("max relative error, empirical gradient on all 2^8 inputs vs the "
                           "population gradient", err, "pass iff <= 1e-10", err <= tolerance().rtol))
+    control = tolerance_negative_control(float(ref.abs().max()))
+    evidence["negative_control_tolerance"] = control
+    evidence.decide(tolerance_negative_control_decision("relative error of the empirical gradient", control))
 
 
 def test_one_step_sample_complexity_fast(evidence):

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import torch
 
-from verify.common.tolerances import tolerance
+from verify.common.tolerances import UNIT_ROUNDOFF, is_close, tolerance
 
 
 def power_law_rows(Ns, exponents, scales=None) -> torch.Tensor:
@@ -298,7 +298,33 @@ def instance_sampler_decision(estimand: str, check: dict):
                  "pass iff every property holds and the moment is within its Hoeffding bound", check["ok"])
 
 
+def tolerance_negative_control(reference: float, dtype="float64") -> dict:
+    r"""A known-wrong value against the ``dtype`` row of the tolerance table: ``reference`` off by
+    two float32 roundings (relative :math:`2^{-23}`, about 1.2e-7) must be refused both by the
+    row's relative bound (``err <= rtol``) and by :func:`verify.common.tolerances.is_close` (no
+    absolute slack), the two comparisons the claims make; a float64 row replaced by float32's
+    accepts it."""
+    off = 2 * UNIT_ROUNDOFF["float32"]
+    row = tolerance(dtype)
+    wrong = float(reference) * (1 + off)
+    by_rtol, by_is_close = not off <= row.rtol, not is_close(wrong, reference, dtype, scale=0.0)
+    return {"dtype": str(dtype), "reference": float(reference), "relative_offset": off,
+            "row": [row.rtol, row.atol], "refused_by_rtol": by_rtol, "refused_by_is_close": by_is_close,
+            "reference_accepted": is_close(reference, reference, dtype, scale=0.0),
+            "ok": bool(by_rtol and by_is_close)}
+
+
+def tolerance_negative_control_decision(estimand: str, check: dict):
+    """The exact decision on a :func:`tolerance_negative_control` result."""
+    from verify.stats.decisions import exact
+
+    return exact(f"{estimand}: a value off by two float32 roundings under the {check['dtype']} row of the tolerance "
+                 "table", f"refused by err <= rtol: {check['refused_by_rtol']}, by is_close: "
+                 f"{check['refused_by_is_close']}", "pass iff both refuse it", check["ok"])
+
+
 __all__ = ["power_law_rows", "LinearProbe", "hoeffding_half_width", "uniform_positions_check",
            "init_distribution_check", "synthetic_threshold_cells", "specialisation_instances",
            "threshold_fit_known_answer", "thresholds_inside_grid", "near_miss_heads", "success_threshold_check",
-           "instance_sampler_check", "instance_sampler_decision"]
+           "instance_sampler_check", "instance_sampler_decision", "tolerance_negative_control",
+           "tolerance_negative_control_decision"]

@@ -20,6 +20,8 @@ _SX7 = "theorems/test_SX7_parameter_count.py"
 _SX5 = "theorems/test_SX5_softmax_necessity.py"
 _SX6 = "theorems/test_SX6_sample_complexity.py"
 _SX8 = "theorems/test_SX8_interpretability.py"
+#: the tolerance table is shared: paper B's forward-pass check uses its float64 row too
+_SG6 = "theorems/test_SG6_random_init_sensitivity.py"
 
 # the targets, one line each (the public seams the mutants wrap)
 _STATE = "numeric.xor_forms.ClosedFormState"
@@ -679,7 +681,8 @@ PAPER_A: tuple[Mutant, ...] = (
            f"{_FINITE_SAMPLES}.run_finite_samples", _finite_samples_unconditional, _finite_samples_population,
            (_SX6,)),
     Mutant("tolerance_row_float32", "the float64 row of the tolerance table replaced by float32's (rtol 1e-5)",
-           "verify.common.tolerances.TOLERANCES", _tolerance_rows_float32, _float64_tolerance, (_SX1,)),
+           "verify.common.tolerances.TOLERANCES", _tolerance_rows_float32, _float64_tolerance,
+           (_SX1, _SX2, _SX6, _SG6)),
     # unit-test cases: no claim depends on these
     Mutant("empirical_grad_half_samples", "the engine's empirical gradient averages only the first n/2 samples",
            f"{_POPULATION}.empirical_grad", _empirical_half_samples, _empirical,
