@@ -182,6 +182,8 @@ def _recomputed(r, audit):
     pred = (T > 0).to(torch.int64)
     s = sum((pred[idx ^ (1 << n)] != pred).to(torch.int64) for n in range(N))
     out = {"profile": torch.bincount(s, minlength=N + 1).tolist(), "as": float(s.double().mean()),
+           # over all 2^N strings, against the table _decide_labels checks against the definition
+           "accuracy": float((pred == truth_table(audit.target, N).to(torch.int64)).double().mean()),
            "held_out": None, "train_set_is_reported": None}
     if r.held_out_accuracy is not None:
         held = [x for x in range(2**N) if x not in audit.seen]
@@ -273,6 +275,16 @@ def _decide_reported(evidence, name, runs, what):
         estimand = (f"{name}: runs whose profile differs from the one recomputed from their predictions, or "
                     "whose average sensitivity differs from sum_k k K_k / 2^N of it")
     evidence.decide(exact(estimand, f"{bad} of {len(runs)}", "pass iff 0", bad == 0 and len(runs) > 0))
+
+
+def _decide_accuracy(evidence, name, runs):
+    """Exact: every run's reported accuracy equals the one recomputed from its predictions over all
+    2^N strings (float64 rounding)."""
+    tol = tolerance(override="float64_short_sum")
+    bad = sum(abs(r.accuracy - r.recomputed["accuracy"]) > tol.atol + tol.rtol * r.recomputed["accuracy"]
+              for r in runs)
+    evidence.decide(exact(f"{name}: runs whose accuracy differs from the one recomputed from their predictions "
+                          "over all strings", f"{bad} of {len(runs)}", "pass iff 0", bad == 0 and len(runs) > 0))
 
 
 def _count(runs, hit):
@@ -442,6 +454,8 @@ def test_parity_fails_as_N_grows(evidence):
     _record(evidence, "parity", short + long)
     _decide_labels(evidence, "parity_short", short)
     _decide_labels(evidence, "parity_long", long)
+    _decide_accuracy(evidence, "parity_short", short)
+    _decide_accuracy(evidence, "parity_long", long)
     evidence[f"max_accuracy_N{Nl}"] = max(r.accuracy for r in long)
 
 
@@ -457,6 +471,7 @@ def test_parity_budget_fits_few_bit_controls_at_long_N(evidence):
                            lambda r: r.accuracy >= SG8.learned_parity, "lower")
         _record(evidence, name, runs)
         _decide_labels(evidence, name, runs)
+        _decide_accuracy(evidence, name, runs)
 
 
 def _low(r):

@@ -331,10 +331,11 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            "the fixed subset is train_strings distinct strings (drawn without replacement), the one the batches "
            "used", ("*: runs whose training subset*",)),
         _I("reported accuracies and profiles", "reported quantity", "verify.experiments.training.evaluate",
-           ("_decide_reported", "_recomputed"),
-           "held-out set = complement of the strings trained on; held-out accuracy, profile and average "
-           "sensitivity recomputed from the model's predictions",
-           ("*: runs whose profile differs*", "*", "parity", "profiles", "*_accuracy", "max_accuracy_N*", "runs",
+           ("_decide_reported", "_decide_accuracy", "_recomputed"),
+           "held-out set = complement of the strings trained on; accuracy, held-out accuracy, profile and "
+           "average sensitivity recomputed from the model's predictions",
+           ("*: runs whose profile differs*", "*: runs whose accuracy differs*", "*", "parity", "profiles",
+            "*_accuracy", "max_accuracy_N*", "runs",
             "parity_as_N*", "parity_trained_as_at_most_N/4_N*")),
         _I("sequential proportion rule and the plan's looks", "estimator",
            "verify.stats.power.sequential_proportion_outcomes", ("_design", "_design_looks"),

@@ -582,6 +582,28 @@ def _as_over_N(original):
     return evaluate
 
 
+def _accuracy_count_off_by_one(original):
+    def evaluate(model, target, N, **kw):
+        out = original(model, target, N, **kw)
+        return dict(out, accuracy=out["accuracy"] + 2.0**-N)   # one string too many counted correct
+    return evaluate
+
+
+def _always_one_accuracy():
+    """Accuracy of a model that reads 1 on every string against strict MAJORITY at N = 4 (5/16)."""
+    import torch
+
+    from numeric.transformer import BooleanTransformer, TransformerConfig, initialize_
+    from verify.experiments.training import evaluate
+
+    model = initialize_(BooleanTransformer(TransformerConfig(N_max=4, D=4, H=1, L=1)), "uniform",
+                        generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        model.out.weight.zero_()
+        model.out.bias.fill_(1.0)
+    return evaluate(model, "majority", 4, exact=True, seed=0)["accuracy"]
+
+
 def _tiny_run(field):
     def probe():
         from verify.experiments.training import train
@@ -975,6 +997,8 @@ PAPER_B: tuple[Mutant, ...] = (
     Mutant("held_out_includes_training_strings",
            "held-out accuracy over the complement of half the training subset (training strings counted)",
            "verify.experiments.training.evaluate", _held_out_includes_training, _tiny_run("held_out"), (_SG8,)),
+    Mutant("accuracy_count_off_by_one", "a trained model's accuracy counts one string too many as correct",
+           "verify.experiments.training.evaluate", _accuracy_count_off_by_one, _always_one_accuracy, (_SG8,)),
     Mutant("training_as_over_N", "trained models' average sensitivity reported as as/N",
            "verify.experiments.training.evaluate", _as_over_N, _tiny_run("as"), (_SG8,)),
     Mutant("xavier_normal_draws_uniform", "the Xavier-normal scheme draws Xavier-uniform values",
