@@ -91,7 +91,7 @@ from verify.experiments.plans import SG4_EXACT, SG4_EXACT_SLOW, SG4_FAST, SG4_SL
 from verify.experiments.claim_rules import SG4
 from verify.experiments.known_answers import LinearProbe, power_law_rows, uniform_positions_check
 from verify.experiments.random_transformers import (
-    exact_influence_maxima, influence_maxima, per_model_slopes, sampled_influences,
+    exact_influence_maxima, exact_influence_maximum, influence_maxima, per_model_slopes, sampled_influences,
 )
 from verify.stats.decisions import exact, inside, upper_bound_below
 from verify.stats.intervals import mean_interval
@@ -205,8 +205,21 @@ def test_single_bit_influence_full_range(evidence):
     _check(SG4_SLOW, evidence)
 
 
+def decide_exact_supremum_known_answer(Ns, evidence):
+    """The exact supremum on a model whose influences are known: T(x) = sum_n (n + 1) x_n has
+    largest influence N (at the last position) and Boolean influence 2^(1-N) under 1[T > 0]; a
+    supremum over N - 1 positions gives N - 1."""
+    probe = LinearProbe(max(Ns))
+    got = [exact_influence_maximum(probe, N) for N in Ns]
+    want = [(float(N), 2.0 ** (1 - N)) for N in Ns]
+    evidence["known_answer_exact_supremum"] = {"Ns": list(Ns), "got": got, "expected": want}
+    evidence.decide(exact(f"exact supremum and Boolean influence of T(x) = sum (n+1) x_n at N = {tuple(Ns)}",
+                          got, f"pass iff exactly {want}", got == want))
+
+
 def _check_exact(plan, evidence):
     Ns = plan["Ns"]
+    decide_exact_supremum_known_answer(Ns, evidence)
     cfg = TransformerConfig(N_max=plan["N_max"], D=plan["D"], L=plan["L"], H=plan["H"], eps=plan["eps"])
     ex = exact_influence_maxima(cfg, Ns, plan["models"], seed=seed(plan["seed"]), B=plan["B"])
     sup = ex.sup

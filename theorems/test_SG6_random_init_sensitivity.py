@@ -102,7 +102,9 @@ from verify.common.tolerances import NAMED, tolerance
 from verify.common.seeds import seed
 from verify.experiments.plans import SG6_BHATTAMISHRA, SG6_FAST, SG6_SLOW
 from verify.experiments.claim_rules import SG6
-from verify.experiments.known_answers import init_distribution_check
+from verify.experiments.known_answers import (
+    init_distribution_check, tolerance_negative_control, tolerance_negative_control_decision,
+)
 from verify.experiments.random_transformers import (
     density_matched_ratios, profile_statistics, random_function_avg_sensitivity,
     random_function_K0, readout_profile, sample_nonconstant_profiles,
@@ -112,6 +114,28 @@ from verify.reference.bounds import crossover, theorem_exponent
 from verify.stats.decisions import exact, lower_bound_above, upper_bound_below
 from verify.stats.intervals import clopper_pearson, median_bounds
 from verify.reference.transformer_loop import loop_output
+
+#: the conventions of the public random-transformer code (satwik77/Transformer-Simplicity,
+#: RandFLTAtt: pre-LN layers and a final LN, std with eps added, sqrt(D) token scale, no biases,
+#: LN gain 1 and bias 0, sigmoid read at 1/2, learned positions, float32), as read from its source
+PUBLIC_RANDOM_TRANSFORMER = dict(norm="pre", final_ln=True, ln_variance="unbiased", ln_eps="added_to_std",
+                                 embedding_scale="sqrt_D", biases="zero", ln_affine="identity",
+                                 readout="sigmoid", dtype="float32", positions="learned")
+
+
+def decide_preset_conventions(plan, evidence):
+    """Construction constants: the preset's model is the public code's (every convention, one
+    head, MLP width 2D), a model without its final layer norm fails here."""
+    cfg = _config(plan, plan["eps"])
+    got = {k: getattr(cfg, k) for k in PUBLIC_RANDOM_TRANSFORMER}
+    wrong = sorted(k for k, v in PUBLIC_RANDOM_TRANSFORMER.items() if got[k] != v)
+    shape_ok = cfg.H == SG6.bhattamishra_H and cfg.F == 2 * cfg.D and cfg.eps == SG6.bhattamishra_eps
+    evidence["preset_conventions"] = {**got, "H": cfg.H, "F": cfg.F, "eps": cfg.eps}
+    evidence.decide(exact(f"{plan['preset']} preset: conventions differing from the public code's, and its "
+                          "H, F, eps", f"{wrong}; H = {cfg.H}, F = {cfg.F}, eps = {cfg.eps:g}",
+                          f"pass iff none, H = {SG6.bhattamishra_H}, F = 2D, eps = {SG6.bhattamishra_eps:g}",
+                          not wrong and shape_ok))
+
 
 def _config(plan, eps):
     return preset_config(plan["preset"], N_max=plan["N"], D=plan["D"], L=plan["L"], H=plan["H"], eps=eps)
@@ -193,6 +217,7 @@ def test_random_transformers_have_zero_sensitivity_strings(scheme, evidence):
 @pytest.mark.claim("SG-6")
 def test_bhattamishra_conventions(evidence):
     evidence["plan"] = dict(SG6_BHATTAMISHRA)
+    decide_preset_conventions(SG6_BHATTAMISHRA, evidence)
     _check_init("uniform", SG6_BHATTAMISHRA, evidence)
 
 
@@ -230,6 +255,7 @@ def test_density_matched_references_by_enumeration(evidence):
         evidence.decide(exact(f"E_p[K_0], E_p[as] at N = {N}, p = 3/10: formula = enumeration", f"{got_K0:.6g}",
                               "pass iff equal to 1e-12", ok))
     evidence["enumeration"] = rows
+    decide_profile_statistics_known_answer(SG6.N, evidence)
     for n, k in ((SG6.target, 21), (SG6.bhattamishra_target, 38)):
         lo, _ = median_bounds(list(range(n)), SG6.level, "lower")
         _, hi = median_bounds(list(range(n)), SG6.level, "upper")
@@ -238,6 +264,25 @@ def test_density_matched_references_by_enumeration(evidence):
               < stats.binom.cdf(k, n, 0.5))
         evidence.decide(exact(f"99 % median bound of {n} values: order statistic", lo + 1,
                               f"pass iff the {k}th smallest (and largest)", ok))
+
+
+def decide_profile_statistics_known_answer(N, evidence):
+    """The per-model statistics and density-matched ratios on profiles with a closed form: PARITY
+    (K_N = 2^N, as = N, p = 1/2: E_p[K_0] = 1, ratios 0 and 2), FIRST (K_1 = 2^N, as = 1, ratios 0
+    and 2/N) and AND (K_0 = 2^N - N - 1, K_1 = N, K_N = 1, as = 2N/2^N)."""
+    K = torch.zeros(3, N + 1, dtype=torch.int64)
+    K[0, N] = K[1, 1] = 2**N
+    K[2, 0], K[2, 1], K[2, N] = 2**N - N - 1, N, 1
+    ones = [2 ** (N - 1), 2 ** (N - 1), 1]
+    st = profile_statistics(K, N)
+    ratios = density_matched_ratios(K[:2], ones[:2], N)
+    got = {"has_K0": st.has_K0.tolist(), "K0_frac": st.K0_frac.tolist(), "as": st.avg_sensitivity.tolist(),
+           "K0_ratio": ratios.K0_ratio.tolist(), "as_ratio": ratios.as_ratio.tolist()}
+    want = {"has_K0": [False, False, True], "K0_frac": [0.0, 0.0, (2**N - N - 1) / 2**N],
+            "as": [float(N), 1.0, 2 * N / 2**N], "K0_ratio": [0.0, 0.0], "as_ratio": [2.0, 2 / N]}
+    evidence["known_answer_profile_statistics"] = {"N": N, "got": got, "expected": want}
+    evidence.decide(exact(f"K_0 >= 1, K_0 / 2^N, as and the density-matched ratios of PARITY, FIRST, AND at N = {N}",
+                          got, f"pass iff exactly {want}", got == want))
 
 
 # -- the forward pass against an independent loop --------------------------------------------
@@ -268,6 +313,9 @@ def test_forward_pass_matches_independent_loop(evidence):
                               "pass iff <= 1e-10", worst[str(eps)] <= tolerance().rtol))
     evidence["spread_of_T"] = float(T_ref.max() - T_ref.min())
     evidence["max_abs_difference"] = worst
+    control = tolerance_negative_control(float(T_ref.abs().max()))
+    evidence["negative_control_tolerance"] = control
+    evidence.decide(tolerance_negative_control_decision("|T_model - T_loop|", control))
 
 
 @pytest.mark.claim("SG-6")

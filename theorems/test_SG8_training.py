@@ -171,7 +171,8 @@ def _recomputed(r, audit):
     """What the run reports, recomputed here from the trained model's predictions 1[T > 0] on
     all strings by the plain definitions: the profile K_k = #{x : s(x) = k}, the average
     sensitivity sum_x s(x) / 2^N, and for a fixed-subset run the accuracy on the complement of
-    the strings its training batches used (and whether those are its reported training subset)."""
+    the strings its training batches used (and whether those are its reported training subset, of
+    distinct strings)."""
     N = r.N
     idx = torch.arange(2**N)
     bits = strings(idx, N)
@@ -181,6 +182,8 @@ def _recomputed(r, audit):
     pred = (T > 0).to(torch.int64)
     s = sum((pred[idx ^ (1 << n)] != pred).to(torch.int64) for n in range(N))
     out = {"profile": torch.bincount(s, minlength=N + 1).tolist(), "as": float(s.double().mean()),
+           # over all 2^N strings, against the table _decide_labels checks against the definition
+           "accuracy": float((pred == truth_table(audit.target, N).to(torch.int64)).double().mean()),
            "held_out": None, "train_set_is_reported": None}
     if r.held_out_accuracy is not None:
         held = [x for x in range(2**N) if x not in audit.seen]
@@ -188,6 +191,10 @@ def _recomputed(r, audit):
         out["held_out"] = sum(int(pred[x]) == _by_definition(audit.target, b) for x, b in zip(held, rows)) / len(held)
         out["train_set_is_reported"] = (r.train_index is not None and audit.seen == set(r.train_index.tolist())
                                         and r.held_out_n == len(held))
+        # a subset of distinct strings (drawn without replacement), as many as the plan asks
+        out["train_distinct"] = (r.train_index is not None
+                                 and len(set(r.train_index.tolist())) == r.train_index.numel())
+        out["train_size"] = 0 if r.train_index is None else int(r.train_index.numel())
     return out
 
 
@@ -254,17 +261,30 @@ def _decide_reported(evidence, name, runs, what):
         return abs(a - b) <= tol.atol + tol.rtol * abs(b)
 
     if what == "held_out":
-        bad = sum(not (r.recomputed["train_set_is_reported"] and close(r.held_out, r.recomputed["held_out"]))
+        size = SG8_FAST[name]["train_strings"]
+        bad = sum(not (r.recomputed["train_set_is_reported"] and close(r.held_out, r.recomputed["held_out"])
+                       and r.recomputed["train_distinct"] and r.recomputed["train_size"] == size)
                   for r in runs)
-        rule = ("runs whose held-out set is not the complement of the strings their batches used, or "
-                "whose held-out accuracy differs from the one recomputed there")
+        estimand = (f"{name}: runs whose training subset is not {size} distinct strings, whose held-out set is "
+                    "not the complement of the strings their batches used, or whose held-out accuracy differs "
+                    "from the one recomputed there")
     else:
         bad = sum(not (list(r.profile) == r.recomputed["profile"] and close(r.mean_sensitivity, r.recomputed["as"])
                        and close(r.mean_sensitivity, sum(k * c for k, c in enumerate(r.profile)) / 2**r.N))
                   for r in runs)
-        rule = ("runs whose profile differs from the one recomputed from their predictions, or whose "
-                "average sensitivity differs from sum_k k K_k / 2^N of it")
-    evidence.decide(exact(f"{name}: {rule}", f"{bad} of {len(runs)}", "pass iff 0", bad == 0 and len(runs) > 0))
+        estimand = (f"{name}: runs whose profile differs from the one recomputed from their predictions, or "
+                    "whose average sensitivity differs from sum_k k K_k / 2^N of it")
+    evidence.decide(exact(estimand, f"{bad} of {len(runs)}", "pass iff 0", bad == 0 and len(runs) > 0))
+
+
+def _decide_accuracy(evidence, name, runs):
+    """Exact: every run's reported accuracy equals the one recomputed from its predictions over all
+    2^N strings (float64 rounding)."""
+    tol = tolerance(override="float64_short_sum")
+    bad = sum(abs(r.accuracy - r.recomputed["accuracy"]) > tol.atol + tol.rtol * r.recomputed["accuracy"]
+              for r in runs)
+    evidence.decide(exact(f"{name}: runs whose accuracy differs from the one recomputed from their predictions "
+                          "over all strings", f"{bad} of {len(runs)}", "pass iff 0", bad == 0 and len(runs) > 0))
 
 
 def _count(runs, hit):
@@ -434,6 +454,8 @@ def test_parity_fails_as_N_grows(evidence):
     _record(evidence, "parity", short + long)
     _decide_labels(evidence, "parity_short", short)
     _decide_labels(evidence, "parity_long", long)
+    _decide_accuracy(evidence, "parity_short", short)
+    _decide_accuracy(evidence, "parity_long", long)
     evidence[f"max_accuracy_N{Nl}"] = max(r.accuracy for r in long)
 
 
@@ -449,6 +471,7 @@ def test_parity_budget_fits_few_bit_controls_at_long_N(evidence):
                            lambda r: r.accuracy >= SG8.learned_parity, "lower")
         _record(evidence, name, runs)
         _decide_labels(evidence, name, runs)
+        _decide_accuracy(evidence, name, runs)
 
 
 def _low(r):

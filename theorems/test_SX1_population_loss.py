@@ -131,7 +131,7 @@ from numeric import xor as nx  # noqa: E402
 from numeric.attention import attention_weights  # noqa: E402
 from numeric.vocabulary import ATTENTIONS  # noqa: E402
 from numeric.xor_forms import closed_form_loss  # noqa: E402
-from verify.common.tolerances import NAMED, assert_close, tolerance  # noqa: E402
+from verify.common.tolerances import NAMED, UNIT_ROUNDOFF, assert_close, tolerance  # noqa: E402
 
 _UNDERFLOW = 1e-280  # below float64's normal range no relative accuracy is possible
 
@@ -214,3 +214,29 @@ def test_torch_population_loss_equals_50_digit_reference(evidence):
                           evidence["max_rel_err"] <= tolerance().rtol))
     assert max(L for _, L in near) < 1e-20            # the regime the residual form exists for
     assert min(expanded) > 1e-3                       # where the expanded form has no digits left
+
+
+@pytest.mark.claim("SX-1")
+def test_float64_tolerance_rejects_a_float32_accurate_loss(evidence):
+    """Negative control of the tolerance row the loss comparisons above use: a loss off by two
+    float32 roundings (relative 2^-23, about 1.2e-7) is refused by the same comparisons (the
+    table's float64 entry through assert_close, and the bound of the decision); a row replaced by
+    float32's accepts it."""
+    V, th, tt = _torch_instance(8, 4, 0, 0.0, 10.0, (2, 5), "softmax")
+    with mpmath.workdps(50):
+        ref = float(population_loss(V, th, tt, (2, 5), "softmax"))
+    off = 2 * UNIT_ROUNDOFF["float32"]
+    wrong = ref * (1 + off)
+    try:
+        assert_close(wrong, ref, scale=0.0, what="a loss off by two float32 roundings")
+        refused_by_assert = False
+    except AssertionError:
+        refused_by_assert = True
+    refused_by_bound = not off <= tolerance().rtol
+    evidence["negative_control_tolerance"] = {"reference": ref, "wrong": wrong, "relative_offset": off,
+                                              "float64_row": [tolerance().rtol, tolerance().atol]}
+    evidence.decide(exact("a loss off by two float32 roundings, under the float64 row of the tolerance table",
+                          f"assert_close refuses: {refused_by_assert}, decision bound refuses: {refused_by_bound}",
+                          "pass iff both refuse it", refused_by_assert and refused_by_bound))
+    # the control itself is not vacuous: the exact reference passes the same comparison
+    assert_close(ref, ref, scale=0.0, what="the reference itself")

@@ -108,6 +108,9 @@ import torch  # noqa: E402
 
 from numeric import xor as nx  # noqa: E402
 from verify.common.tolerances import NAMED, assert_close, tolerance  # noqa: E402
+from verify.experiments.known_answers import (  # noqa: E402
+    tolerance_negative_control, tolerance_negative_control_decision,
+)
 from verify.stats.decisions import exact
 
 
@@ -218,4 +221,7 @@ def test_torch_population_grad_equals_reference_autograd_and_gradcheck(evidence)
     evidence.decide(exact("max relative error of the torch gradient vs 50-digit reference and autograd",
                           max(worst_ref, worst_auto), "pass iff <= 1e-10 (tolerance table)",
                           worst_ref <= tolerance().rtol and worst_auto <= tolerance().rtol))
+    control = tolerance_negative_control(min(smallest))  # the smallest gradient checked, off by 1.2e-7
+    evidence["negative_control_tolerance"] = control
+    evidence.decide(tolerance_negative_control_decision("relative error of the gradient", control))
     assert min(smallest) < 1e-10          # includes post-step models near a solution

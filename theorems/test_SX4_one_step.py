@@ -59,7 +59,8 @@ import torch
 from numeric.xor_metrics import step_metrics
 from verify.common.seeds import seed_offset
 from verify.experiments.known_answers import (
-    specialisation_instances, threshold_fit_known_answer, thresholds_inside_grid,
+    instance_sampler_check, instance_sampler_decision, specialisation_instances, success_threshold_check,
+    threshold_fit_known_answer, thresholds_inside_grid,
 )
 from verify.experiments.xor_sweeps import limit_success, run_sweep
 from verify.experiments.plans import FAST_SWEEP, FULL_DS, fast_cells, full_cells
@@ -140,9 +141,33 @@ def _known_answers(evidence):
                           "truth and every fitted m*_q lies inside the measured m grid", check["ok"]))
 
 
+def decide_success_threshold(cells, evidence):
+    """The cells were judged with the claim's success threshold, and at it the success metric
+    refuses heads that miss 1.5 and 3 times too much attention (a lax criterion accepts them)."""
+    check = success_threshold_check(cells, SX4.success_eps)
+    evidence["known_answer_success_threshold"] = check
+    evidence.decide(exact(f"success threshold of the cells and near-miss heads (1 - gamma = {check['misses']}) by "
+                          "step_metrics and limit_success", f"eps {check['recorded_eps']}: {check['step_metrics']}, "
+                          f"{check['limit_success']}", f"pass iff eps = {SX4.success_eps:g} and both are "
+                          f"{check['expected']}", check["ok"]))
+
+
+def decide_instance_sampler(evidence):
+    """The sweep's instances: unit embeddings and query, the antisymmetric init, a fresh draw per
+    seed that does not depend on the batch, and the second moment of a uniform direction."""
+    d, grid, _ = FAST_SWEEP[0]
+    check = instance_sampler_check(d, min(grid), [seed_offset() + k for k in range(SX4.sampler_seeds)],
+                                   SX4.sampler_false_fail)
+    evidence["known_answer_instance_sampler"] = check
+    evidence.decide(instance_sampler_decision(f"instances of {SX4.sampler_seeds} seeds at d = {d}, m = {min(grid)}",
+                                              check))
+
+
 def test_one_step_fast(evidence):
     _known_answers(evidence)
+    decide_instance_sampler(evidence)
     cells = list(fast_cells(seed_offset()))
+    decide_success_threshold(cells, evidence)
     evidence["plan"] = [list(map(str, row)) for row in FAST_SWEEP]
     evidence["rates"] = {f"{c.d},{c.m}": c.rate for c in cells}
     _decide_cell_rates(cells, evidence)

@@ -29,7 +29,9 @@ import pytest
 import torch
 
 from verify.common.seeds import seed_offset
-from verify.experiments.known_answers import threshold_fit_known_answer, thresholds_inside_grid
+from verify.experiments.known_answers import (
+    success_threshold_check, threshold_fit_known_answer, thresholds_inside_grid,
+)
 from verify.experiments.plans import FAST_SWEEP, FULL_DS, fast_cells, full_cells
 from verify.stats.decisions import exact, upper_bound_below
 from verify.stats.likelihood import quasi_level
@@ -65,6 +67,12 @@ def test_parameter_count_fast(evidence):
                           f"{[round(r['true'], 3) for r in check['thresholds']]} and every fitted value lies "
                           "inside the measured m grid", check["ok"]))
     cells = list(fast_cells(seed_offset()))  # the SX-4 fast sweep (cached when both run in one process)
+    threshold = success_threshold_check(cells, SX4.success_eps)
+    evidence["known_answer_success_threshold"] = threshold
+    evidence.decide(exact("success threshold of the cells behind m*, and near-miss heads (1 - gamma = "
+                          f"{threshold['misses']})", f"eps {threshold['recorded_eps']}: {threshold['step_metrics']}, "
+                          f"{threshold['limit_success']}", f"pass iff eps = {SX4.success_eps:g} and both are "
+                          f"{threshold['expected']}", threshold["ok"]))
     rows = _table(cells, sorted({c.d for c in cells}), evidence)
     fit = fit_threshold_curves([c.d for c in cells], [c.m for c in cells], [c.successes for c in cells],
                                [c.n_seeds for c in cells], law="free")

@@ -41,6 +41,8 @@ from verify.experiments.xor_sweeps import cell_support, make_instances
 from verify.stats.decisions import exact, lower_bound_above
 from verify.stats.intervals import clopper_pearson
 from verify.experiments.claim_rules import SX8
+from verify.experiments.claim_rules import SX4  # the instance sampler's known-answer numbers, as SX-4 checks it
+from verify.experiments.known_answers import instance_sampler_check, instance_sampler_decision
 
 pytestmark = pytest.mark.claim("SX-8")
 
@@ -100,7 +102,18 @@ def _decide(counts, n, evidence):
                           "pass iff 0", counts["success_with_wrong_assignment"] + counts["success_without_order"] == 0))
 
 
+def decide_instance_sampler(evidence):
+    """The instances: unit embeddings and query, the antisymmetric init, a fresh draw per seed
+    that does not depend on the batch, and the second moment of a uniform direction."""
+    check = instance_sampler_check(SX8.d, SX8.m, [seed_offset() + k for k in range(SX4.sampler_seeds)],
+                                   SX4.sampler_false_fail)
+    evidence["known_answer_instance_sampler"] = check
+    evidence.decide(instance_sampler_decision(f"instances of {SX4.sampler_seeds} seeds at d = {SX8.d}, m = {SX8.m}",
+                                              check))
+
+
 def test_interpretability_fast(evidence):
+    decide_instance_sampler(evidence)
     counts = _measure(SX8.d, SX8.m, SX8.seeds, evidence)
     _decide(counts, SX8.seeds, evidence)
 

@@ -50,6 +50,9 @@ SX1 = Rules("SX-1", symbolic_d_max=6, rational_d_max=12)
 SX4 = Rules(
     "SX-4",
     level=0.99,
+    #: the success of a step: both heads put at least 1 - success_eps of their attention on
+    #: their support position (the estimand of rules 1-2 and of every fitted m*)
+    success_eps=0.01,
     #: rule 3: the one-sided upper bound of alpha (m*(d) ~ d^alpha) must lie below this
     alpha_ceiling=0.3,
     #: rules 1-2: the step learns at m_high and fails at m_low, at every d of the plan
@@ -69,6 +72,8 @@ SX4 = Rules(
     #: transition like the one the grid was laid around), intervals at known_answer_level
     known_answer=dict(slope=4.0, m50_ref=14.0, d_ref=1000, alpha=0.1, lapse=0.02),
     known_answer_level=0.9999,
+    #: known answer of the instance sampler: seeds drawn, false-fail probability of its moment bound
+    sampler_seeds=4, sampler_false_fail=1e-6,
     #: the full sweep: (d, m grid, seeds) per row; >= 200 seeds at small d, fewer at large d
     full_sweep=(
         (100, (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128), 1000),

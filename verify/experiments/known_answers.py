@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import torch
 
-from verify.common.tolerances import tolerance
+from verify.common.tolerances import UNIT_ROUNDOFF, is_close, tolerance
 
 
 def power_law_rows(Ns, exponents, scales=None) -> torch.Tensor:
@@ -32,7 +32,8 @@ def power_law_rows(Ns, exponents, scales=None) -> torch.Tensor:
 class LinearProbe:
     r"""A stand-in for a Boolean transformer whose output reveals which bit was flipped:
     :math:`T(x) = \sum_n (n + 1) x_n`, so :math:`|T(x) - T(x \oplus e_n)| = n + 1` exactly
-    (integers, exact in float64 for ``N_max`` below :math:`2^{26}`)."""
+    (integers, exact in float64 for ``N_max`` below :math:`2^{26}`): the largest influence over
+    all strings and positions is :math:`N`, at the last position."""
 
     def __init__(self, N_max: int):
         self.config = SimpleNamespace(N_max=int(N_max))
@@ -42,6 +43,13 @@ class LinearProbe:
     def __call__(self, x):
         x = torch.as_tensor(x)
         return x.to(torch.float64) @ self._w[: x.shape[-1]]
+
+    @staticmethod
+    def readout(T):
+        r"""Bits :math:`1[T > 0]`: 1 except on the all-zero string, so flipping any one bit
+        changes the bit on exactly 2 of the :math:`2^N` strings (Boolean influence
+        :math:`2^{1-N}` at every position)."""
+        return T > 0
 
 
 def hoeffding_half_width(lo: float, hi: float, n: int, false_fail: float) -> float:
@@ -215,6 +223,108 @@ def thresholds_inside_grid(fit, sweep, quantiles) -> list:
             if not min(grid) <= fit.threshold(d, q) <= max(grid)]
 
 
+def near_miss_heads(d: int, misses, m: int | None = None):
+    r"""Heads whose shares off the support are known: ``V`` the first ``d`` rows of the identity
+    of :math:`\mathbb R^m` (``m = d`` by default), support ``(0, 1)``, and per ``e`` in
+    ``misses`` the queries :math:`\theta = \ell e_a`, :math:`\tilde\theta = \ell e_b` with
+    :math:`\ell = \ln((d-1)(1-e)/e)`, so that :math:`1 - \gamma_a = 1 - \tilde\gamma_b = e`
+    (to rounding). Returns ``(V, theta, theta_tilde, support)`` batched over ``misses``."""
+    m = d if m is None else m
+    V = torch.eye(m, dtype=torch.float64)[:d]
+    e = torch.eye(m, dtype=torch.float64)
+    logits = [math.log((d - 1) * (1 - float(x)) / float(x)) for x in misses]
+    theta = torch.stack([ell * e[0] for ell in logits])
+    theta_tilde = torch.stack([ell * e[1] for ell in logits])
+    return V.expand(len(logits), d, m).clone(), theta, theta_tilde, (0, 1)
+
+
+def success_threshold_check(cells, eps: float) -> dict:
+    r"""Whether the one-step cells were judged with the success threshold ``eps`` of the claim:
+    every cell's recorded ``eps`` equals it, and at that threshold the success metric
+    (:func:`numeric.xor_metrics.step_metrics`) and its :math:`\eta\to\infty` version
+    (:func:`verify.experiments.xor_sweeps.limit_success`) accept heads missing ``eps / 2`` of
+    their attention and refuse heads missing ``1.5 eps`` and ``3 eps`` (:func:`near_miss_heads`):
+    a criterion two or ten times too lax accepts them."""
+    from numeric.xor_metrics import step_metrics
+    from verify.experiments.xor_sweeps import limit_success
+
+    recorded = sorted({float(c.key["eps"]) for c in cells})
+    used = recorded[0] if len(recorded) == 1 else float(eps)
+    misses = (0.5 * eps, 1.5 * eps, 3.0 * eps)
+    want = [True, False, False]
+    V, th, tt, (a, b) = near_miss_heads(8, misses)
+    got = [bool(v) for v in step_metrics(V, th, tt, (a, b), eps=used, exact_sup=False)["success"]]
+    g = torch.softmax(torch.einsum("sdm,sm->sd", V, th), -1)
+    gt = torch.softmax(torch.einsum("sdm,sm->sd", V, tt), -1)
+    lim = [bool(v) for v in limit_success(g[:, a], g[:, b], gt[:, a], gt[:, b], used)]
+    ok = recorded == [float(eps)] and got == want and lim == want
+    return {"eps": float(eps), "recorded_eps": recorded, "misses": list(misses), "expected": want,
+            "step_metrics": got, "limit_success": lim, "ok": bool(ok)}
+
+
+def instance_sampler_check(d: int, m: int, seeds, false_fail: float) -> dict:
+    r"""Whether :func:`verify.experiments.xor_sweeps.make_instances` draws what the model says,
+    fresh for every seed: unit embeddings :math:`v_i` and a unit query :math:`\theta^{(0)}`,
+    :math:`\tilde\theta^{(0)} = -\theta^{(0)}` exactly, no two seeds with the same embeddings or
+    query, each seed's instance the same when drawn alone (it does not depend on the batch), and
+    the mean of :math:`v_{i1}^2` over all rows within a Hoeffding bound (at ``false_fail``) of
+    :math:`1/m`, its value for a uniform direction (rows of one instance are independent, so the
+    bound counts them all)."""
+    from verify.experiments.xor_sweeps import make_instances
+
+    seeds = list(seeds)
+    V, th, tt = make_instances(d, m, seeds)
+    tol = tolerance()
+    unit = bool(((V.norm(dim=-1) - 1).abs() <= tol.rtol).all() and ((th.norm(dim=-1) - 1).abs() <= tol.rtol).all())
+    antisymmetric = bool(torch.equal(tt, -th))
+    n = len(seeds)
+    distinct = all(not torch.equal(V[i], V[j]) and not torch.equal(th[i], th[j])
+                   for i in range(n) for j in range(i + 1, n))
+    alone = all(torch.equal(make_instances(d, m, [s])[0][0], V[k]) for k, s in enumerate(seeds))
+    second_moment = float((V[..., 0] ** 2).mean())
+    bound = hoeffding_half_width(0, 1, V.shape[0] * V.shape[1], false_fail)
+    ok = unit and antisymmetric and distinct and alone and abs(second_moment - 1 / m) < bound
+    return {"d": d, "m": m, "seeds": seeds, "unit_norms": unit, "antisymmetric": antisymmetric,
+            "distinct": distinct, "same_when_drawn_alone": alone, "mean_v1_squared": second_moment,
+            "expected": 1 / m, "bound": bound, "ok": bool(ok)}
+
+
+def instance_sampler_decision(estimand: str, check: dict):
+    """The exact decision on an :func:`instance_sampler_check` result."""
+    from verify.stats.decisions import exact
+
+    return exact(f"{estimand}: unit norms, theta~ = -theta, distinct per seed, the same drawn alone, mean v_1^2",
+                 f"{check['mean_v1_squared']:.4g} (1/m = {check['expected']:.4g} +- {check['bound']:.3g})",
+                 "pass iff every property holds and the moment is within its Hoeffding bound", check["ok"])
+
+
+def tolerance_negative_control(reference: float, dtype="float64") -> dict:
+    r"""A known-wrong value against the ``dtype`` row of the tolerance table: ``reference`` off by
+    two float32 roundings (relative :math:`2^{-23}`, about 1.2e-7) must be refused both by the
+    row's relative bound (``err <= rtol``) and by :func:`verify.common.tolerances.is_close` (no
+    absolute slack), the two comparisons the claims make; a float64 row replaced by float32's
+    accepts it."""
+    off = 2 * UNIT_ROUNDOFF["float32"]
+    row = tolerance(dtype)
+    wrong = float(reference) * (1 + off)
+    by_rtol, by_is_close = not off <= row.rtol, not is_close(wrong, reference, dtype, scale=0.0)
+    return {"dtype": str(dtype), "reference": float(reference), "relative_offset": off,
+            "row": [row.rtol, row.atol], "refused_by_rtol": by_rtol, "refused_by_is_close": by_is_close,
+            "reference_accepted": is_close(reference, reference, dtype, scale=0.0),
+            "ok": bool(by_rtol and by_is_close)}
+
+
+def tolerance_negative_control_decision(estimand: str, check: dict):
+    """The exact decision on a :func:`tolerance_negative_control` result."""
+    from verify.stats.decisions import exact
+
+    return exact(f"{estimand}: a value off by two float32 roundings under the {check['dtype']} row of the tolerance "
+                 "table", f"refused by err <= rtol: {check['refused_by_rtol']}, by is_close: "
+                 f"{check['refused_by_is_close']}", "pass iff both refuse it", check["ok"])
+
+
 __all__ = ["power_law_rows", "LinearProbe", "hoeffding_half_width", "uniform_positions_check",
            "init_distribution_check", "synthetic_threshold_cells", "specialisation_instances",
-           "threshold_fit_known_answer", "thresholds_inside_grid"]
+           "threshold_fit_known_answer", "thresholds_inside_grid", "near_miss_heads", "success_threshold_check",
+           "instance_sampler_check", "instance_sampler_decision", "tolerance_negative_control",
+           "tolerance_negative_control_decision"]

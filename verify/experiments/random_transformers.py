@@ -362,6 +362,11 @@ def influence_maxima(config, Ns, models: int, *, strings: int, positions: int, s
 
 
 @torch.no_grad()
+def influence_positions(N: int) -> range:
+    """The positions a single-bit influence flips at length ``N``: every one, ``0 .. N-1``."""
+    return range(N)
+
+
 def exact_influence_maximum(model, N: int, *, chunk: int = 8192) -> tuple[float, float]:
     r"""Over all :math:`2^N` strings: the largest :math:`|T(x) - T(x \oplus e_n)|` over every
     string :math:`x` and position :math:`n`, and the largest Boolean influence
@@ -376,7 +381,7 @@ def exact_influence_maximum(model, N: int, *, chunk: int = 8192) -> tuple[float,
                    for i in range(0, 2**N, chunk)]).to(torch.float64)
     f = model.readout(T)
     sup, boolean = 0.0, 0.0
-    for n in range(N):
+    for n in influence_positions(N):
         other = idx ^ (1 << n)
         sup = max(sup, float((T[other] - T).abs().max()))
         boolean = max(boolean, float((f[other] != f).double().mean()))
@@ -521,7 +526,7 @@ def margin_sweep(config, Ns, models: int, xis, *, seed: int = 0, B: float = 1.0,
     return {xi: MarginCounts(nonconstant=c["nonconstant"], recognises=c["recognises"]) for xi, c in res.items()}
 
 
-__all__ = ["RANDOM_FUNCTION_P_K0", "summarize_profiles", "readout_profile", "identify_function", "nearest_parity",
+__all__ = ["influence_positions", "RANDOM_FUNCTION_P_K0", "summarize_profiles", "readout_profile", "identify_function", "nearest_parity",
            "random_function_K0", "random_function_avg_sensitivity",
            "sample_nonconstant_profiles", "density_matched_ratios", "sample_models", "join_model_blocks",
            "summarize_models", "nonconstant_statistics",

@@ -12,8 +12,9 @@ The table lies between two marker comments of README.md::
     <!-- claims-table:end -->
 
 and only that region is rewritten; likewise the regions of ``docs/claims.md`` between
-``<!-- decision-rules:start -->``, ``<!-- claims-paper-a:start -->`` and
-``<!-- claims-paper-b:start -->`` and their end markers. Regenerate them after ``boolverify
+``<!-- decision-rules:start -->``, ``<!-- claims-paper-a:start -->``,
+``<!-- claims-paper-b:start -->`` and ``<!-- instruments:start -->`` (the instruments of
+:mod:`verify.experiments.instruments`) and their end markers. Regenerate them after ``boolverify
 check --json docs/report.json`` (or after a change to the registry or the rules) with::
 
     python -m verify.report.readme                 # rewrite the tables in place
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from numeric.validation import InputError
 from verify.report.claims import CLAIMS
+from verify.report.instrument_table import MARKERS as INSTRUMENTS_MARKERS, render_instruments
 
 START = "<!-- claims-table:start -->"
 END = "<!-- claims-table:end -->"
@@ -110,7 +112,8 @@ def render_paper_table(paper: str, claims=None) -> str:
 def claims_doc_regions(claims=None) -> list[tuple[tuple[str, str], str]]:
     """The generated regions of docs/claims.md: (markers, rendered table) each."""
     return [((RULES_START, RULES_END), render_rules(claims))] + [
-        (markers, render_paper_table(paper, claims)) for paper, markers in PAPER_MARKERS.items()]
+        (markers, render_paper_table(paper, claims)) for paper, markers in PAPER_MARKERS.items()] + [
+        (INSTRUMENTS_MARKERS, render_instruments(claims))]
 
 
 def _region(text: str, name, markers=(START, END)) -> tuple[int, int]:
@@ -212,7 +215,7 @@ def main(argv=None) -> int:
     return 0
 
 
-__all__ = ["START", "END", "RULES_START", "RULES_END", "PAPER_MARKERS", "load_report", "render_table",
+__all__ = ["START", "END", "RULES_START", "RULES_END", "PAPER_MARKERS", "INSTRUMENTS_MARKERS", "load_report", "render_table",
            "render_rules", "render_paper_table", "claims_doc_regions", "replace_region", "table_region",
            "update_readme", "update_claims_doc", "main"]
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from numeric.validation import check_choice, check_int
 from verify.report.claims import CLAIMS
+from verify.report.instrument_table import instruments_markdown, report_instruments
 from verify.report.workers import Task, run_folder, run_workers
 
 PROFILES = {
@@ -221,6 +222,7 @@ def _build_report(profile, claims, started, events, logs) -> dict:
         "environment": _environment(),
         "passed": passed,
         "claims": claim_dicts,
+        "instruments": report_instruments(results),
         "unclaimed_tests": other,
         "worker_errors": worker_errors,
     }
@@ -340,6 +342,8 @@ def to_markdown(report: dict) -> str:
             lines.append(f"- {cid} `{t['nodeid']}`: {t['message'].splitlines()[0] if t['message'] else ''}")
     if report["worker_errors"]:
         lines += ["", "## Worker errors", "", "```", *report["worker_errors"], "```"]
+    if report.get("instruments"):
+        lines += ["", instruments_markdown(report).rstrip("\n")]
     if report.get("mutants"):
         from verify.report.mutation.runner import mutation_summary
 

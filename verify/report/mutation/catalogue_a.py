@@ -20,6 +20,8 @@ _SX7 = "theorems/test_SX7_parameter_count.py"
 _SX5 = "theorems/test_SX5_softmax_necessity.py"
 _SX6 = "theorems/test_SX6_sample_complexity.py"
 _SX8 = "theorems/test_SX8_interpretability.py"
+#: the tolerance table is shared: paper B's forward-pass check uses its float64 row too
+_SG6 = "theorems/test_SG6_random_init_sensitivity.py"
 
 # the targets, one line each (the public seams the mutants wrap)
 _STATE = "numeric.xor_forms.ClosedFormState"
@@ -524,6 +526,60 @@ def _support_allows_equal(original):
     return check_support
 
 
+def _sweep_eps_ten_times(original):
+    def run_sweep(*args, eps=0.01, **kwargs):
+        return original(*args, eps=10 * eps, **kwargs)     # success at 1 - gamma <= 0.1
+    return run_sweep
+
+
+def _sweep_eps():
+    from verify.experiments import xor_sweeps
+
+    return xor_sweeps.run_sweep([4], [2], 1)[0].key["eps"]
+
+
+def _step_metrics_ten_times_lax(original):
+    def step_metrics(V, theta, theta_tilde, support, eps=0.01, **kw):
+        return original(V, theta, theta_tilde, support, 10 * eps, **kw)
+    return step_metrics
+
+
+def _near_miss_success():
+    from numeric import xor_metrics
+    from verify.experiments.known_answers import near_miss_heads
+
+    V, th, tt, s = near_miss_heads(8, (0.03,))
+    return bool(xor_metrics.step_metrics(V, th, tt, s, exact_sup=False)["success"][0])
+
+
+def _finite_samples_unconditional(original):
+    def run_finite_samples(*args, **kwargs):
+        import dataclasses
+
+        # every seed counted as a population success: the rate is the unconditional one
+        return [dataclasses.replace(c, population_bits="1" * c.n_seeds, population_successes=c.n_seeds,
+                                    both_successes=c.successes, rate_given_population=c.rate)
+                for c in original(*args, **kwargs)]
+    return run_finite_samples
+
+
+def _finite_samples_population():
+    from verify.experiments import finite_samples
+
+    c = finite_samples.run_finite_samples([4], {4: [8]}, 2, 6)[0]
+    return c.population_bits, c.both_successes
+
+
+def _tolerance_rows_float32(original):
+    return {**original, "float64": original["float32"]}
+
+
+def _float64_tolerance():
+    from verify.common.tolerances import tolerance
+
+    return tolerance("float64")
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 PAPER_A: tuple[Mutant, ...] = (
@@ -610,6 +666,23 @@ PAPER_A: tuple[Mutant, ...] = (
            # no claim decides on a Wilson interval any more (the decisions use Clopper-Pearson);
            # the CLI's tables and the coverage tests of the inference module do
            _WILSON, _wilson_one_sided, _wilson, unit_files=("tests/verify/stats/test_inference.py",)),
+    # the instruments' known answers: what each claim prints is checked in its own file
+    Mutant("success_criterion_ten_times_lax",
+           "the one-step sweep judges success with 1 - gamma <= 0.1 (ten times the claim's eps)",
+           "verify.experiments.xor_sweeps.run_sweep", _sweep_eps_ten_times, _sweep_eps, (_SX4, _SX7)),
+    Mutant("step_metrics_success_ten_times_lax",
+           "the success metric accepts heads missing up to ten times eps of their attention",
+           f"{_METRICS}.step_metrics", _step_metrics_ten_times_lax, _near_miss_success, (_SX4, _SX7)),
+    Mutant("sweep_instances_repeated", "the one-step sweeps give every seed the first seed's instance",
+           "verify.experiments.xor_sweeps.make_instances", _instances_repeated, _instances_of_two_seeds,
+           (_SX4, _SX8)),
+    Mutant("nstar_unconditional",
+           "SX-6's n* from the unconditional success rate (every seed counted as a population success)",
+           f"{_FINITE_SAMPLES}.run_finite_samples", _finite_samples_unconditional, _finite_samples_population,
+           (_SX6,)),
+    Mutant("tolerance_row_float32", "the float64 row of the tolerance table replaced by float32's (rtol 1e-5)",
+           "verify.common.tolerances.TOLERANCES", _tolerance_rows_float32, _float64_tolerance,
+           (_SX1, _SX2, _SX6, _SG6)),
     # unit-test cases: no claim depends on these
     Mutant("empirical_grad_half_samples", "the engine's empirical gradient averages only the first n/2 samples",
            f"{_POPULATION}.empirical_grad", _empirical_half_samples, _empirical,

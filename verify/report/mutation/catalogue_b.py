@@ -649,6 +649,28 @@ def _as_over_N(original):
     return evaluate
 
 
+def _accuracy_count_off_by_one(original):
+    def evaluate(model, target, N, **kw):
+        out = original(model, target, N, **kw)
+        return dict(out, accuracy=out["accuracy"] + 2.0**-N)   # one string too many counted correct
+    return evaluate
+
+
+def _always_one_accuracy():
+    """Accuracy of a model that reads 1 on every string against strict MAJORITY at N = 4 (5/16)."""
+    import torch
+
+    from numeric.transformer import BooleanTransformer, TransformerConfig, initialize_
+    from verify.experiments.training import evaluate
+
+    model = initialize_(BooleanTransformer(TransformerConfig(N_max=4, D=4, H=1, L=1)), "uniform",
+                        generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        model.out.weight.zero_()
+        model.out.bias.fill_(1.0)
+    return evaluate(model, "majority", 4, exact=True, seed=0)["accuracy"]
+
+
 def _tiny_run(field):
     def probe():
         from verify.experiments.training import train
@@ -987,6 +1009,63 @@ def _lower_end_next_point(original):
     return crossing_interval
 
 
+def _preset_final_ln_dropped(original):
+    specs = {name: dict(spec, conventions=dict(spec["conventions"])) for name, spec in original.items()}
+    specs["bhattamishra"]["conventions"]["final_ln"] = False
+    return specs
+
+
+def _bhattamishra_final_ln():
+    from numeric.transformer_model import preset_config
+
+    return preset_config("bhattamishra", D=8).final_ln
+
+
+def _positions_but_last(original):
+    def influence_positions(N):
+        return original(N)[:-1]          # range(N - 1): the last position never flipped
+    return influence_positions
+
+
+def _linear_probe_supremum():
+    from verify.experiments.known_answers import LinearProbe
+    from verify.experiments.random_transformers import exact_influence_maximum
+
+    return exact_influence_maximum(LinearProbe(4), 4)
+
+
+def _average_sensitivity_per_bit(original):
+    def profile_statistics(K, N):
+        st = original(K, N)
+        return type(st)(has_K0=st.has_K0, K0_frac=st.K0_frac, avg_sensitivity=st.avg_sensitivity / N)
+    return profile_statistics
+
+
+def _parity_statistics():
+    import torch
+
+    from verify.experiments.random_transformers import profile_statistics
+
+    return float(profile_statistics(torch.tensor([[0, 0, 0, 8]]), 3).avg_sensitivity[0])
+
+
+def _subset_with_replacement(original):
+    def training_data(N, seed, train_strings):
+        import torch
+
+        gen, pool, regime = original(N, seed, train_strings)
+        if regime == "fixed subset":
+            pool = torch.randint(0, 2**N, (train_strings,), generator=gen)   # repeats allowed
+        return gen, pool, regime
+    return training_data
+
+
+def _training_subset():
+    from verify.experiments.training import training_data
+
+    return training_data(4, 0, 12)[1].tolist()
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 PAPER_B: tuple[Mutant, ...] = (
@@ -1062,6 +1141,8 @@ PAPER_B: tuple[Mutant, ...] = (
     Mutant("held_out_includes_training_strings",
            "held-out accuracy over the complement of half the training subset (training strings counted)",
            "verify.experiments.training.evaluate", _held_out_includes_training, _tiny_run("held_out"), (_SG8,)),
+    Mutant("accuracy_count_off_by_one", "a trained model's accuracy counts one string too many as correct",
+           "verify.experiments.training.evaluate", _accuracy_count_off_by_one, _always_one_accuracy, (_SG8,)),
     Mutant("training_as_over_N", "trained models' average sensitivity reported as as/N",
            "verify.experiments.training.evaluate", _as_over_N, _tiny_run("as"), (_SG8,)),
     Mutant("xavier_normal_draws_uniform", "the Xavier-normal scheme draws Xavier-uniform values",
@@ -1087,6 +1168,16 @@ PAPER_B: tuple[Mutant, ...] = (
            "the outcome probabilities of a sequential proportion rule computed for the opposite claim",
            "verify.stats.power.sequential_proportion_outcomes", _outcomes_claim_swapped, _sequential_outcomes,
            (_SG8,)),
+    # the instruments' known answers: what each claim prints is checked in its own file
+    Mutant("preset_final_layer_norm_dropped", "the bhattamishra preset built without its final layer norm",
+           "numeric.transformer_model.PRESET_SPECS", _preset_final_ln_dropped, _bhattamishra_final_ln, (_SG6,)),
+    Mutant("sg4_supremum_n_minus_one_positions",
+           "SG-4's exact supremum flips positions 0 .. N-2 only (off by one)",
+           f"{_RANDOM}.influence_positions", _positions_but_last, _linear_probe_supremum, (_SG4,)),
+    Mutant("average_sensitivity_per_bit", "SG-6's average sensitivity divided by N (a per-bit rate)",
+           f"{_RANDOM}.profile_statistics", _average_sensitivity_per_bit, _parity_statistics, (_SG6,)),
+    Mutant("training_subset_with_replacement", "SG-8's fixed training subset drawn with replacement",
+           "verify.experiments.training.training_data", _subset_with_replacement, _training_subset, (_SG8,)),
     # SG-9: the perturbation sampler, the radius interval, the batched pass, the certified box
     Mutant("perturbation_z_zeroed", "local volume: the perturbation draws z but returns theta* (never moves)",
            _PERTURBED, _z_zeroed, _perturbed, (_SG9,)),
