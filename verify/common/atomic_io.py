@@ -83,11 +83,12 @@ def atomic_write_text(path, text: str) -> Path:
     return Path(path)
 
 
-def atomic_write_json(path, obj, *, records=None) -> Path:
-    """Write ``obj`` as JSON; a dict gets the current run's ``"provenance"`` as its first key.
+def atomic_write_json(path, obj, *, records=None, provenance=None) -> Path:
+    """Write ``obj`` as JSON; a dict gets the current run's ``"provenance"`` as its first key
+    (or the record ``provenance``, e.g. one reconstructed from git history).
     ``records``: the number of records of a file that later runs resume from (for the run's
     account of what it wrote, :func:`verify.common.provenance.note_written`)."""
-    written = atomic_write_text(path, json.dumps(with_provenance(obj), indent=2, sort_keys=False,
+    written = atomic_write_text(path, json.dumps(with_provenance(obj, provenance), indent=2, sort_keys=False,
                                                  default=_jsonable) + "\n")
     note_written(path, records)
     return written
@@ -210,8 +211,12 @@ def pyplot():
 
 def atomic_savefig(fig, path, **kwargs) -> Path:
     """``fig.savefig`` through :func:`atomic_path` (format taken from the suffix)."""
+    fmt = Path(path).suffix.lstrip(".").lower() or None
+    # no creation date inside the file: a figure redrawn from the same data is the same file
+    # (its provenance sidecar says when it was drawn)
+    kwargs.setdefault("metadata", {"pdf": {"CreationDate": None}, "svg": {"Date": None}}.get(fmt, {}))
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=Path(path).suffix.lstrip(".").lower() or None, **kwargs)
+        fig.savefig(tmp, format=fmt, **kwargs)
     return Path(path)
 
 

@@ -144,3 +144,10 @@ def training_profiles(dicts, path, data=()):
 
 __all__ = ["draw_histogram", "draw_profiles", "random_profile_figure", "docs_figure",
            "training_profiles"]
+
+
+if __name__ == "__main__":  # python -m verify.report.sensitivity_figures: the figure of docs/results-boolean.md
+    from verify.common.provenance import begin_script
+
+    begin_script("verify.report.sensitivity_figures")  # the provenance of what it writes
+    docs_figure()

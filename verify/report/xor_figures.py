@@ -216,6 +216,9 @@ if __name__ == "__main__":  # python -m verify.report.xor_figures [data_dir fig_
     import json
     import sys
 
+    from verify.common.provenance import begin_script
+
+    begin_script("verify.report.xor_figures")  # the provenance of what it writes
     drawn, numbers = render_from_data(*sys.argv[1:3])
     print(json.dumps({"figures": {k: [str(p) for p in v] for k, v in drawn.items()}, "numbers": numbers},
                      indent=1, default=str))
