@@ -7,7 +7,8 @@ of the stem present) and ``"data"`` (``--data``). The record says what git knows
 more: ``commit`` and ``date`` are those of the last commit that changed the file (the image
 files: the latest of them), ``boolverify_version`` the version in that commit's
 ``pyproject.toml``, ``command`` (and ``plan``) what the caller names (from ``runs --list``, the
-results docs or the commit message), every other field null and ``"reconstructed": true``.
+results docs or the commit message; null when none is known), every other field null and
+``"reconstructed": true``.
 A file that already has a record is left alone unless ``--force``::
 
     python -m verify.report.provenance_backfill docs/data/sg2_random_functions.json \\
@@ -110,15 +111,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m verify.report.provenance_backfill",
                                      description="Provenance of committed files reconstructed from git history.")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="JSON data files or image files")
-    parser.add_argument("--command", required=True, help="the command that made them, as one string")
+    parser.add_argument("--command", default=None,
+                        help="the command that made them, as one string (left out: null, e.g. for a library call)")
     parser.add_argument("--plan", default=None, help="the named plan of the run, when it has one")
     parser.add_argument("--data", action="append", default=[], metavar="FILE",
                         help="(figures) a data file the figure was drawn from (repeatable)")
     parser.add_argument("--force", action="store_true", help="replace a record already there")
     args = parser.parse_args(argv)
     try:
-        command = shlex.split(args.command)
-        if not command:
+        command = None if args.command is None else shlex.split(args.command)
+        if command == []:
             raise InputError(f"--command = {args.command!r}: expected a command")
         for p in args.paths:
             written = backfill(p, command, args.plan, args.data, args.force)
