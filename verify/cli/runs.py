@@ -296,6 +296,7 @@ def run(args) -> int:
     data_dir, fig_dir = out_dir / "data", out_dir / "figures"
     for name in names:
         update_run(plan=plan_of(name, args.quick), threads=threads)
+
         def progress(text, name=name):
             print(f"[{time.strftime('%H:%M:%S')}] {name}: {text}", file=sys.stderr, flush=True)
 
