@@ -295,7 +295,8 @@ def run(args) -> int:
     torch.set_num_threads(threads)
     data_dir, fig_dir = out_dir / "data", out_dir / "figures"
     for name in names:
-        update_run(plan=plan_of(name, args.quick), threads=threads)
+        # each named run's files record its own plan and time
+        update_run(plan=plan_of(name, args.quick), threads=threads, started=time.time())
 
         def progress(text, name=name):
             print(f"[{time.strftime('%H:%M:%S')}] {name}: {text}", file=sys.stderr, flush=True)

@@ -82,10 +82,11 @@ def begin_script(module: str) -> RunContext:
 
 
 def update_run(**fields) -> None:
-    """Add ``plan``, ``seed_base`` or ``threads`` to the current run (ignored outside a run)."""
-    unknown = set(fields) - {"plan", "seed_base", "threads"}
+    """Add ``plan``, ``seed_base`` or ``threads`` to the current run, or restart its clock
+    (``started``: one command that does several runs); ignored outside a run."""
+    unknown = set(fields) - {"plan", "seed_base", "threads", "started"}
     if unknown:
-        raise InputError(f"fields = {sorted(unknown)}: expected plan, seed_base or threads")
+        raise InputError(f"fields = {sorted(unknown)}: expected plan, seed_base, threads or started")
     if _current is not None:
         for k, v in fields.items():
             setattr(_current, k, v)
@@ -168,9 +169,10 @@ def _git(*args) -> str | None:
 
 @functools.lru_cache(maxsize=1)
 def source_state() -> tuple:
-    """``(commit, dirty)`` of the checkout the code runs from; ``(None, None)`` outside one."""
-    head = _git("rev-parse", "HEAD")
-    if head is None:
+    """``(commit, dirty)`` of the checkout the code runs from; ``(None, None)`` outside one
+    (also for an installed copy that happens to sit inside some other repository)."""
+    top, head = _git("rev-parse", "--show-toplevel"), _git("rev-parse", "HEAD")
+    if top is None or head is None or Path(top.strip()).resolve() != SOURCE_ROOT:
         return None, None
     status = _git("status", "--porcelain", "--untracked-files=no")
     return head.strip(), (None if status is None else bool(status.strip()))

@@ -156,3 +156,21 @@ def test_backfill_takes_commit_and_date_from_git_and_keeps_the_layout(tmp_path):
     (repo / "new.json").write_text("{}")
     with raises_input_error("path", "commit in git history"):
         backfill(repo / "new.json", ["x"])
+
+
+def test_outside_its_own_checkout_the_commit_is_null(tmp_path, monkeypatch):
+    from verify.common import provenance as prov
+
+    _git(tmp_path, "init", "-q")  # some other repository around an installed copy
+    (tmp_path / "verify").mkdir()
+    (tmp_path / "verify" / "x.py").write_text("")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "other")
+    monkeypatch.setattr(prov, "SOURCE_ROOT", tmp_path / "verify")
+    prov.source_state.cache_clear()
+    try:
+        assert prov.source_state() == (None, None)
+        record = check_record(provenance())
+        assert (record["commit"], record["dirty"]) == (None, None)
+    finally:
+        prov.source_state.cache_clear()
