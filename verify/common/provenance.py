@@ -127,7 +127,7 @@ def written_summary() -> str:
     parts = []
     for path, records in _current.written.items():
         if records is None:
-            parts.append(f"{path} (written whole before the interrupt)")
+            parts.append(f"{path} (written before the interrupt, with what was finished by then)")
         else:
             parts.append(f"{path} ({records} finished record{'s' if records != 1 else ''} kept; "
                          "rerun the same command to resume from them)")

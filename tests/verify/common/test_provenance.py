@@ -174,3 +174,19 @@ def test_outside_its_own_checkout_the_commit_is_null(tmp_path, monkeypatch):
         assert (record["commit"], record["dirty"]) == (None, None)
     finally:
         prov.source_state.cache_clear()
+
+
+def test_an_interrupt_after_a_write_names_the_file(tmp_path, capsys, monkeypatch):
+    from verify.report import sensitivity_figures
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sensitivity_figures, "draw_histogram", interrupted)
+    out = tmp_path / "p.json"
+    assert main(["sensitivity", "profile", "--function", "majority", "--N", "4", "--json", str(out),
+                 "--figure", str(tmp_path / "p.png")]) == 130
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == (f"boolverify: interrupted; kept: {out} (written before the interrupt, with what was "
+                    "finished by then)")
+    assert out.exists() and not (tmp_path / "p.png").exists()
