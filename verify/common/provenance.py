@@ -97,10 +97,6 @@ def end_run() -> None:
     _current = None
 
 
-def current_run() -> RunContext | None:
-    return _current
-
-
 @contextmanager
 def run_context(argv, program=PROGRAM):
     """:func:`begin_run` for the duration of the block (the previous context is restored)."""
@@ -275,7 +271,7 @@ def sidecar_path(figure) -> Path:
     return figure.with_name(figure.stem + ".provenance.json")
 
 
-__all__ = ["PROGRAM", "LIBRARIES", "FIELDS", "SOURCE_ROOT", "RunContext", "begin_run", "begin_script", "update_run", "end_run",
-           "current_run", "run_context", "note_written", "written_summary", "cpu_model", "library_versions",
+__all__ = ["PROGRAM", "LIBRARIES", "FIELDS", "SOURCE_ROOT", "RunContext", "begin_run", "begin_script", "update_run",
+           "end_run", "run_context", "note_written", "written_summary", "cpu_model", "library_versions",
            "source_state", "utc_iso", "provenance", "with_provenance", "without_provenance", "check_record",
-           "sidecar_path", "normalised_argv0", "process_command"]
+           "sidecar_path"]
