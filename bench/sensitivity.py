@@ -128,4 +128,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    from verify.common.provenance import begin_script
+
+    begin_script("bench.sensitivity")  # the provenance of what it writes
     main()

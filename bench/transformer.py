@@ -226,4 +226,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    from verify.common.provenance import begin_script
+
+    begin_script("bench.transformer")  # the provenance of what it writes
     main()

@@ -9,7 +9,12 @@ Bad input (:class:`numeric.validation.InputError`; option checks use the helpers
 with no traceback; so do argparse's own usage errors, also when :func:`main` is called in-process.
 Ctrl-C exits 130 and SIGTERM 143, also during start-up; both unwind normally (workers are
 stopped, temporary folders removed), and the writers of :mod:`verify.common.atomic_io` leave no
-half-written file behind. ``--help`` of every option shows its default.
+half-written file behind; the message says which files the run did write before it was stopped
+(finished cells of a resumable results file are kept, and the same command resumes from them).
+``--help`` of every option shows its default.
+
+:func:`main` starts the run's provenance context (:mod:`verify.common.provenance`: argv as
+typed, the start time), so every JSON file and figure the command writes records it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import sys
 import threading
 
 from numeric.validation import InputError
+from verify.common.provenance import begin_run, end_run, written_summary
 
 COMMAND_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants", "runs")
 
@@ -124,7 +130,14 @@ def main(argv=None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+def _stopped(what: str) -> str:
+    kept = written_summary()
+    return f"boolverify: {what}; " + (f"kept: {kept}" if kept else "no output was written")
+
+
 def _main(argv) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    begin_run(argv)
     try:
         parser = build_parser()
         try:
@@ -154,11 +167,13 @@ def _main(argv) -> int:
               file=sys.stderr)
         return 2
     except Terminated:
-        print("boolverify: terminated; no partial output was written", file=sys.stderr)
+        print(_stopped("terminated"), file=sys.stderr)
         return 143
     except KeyboardInterrupt:
-        print("boolverify: interrupted; no partial output was written", file=sys.stderr)
+        print(_stopped("interrupted"), file=sys.stderr)
         return 130
+    finally:
+        end_run()
     return int(rc or 0)
 
 

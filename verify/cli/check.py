@@ -54,7 +54,10 @@ def _validate(args) -> None:
     if args.seed is not None:
         check_int(args.seed, "--seed", lo=0, hi=seeds.MAX_BASE)
         os.environ[seeds.ENV_VAR] = str(args.seed)  # read by the pytest workers
-    seeds.base_seed()  # a malformed BOOLVERIFY_SEED is refused before any work
+    from verify.common.provenance import update_run
+
+    # a malformed BOOLVERIFY_SEED is refused before any work
+    update_run(seed_base=seeds.base_seed(), threads=args.threads)
     from verify.cli.options import check_distinct_files, check_output
 
     check_output(args.json, "--json")
@@ -65,10 +68,12 @@ def _validate(args) -> None:
 def run(args) -> int:
     _validate(args)
     from verify.common.atomic_io import atomic_write_json, atomic_write_text
+    from verify.common.provenance import with_provenance
     from verify.report.runner import run_checks, to_markdown
 
     mutants = _load_mutants(args.mutants) if args.mutants else None
-    report = _run_with_progress(args, run_checks)
+    # the Markdown report renders the record; the JSON writer attaches a fresh one
+    report = with_provenance(_run_with_progress(args, run_checks))
     if mutants is not None:
         report["mutants"] = mutants
     _print_report(report)
@@ -114,7 +119,7 @@ def _run_with_progress(args, run_checks) -> dict:
 def _print_report(report) -> None:
     from rich.table import Table
 
-    from verify.report.runner import format_evidence
+    from verify.report.runner import format_test_evidence
 
     out = console()
     table = Table(title=f"boolverify check ({report['profile']}): claims as formalised in boolverify",
@@ -123,7 +128,7 @@ def _print_report(report) -> None:
         table.add_column(col, overflow="fold")
     colour = {"pass": "green", "fail": "bold red", "inconclusive": "yellow", "no test": "yellow"}
     for c in report["claims"]:
-        shown = "\n".join(_decision_line(d) for d in c.get("decisions") or []) or format_evidence(c["evidence"])
+        shown = "\n".join(_decision_line(d) for d in c.get("decisions") or []) or format_test_evidence(c["evidence"])
         table.add_row(c["id"], c["statement"], shown,
                       f"[{colour[c['status']]}]{c['status']}[/]", f"{c['duration_s']:.1f}s")
     out.print(table)

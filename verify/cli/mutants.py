@@ -41,8 +41,11 @@ def run(args) -> int:
         print(f"{len(mutants)} of {len(MUTANTS)} mutants")
         return 0
 
+    from verify.common.provenance import update_run
+    from verify.common.seeds import base_seed
     from verify.report.mutation.runner import run_mutants
 
+    update_run(seed_base=base_seed())  # the mutants' pytest processes inherit the base
     width = max(len(m.name) for m in mutants)
     print(f"running {len(mutants)} mutants, {jobs} at a time", flush=True)
 

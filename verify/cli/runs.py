@@ -6,10 +6,18 @@ Every run takes its settings from :mod:`verify.experiments.plans` (the full plan
 its figures under ``OUT_DIR/figures`` (:mod:`verify.report.xor_figures`,
 :mod:`verify.report.transformer_figures`). Progress goes to stderr, one line per finished part.
 The names are checked before any run starts; ``--list`` prints them with their files.
+
+Committed results are safe: a smoke plan (``--quick``) writes under ``results/quick`` (git
+ignores ``/results/``) and is refused an ``--out-dir`` of the committed ``docs`` unless
+``--force``; a data file whose provenance names another plan or another commit (or none) is
+replaced only with ``--replace``, and the command says what it replaces. Each run's plan goes
+into the provenance of what it writes (:mod:`verify.common.provenance`).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -20,6 +28,8 @@ from numeric.validation import InputError, check_choice, check_int
 from verify.cli.options import MAX_THREADS, integer
 
 DEFAULT_OUT_DIR = "docs"
+#: where the smoke plans write by default (never into the committed results)
+QUICK_OUT_DIR = "results/quick"
 
 
 def _paper_a_figures(data_dir, fig_dir, files):
@@ -138,16 +148,14 @@ def _sg8(name, plan_name):
 
 
 def _sg8_figures(data_dir, fig_dir, files):
-    import json
-
     from verify.report.sensitivity_figures import training_profiles
 
     path = data_dir / "sg8_training.json"
     if "sg8_training.json" not in files or not path.exists():
         return {}
     dicts = json.loads(path.read_text())["runs"]
-    return {path.name: [training_profiles(dicts, Path(fig_dir) / f"sg8_training_profiles.{ext}")
-                        for ext in ("png", "pdf")]}
+    return {path.name: training_profiles(dicts, [Path(fig_dir) / f"sg8_training_profiles.{ext}"
+                                                 for ext in ("png", "pdf")], data=[path])}
 
 
 def _no_figures(data_dir, fig_dir, files):
@@ -197,10 +205,14 @@ def register(sub):
     )
     p.add_argument("names", nargs="*", metavar="NAME", help="runs to do, in this order (see --list)")
     p.add_argument("--list", action="store_true", help="print the runs and their data files and exit")
-    p.add_argument("--out-dir", default=DEFAULT_OUT_DIR, metavar="DIR",
-                   help="folder of data/ and figures/")
+    p.add_argument("--out-dir", default=None, metavar="DIR",
+                   help=f"folder of data/ and figures/ (default: {DEFAULT_OUT_DIR}, with --quick {QUICK_OUT_DIR})")
     p.add_argument("--quick", action="store_true",
                    help="the smoke plans (seconds) instead of the full ones")
+    p.add_argument("--force", action="store_true",
+                   help=f"let --quick write into the committed {DEFAULT_OUT_DIR}/ (refused otherwise)")
+    p.add_argument("--replace", action="store_true",
+                   help="replace data files made by another plan or commit (refused otherwise)")
     p.add_argument("--threads", type=integer, default=1, metavar="K", help="torch CPU threads")
     p.set_defaults(func=run)
 
@@ -210,17 +222,67 @@ def _check(args):
     if not names and not args.list:
         raise InputError(f"expected a run name, one of {', '.join(RUNS)} (see 'boolverify runs --list')")
     threads = check_int(args.threads, "--threads", lo=1, hi=MAX_THREADS)
+    if args.out_dir is None:
+        args.out_dir = QUICK_OUT_DIR if args.quick else DEFAULT_OUT_DIR
     out_dir = Path(args.out_dir)
     if not str(args.out_dir).strip():
         raise InputError(f"--out-dir = {args.out_dir!r}: expected a folder name")
+    if args.quick and not args.force and _is_committed(out_dir):
+        raise InputError(f"--out-dir = {args.out_dir!r}: expected a folder other than the committed results "
+                         f"with --quick (default {QUICK_OUT_DIR}; --force to write smoke results there)")
     for sub in (out_dir, out_dir / "data", out_dir / "figures"):
         if sub.exists() and not sub.is_dir():
             raise InputError(f"--out-dir = {args.out_dir!r}: expected a folder ({sub} is a file)")
     return names, threads, out_dir
 
 
+def _is_committed(out_dir) -> bool:
+    from verify.common.provenance import SOURCE_ROOT
+
+    target = out_dir.resolve()
+    return target in {(SOURCE_ROOT / DEFAULT_OUT_DIR).resolve(), Path(DEFAULT_OUT_DIR).resolve()}
+
+
+def plan_of(name, quick) -> str | None:
+    """The plan a run records: ``"quick"`` for the smoke plans, else the plans its description names."""
+    if quick:
+        return "quick"
+    named = re.findall(r"plans\.([A-Z0-9_]+(?:, [A-Z0-9_]+)*)", RUNS[name].description)
+    return ", ".join(named) or None
+
+
+def _replacements(names, quick, data_dir) -> list:
+    """``(file, text)`` for each data file of ``names`` that another plan or commit made."""
+    from verify.common.provenance import source_state
+
+    commit = source_state()[0]
+    found = []
+    for name in names:
+        for f in RUNS[name].data:
+            path = data_dir / f
+            if not path.exists():
+                continue
+            try:
+                prov = json.loads(path.read_text(encoding="utf-8")).get("provenance") or {}
+            except (OSError, ValueError, AttributeError):
+                prov = {}
+            if prov and prov.get("plan") == plan_of(name, quick) and (quick or prov.get("commit") == commit
+                                                                      and commit is not None):
+                continue  # this plan at this commit (or smoke results): the run resumes or redoes it
+            made = (f"plan {prov.get('plan')}, commit {str(prov.get('commit'))[:12]}"
+                    f"{', reconstructed' if prov.get('reconstructed') else ''}" if prov else "no provenance")
+            found.append((path, made))
+    return found
+
+
 def run(args) -> int:
     names, threads, out_dir = _check(args)
+    replaced = [] if args.list else _replacements(names, args.quick, out_dir / "data")
+    if replaced and not args.replace:
+        raise InputError("runs: " + "; ".join(f"{p} was made by {made}" for p, made in replaced)
+                         + ": expected --replace to replace it")
+    for path, made in replaced:
+        print(f"runs: replacing {path} ({made})", file=sys.stderr, flush=True)
     if args.list:
         for name, r in RUNS.items():
             files = ", ".join(f"data/{f}" for f in r.data) or "-"
@@ -228,9 +290,14 @@ def run(args) -> int:
         return 0
     import torch
 
+    from verify.common.provenance import update_run
+
     torch.set_num_threads(threads)
     data_dir, fig_dir = out_dir / "data", out_dir / "figures"
     for name in names:
+        # each named run's files record its own plan and time
+        update_run(plan=plan_of(name, args.quick), threads=threads, started=time.time())
+
         def progress(text, name=name):
             print(f"[{time.strftime('%H:%M:%S')}] {name}: {text}", file=sys.stderr, flush=True)
 

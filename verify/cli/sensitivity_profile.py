@@ -132,7 +132,7 @@ def _handler(args):
         from verify.report.sensitivity_figures import draw_histogram
 
         with writing(args.figure, "--figure"):
-            draw_histogram(result, args.figure)
+            draw_histogram(result, args.figure, data=[args.json] if args.json else ())
     return 0 if result.get("formula_agrees", True) else 1
 
 

@@ -253,7 +253,7 @@ def _random(args) -> int:
 
         with writing(args.figure, "--figure"):
             random_profile_figure(args.figure, s, N, f"{args.preset}, {args.init}, D={cfg.D}, L={cfg.L}, "
-                                                     f"eps={cfg.eps:g}")
+                                                     f"eps={cfg.eps:g}", data=[args.json] if args.json else ())
     return 0
 
 

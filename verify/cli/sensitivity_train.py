@@ -181,7 +181,7 @@ def _handler(args) -> int:
     for path in args.figure or []:
         from verify.report.sensitivity_figures import training_profiles
 
-        training_profiles(dicts, path)
+        training_profiles(dicts, path, data=[args.json] if args.json else ())
         console.print(f"wrote {path}")
     return 0
 

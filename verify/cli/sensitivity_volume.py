@@ -165,7 +165,8 @@ def _volume(args) -> int:
 
         with writing(args.figure, "--figure"):
             volume_figure([c.as_dict() for c in curves], args.figure,
-                          certified=None if boxes is None else [b.as_dict() for b in boxes])
+                          certified=None if boxes is None else [b.as_dict() for b in boxes],
+                          data=[args.json] if args.json else ())
     return 0
 
 

@@ -110,7 +110,7 @@ def _step(args):
 
         before = [attention_weights(V, th0, att).tolist(), attention_weights(V, tt0, att).tolist()]
         after = [attention_weights(V, th1, att).tolist(), attention_weights(V, tt1, att).tolist()]
-        attention_before_after(before, after, support, args.figure)
+        attention_before_after(before, after, support, args.figure, data=[args.out] if args.out else ())
     return 0
 
 
@@ -158,13 +158,13 @@ def _sweep(args):
                   f"{c.median_loss:.2e}", f"{c.seconds:.1f}")
     con = console()
     con.print(t)
-    _print_laws(con, lambda: sweep_laws(cells), "m", args.figure, cells)
+    _print_laws(con, lambda: sweep_laws(cells), "m", args.figure, cells, [args.out] if args.out else ())
     return 0
 
 
-def _print_laws(con, summarise, size, figure, cells):
+def _print_laws(con, summarise, size, figure, cells, data=()):
     """Thresholds with intervals and, over two or more d, the fitted law (likelihood over all
-    cells; :func:`verify.stats.thresholds.law_summary`)."""
+    cells; :func:`verify.stats.thresholds.law_summary`); ``data``: the results file of the cells."""
     from verify.stats.likelihood import FitFailure
 
     try:
@@ -174,7 +174,7 @@ def _print_laws(con, summarise, size, figure, cells):
         if figure and size == "m":
             from verify.report.xor_figures import success_heatmap
 
-            success_heatmap(cells, figure)
+            success_heatmap(cells, figure, data=data)
         return
     for d, levels in summary["thresholds"].items():
         con.print(f"{size}*(d={d}): " + "; ".join(f"level {q}: {est:.3g} [{lo:.3g}, {hi:.3g}]"
@@ -193,9 +193,9 @@ def _print_laws(con, summarise, size, figure, cells):
         from verify.report.xor_figures import success_heatmap, threshold_law_plot
 
         if "power" in summary:
-            threshold_law_plot(summary, figure, size=size)
+            threshold_law_plot(summary, figure, size=size, data=data)
         elif size == "m":
-            success_heatmap(cells, figure)
+            success_heatmap(cells, figure, data=data)
 
 
 def _samples(args):
@@ -239,7 +239,7 @@ def _samples(args):
     con.print(t)
     # n*(d): samples for the empirical step to reproduce a successful population step
     if any(c.population_successes for c in cells):
-        _print_laws(con, lambda: samples_laws(cells), "n", args.figure, cells)
+        _print_laws(con, lambda: samples_laws(cells), "n", args.figure, cells, [args.out] if args.out else ())
     return 0
 
 
@@ -294,5 +294,5 @@ def _compare(args):
     if args.figure:
         from verify.report.xor_figures import loss_curves
 
-        loss_curves(data, args.figure)
+        loss_curves(data, args.figure, data=[args.out] if args.out else ())
     return 0

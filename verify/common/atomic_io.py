@@ -2,6 +2,10 @@
 
 An error or Ctrl-C before the rename leaves the old file (or none), never half a file.
 
+Every JSON object written by :func:`atomic_write_json` carries the ``"provenance"`` record of
+:mod:`verify.common.provenance` (replacing the record of a file read back and written again),
+and every figure saved by :func:`save_figure` gets its provenance sidecar.
+
 Files that several processes add to (the results files of sweeps) go through
 :func:`merge_json_records`: under an exclusive lock (:func:`locked`) the file is read again,
 the new records are merged into it by their key, and the union is written atomically, so two
@@ -18,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from numeric.validation import InputError, reject
+from verify.common.provenance import note_written, sidecar_path, with_provenance
 
 
 FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
@@ -78,8 +83,15 @@ def atomic_write_text(path, text: str) -> Path:
     return Path(path)
 
 
-def atomic_write_json(path, obj) -> Path:
-    return atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False, default=_jsonable) + "\n")
+def atomic_write_json(path, obj, *, records=None, provenance=None) -> Path:
+    """Write ``obj`` as JSON; a dict gets the current run's ``"provenance"`` as its first key
+    (or the record ``provenance``, e.g. one reconstructed from git history).
+    ``records``: the number of records of a file that later runs resume from (for the run's
+    account of what it wrote, :func:`verify.common.provenance.note_written`)."""
+    written = atomic_write_text(path, json.dumps(with_provenance(obj, provenance), indent=2, sort_keys=False,
+                                                 default=_jsonable) + "\n")
+    note_written(path, records)
+    return written
 
 
 def lock_path(path) -> Path:
@@ -94,22 +106,42 @@ def locked(path):
 
     The lock is ``fcntl.flock`` on the sidecar file :func:`lock_path` rather than on ``path``
     itself, because :func:`atomic_path` replaces ``path`` by a new inode on every write and a
-    lock on the old inode would protect nothing. The sidecar stays behind, empty: removing it
-    would let a process that is waiting on the old inode and one that creates a new one both
-    hold "the" lock. The lock is released when the block ends or the process dies.
+    lock on the old inode would protect nothing. The holder removes the sidecar before it
+    releases the lock, so none outlives its run; a process that was waiting on the removed
+    inode sees, once it gets the lock, that the name no longer points to it and starts over
+    on a fresh sidecar, so two processes never both hold "the" lock. A process that dies
+    holding the lock releases it (the kernel closes the descriptor) but leaves the empty
+    sidecar, which the next holder removes.
     """
     lock = lock_path(path)
     if Path(path).is_dir():
         raise InputError(f"cannot write {str(path)!r}: it is a directory; expected a file name")
+    while True:
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                current = os.stat(lock)
+            except FileNotFoundError:
+                current = None
+            held = os.fstat(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        if current is not None and (current.st_ino, current.st_dev) == (held.st_ino, held.st_dev):
+            break
+        os.close(fd)  # the holder before us removed this sidecar: lock a fresh one
     try:
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as exc:
-        raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         yield Path(path)
     finally:
+        try:
+            os.unlink(lock)
+        except FileNotFoundError:
+            pass
         os.close(fd)  # closing the descriptor releases the flock
 
 
@@ -162,7 +194,7 @@ def merge_json_records(path, new_records, key_fn, *, config_fn=None, read=None, 
             records.append(rec)
             added = True
         if added or not path.exists():
-            atomic_write_json(path, wrap(records))
+            atomic_write_json(path, wrap(records), records=len(records))
     return records
 
 
@@ -179,9 +211,39 @@ def pyplot():
 
 def atomic_savefig(fig, path, **kwargs) -> Path:
     """``fig.savefig`` through :func:`atomic_path` (format taken from the suffix)."""
+    fmt = Path(path).suffix.lstrip(".").lower() or None
+    # no creation date inside the file: a figure redrawn from the same data is the same file
+    # (its provenance sidecar says when it was drawn)
+    kwargs.setdefault("metadata", {"pdf": {"CreationDate": None}, "svg": {"Date": None}}.get(fmt, {}))
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=Path(path).suffix.lstrip(".").lower() or None, **kwargs)
+        fig.savefig(tmp, format=fmt, **kwargs)
     return Path(path)
+
+
+def save_figure(fig, paths, data=(), **kwargs) -> list:
+    """Save ``fig`` to each of ``paths`` (one stem, several formats; :func:`atomic_savefig`)
+    and write the stem's provenance sidecar (:func:`verify.common.provenance.sidecar_path`):
+    the current run's record, ``"files"`` (the image files' names) and ``"data"`` (the data
+    files the figure was drawn from, as given: paths relative to the working folder). Every
+    figure module saves through this function. Returns the image paths."""
+    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    stems = {sidecar_path(p) for p in paths}
+    if len(stems) != 1:
+        reject("paths", [str(p) for p in paths], "image files of one stem (one figure)")
+    for p in paths:
+        atomic_savefig(fig, p, **kwargs)
+    atomic_write_json(stems.pop(), {"files": [p.name for p in paths], "data": [_relative(d) for d in data]})
+    return paths
+
+
+def _relative(path) -> str:
+    # a data file under the working folder (the checkout, when run as documented) by its
+    # path from there, e.g. docs/data/xor_sweep.json; any other as given
+    path = Path(path)
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
 
 
 def _jsonable(x):
@@ -197,4 +259,5 @@ def _jsonable(x):
 
 
 __all__ = ["FIGURE_SUFFIXES", "check_figure_path", "atomic_path", "atomic_write_text", "atomic_write_json",
-           "lock_path", "locked", "config_mismatch", "merge_json_records", "pyplot", "atomic_savefig"]
+           "lock_path", "locked", "config_mismatch", "merge_json_records", "pyplot", "atomic_savefig",
+           "save_figure"]

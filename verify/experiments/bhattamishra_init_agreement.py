@@ -209,6 +209,9 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from verify.common.provenance import begin_script
+
+    begin_script("verify.experiments.bhattamishra_init_agreement")  # the provenance of what it writes
     raise SystemExit(main())
 
 

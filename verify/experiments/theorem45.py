@@ -195,7 +195,7 @@ def run_theorem45(path, plan, *, key=None, progress=None) -> dict:
     if isinstance(old, dict) and {k: v for k, v in old.get("params", {}).items() if k not in loose} == \
             {k: v for k, v in params.items() if k not in loose}:
         # other entries (e.g. a rerun of the N* cells with more strings) are kept
-        data.update({k: v for k, v in old.items() if k not in data})
+        data.update({k: v for k, v in old.items() if k not in data and k != "provenance"})
         data["cells"] = {name: c for name, c in old.get("cells", {}).items()
                          if c["scheme"] in schemes and c["N"] in Ns
                          and c["S"] == strings_for(c["N"], S, S_large, large_from)}
@@ -206,12 +206,14 @@ def run_theorem45(path, plan, *, key=None, progress=None) -> dict:
             whole = {}
         whole[key] = data
     todo = [(s, N) for s in schemes for N in Ns if f"{s}/N={N}" not in data["cells"]]
+    if data["cells"] and progress is not None:
+        progress(f"resumed from {path}: {len(data['cells'])} cells kept from the file, {len(todo)} to run")
     for scheme, N in todo:
         cell = run_cell(config, scheme, N, a=p["a"], S=strings_for(N, S, S_large, large_from),
                         target=target, max_draws=p["max_draws"], pilot=p["pilot"], **init_kw)
         # the file's form: resumed cells are read back from it as such
         data["cells"][f"{scheme}/N={N}"] = cell.as_dict()
-        atomic_write_json(path, whole)
+        atomic_write_json(path, whole, records=len(data["cells"]))
         if progress is not None:
             progress(f"{scheme:15s} N={N:4d}: {cell.bound_holds}/{cell.nonconstant} non-constant "
                      f"models meet N^a ({cell.draws} drawn, {cell.looked_constant_pilot} + "

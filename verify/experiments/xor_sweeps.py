@@ -168,6 +168,8 @@ class CellStore:
             done, count = done + cost, count + 1
             if progress is not None:
                 progress(done, total, f"{describe(cell)} (saved; {count}/{len(plan)} cells)")
+        if count and progress is not None:
+            progress(done, total, f"resumed from {self.out}: {count} of {len(plan)} cells kept from the file")
         tasks = [(key, args) for key, args, _ in todo]
         for i, cell in distributed.run_tasks(fn, tasks, workers=workers, scheduler=scheduler, label=label):
             cell = self.add(cell)

@@ -55,10 +55,9 @@ class ClaimResult:
 
     @property
     def evidence(self) -> dict:
-        merged = {}
-        for t in self.tests:
-            merged.update(t["evidence"])
-        return merged
+        """Each test's evidence under that test's id (:func:`test_id`), never merged across tests:
+        two tests may record the same key with different values."""
+        return {test_id(t["nodeid"]): t["evidence"] for t in self.tests}
 
     def to_dict(self) -> dict:
         return {
@@ -71,6 +70,11 @@ class ClaimResult:
             "evidence": self.evidence,
             "tests": self.tests,
         }
+
+
+def test_id(nodeid: str) -> str:
+    """A test's id within its claim: its pytest node id without the file (a claim is one file)."""
+    return nodeid.split("::", 1)[-1]
 
 
 class ClaimProgress:
@@ -228,25 +232,15 @@ def _build_report(profile, claims, started, events, logs) -> dict:
     }
 
 
-def _cpu_model() -> str | None:
-    """The CPU's model name (decisions must not depend on it; the report says where it ran)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or None
-
-
 def _environment() -> dict:
     from verify.reference.certified import backend
 
+    from verify.common.provenance import cpu_model
     from verify.common.seeds import base_seed
 
+    # decisions must not depend on the machine; the report says where it ran
     env = {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
-           "cpu_model": _cpu_model(), "seed_base": base_seed(), "bounds": backend()}
+           "cpu_model": cpu_model(), "seed_base": base_seed(), "bounds": backend()}
     try:
         import torch
 
@@ -276,6 +270,12 @@ def format_evidence(evidence: dict, limit: int = 4) -> str:
     if len(evidence) > len(shown):
         parts.append(f"(+{len(evidence) - len(shown)} more in the JSON report)")
     return ", ".join(parts)
+
+
+def format_test_evidence(evidence_by_test: dict, limit: int = 4) -> str:
+    """A claim's evidence (:attr:`ClaimResult.evidence`), test by test:
+    ``test_a: key=value, ...; test_b: ...`` (at most ``limit`` entries per test)."""
+    return "; ".join(f"{name}: {format_evidence(ev, limit) or '-'}" for name, ev in evidence_by_test.items())
 
 
 def _fmt(value) -> str:
@@ -311,6 +311,18 @@ def _inconclusive_note(report) -> str:
     return f" ({n} inconclusive)" if n else ""
 
 
+def _provenance_line(prov: dict, env: dict) -> str:
+    commit = prov.get("commit")
+    dirty = prov.get("dirty")
+    state = "" if commit is None or dirty is None else (" (with uncommitted changes)" if dirty else " (clean)")
+    command = " ".join(prov["command"]) if prov.get("command") else "unknown"
+    threads = prov.get("threads")
+    return (f"Provenance: boolverify {prov.get('boolverify_version') or 'unknown'}, commit "
+            f"`{commit or 'unknown'}`{state}, seed base {prov.get('seed_base', env.get('seed_base'))}, "
+            f"{'' if threads is None else f'{threads} thread(s) per worker, '}command `{command}`, "
+            f"written {prov.get('date') or 'unknown'}.")
+
+
 def to_markdown(report: dict) -> str:
     lines = [
         "# boolverify verification report",
@@ -327,7 +339,7 @@ def to_markdown(report: dict) -> str:
         statement = _cell(c["statement"])
         decisions = c.get("decisions") or []
         if not decisions:
-            ev = _cell(format_evidence(c["evidence"], limit=4))
+            ev = _cell(format_test_evidence(c["evidence"], limit=4))
             lines.append(f"| {c['id']} | {statement} | (no decision recorded) | {ev} | - | {c['status']} | "
                          f"{c['duration_s']:.1f} |")
             continue
@@ -349,12 +361,14 @@ def to_markdown(report: dict) -> str:
 
         lines += ["", mutation_summary(report["mutants"])]
     env = report["environment"]
-    lines += ["", f"Environment: Python {env.get('python')}, torch {env.get('torch')}, "
-                  f"CUDA {env.get('cuda')}, {env.get('cpus')} CPUs."]
+    lines += ["", _provenance_line(report.get("provenance") or {}, env),
+              f"Environment: Python {env.get('python')}, torch {env.get('torch')}, "
+              f"CUDA {env.get('cuda')}, {env.get('cpus')} CPUs."]
     if env.get("bounds"):
         lines.append(f"Bounds: {env['bounds']['note']}.")
     lines.append("")
     return "\n".join(lines)
 
 
-__all__ = ["PROFILES", "ClaimResult", "ClaimProgress", "run_checks", "worker_threads", "MAX_WORKER_THREADS", "theorem_modules", "format_evidence", "to_markdown"]
+__all__ = ["PROFILES", "ClaimResult", "ClaimProgress", "run_checks", "worker_threads", "MAX_WORKER_THREADS", "theorem_modules", "format_evidence", "format_test_evidence", "test_id",
+           "to_markdown"]

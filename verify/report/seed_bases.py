@@ -43,7 +43,7 @@ def summarise(reports: dict) -> dict:
     """``reports``: ``{name: parsed check report}``. Returns the JSON-ready summary: the bases,
     and per decision its claim, estimand, kind (``stochastic`` when it has an interval), the
     bases it ran at and its outcome counts; per claim its status counts and the designed
-    inconclusive probabilities its file reported (``evidence.design``)."""
+    inconclusive probabilities its tests reported (``evidence.design``)."""
     decisions, claims = {}, {}
     bases = set()
     for name, report in reports.items():
@@ -55,9 +55,11 @@ def summarise(reports: dict) -> dict:
                                           "designed_inconclusive": []})
             row["bases"].append(base)
             row["status"][claim["status"]] = row["status"].get(claim["status"], 0) + 1
-            design = (claim.get("evidence") or {}).get("design")
-            if isinstance(design, dict) and "outcome_probabilities" in design:
-                row["designed_inconclusive"].append(design["outcome_probabilities"]["inconclusive"])
+            # each test's own evidence (the claim-level evidence of older reports merged them)
+            for test in claim.get("tests", []):
+                design = (test.get("evidence") or {}).get("design")
+                if isinstance(design, dict) and "outcome_probabilities" in design:
+                    row["designed_inconclusive"].append(design["outcome_probabilities"]["inconclusive"])
             for d in claim.get("decisions", []):
                 key = (cid, d["estimand"])
                 entry = decisions.setdefault(key, {
@@ -164,7 +166,7 @@ def main(argv=None) -> int:
     ``--from SUMMARY`` (re-render only); ``--check``: exit 1 if the region is stale."""
     import argparse
 
-    from verify.common.atomic_io import atomic_write_text
+    from verify.common.atomic_io import atomic_write_json
 
     parser = argparse.ArgumentParser(prog="python -m verify.report.seed_bases",
                                      description="Outcome counts of every decision over seed bases.")
@@ -184,7 +186,7 @@ def main(argv=None) -> int:
         if args.merge:
             summary = merge(_load(args.merge), summary)
         if args.json:
-            atomic_write_text(Path(args.json), json.dumps(summary, indent=1) + "\n")
+            atomic_write_json(Path(args.json), summary)
         changed = update_doc(summary, args.doc, write=not args.check)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -196,6 +198,9 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from verify.common.provenance import begin_script
+
+    begin_script("verify.report.seed_bases")  # the provenance of what it writes
     sys.exit(main())
 
 __all__ = ["summarise", "merge", "render", "update_doc", "START", "END"]

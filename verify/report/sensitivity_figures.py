@@ -3,26 +3,32 @@ and ``docs/claims.md#sg-6``): the histograms of ``boolverify sensitivity profile
 profile of random transformers beside a random function (``boolverify sensitivity random``),
 and the profile figure of ``docs/results-boolean.md`` (:func:`docs_figure`).
 
-Every figure is written atomically, its format taken from the file's suffix.
+Every figure is written atomically, its format taken from the file's suffix, with its provenance
+sidecar (:func:`verify.common.atomic_io.save_figure`).
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
-from verify.common.atomic_io import atomic_savefig, check_figure_path, pyplot
+from verify.common.atomic_io import check_figure_path, pyplot, save_figure
 
 
-def draw_histogram(result, path):
+def draw_histogram(result, path, data=()):
     """Bar chart of ``K_k / 2^N`` against ``k`` of one result of
     :func:`verify.report.sensitivity_profiles.summarise_profile`."""
-    return draw_profiles([result], path)
+    return draw_profiles([result], path, data=data)
 
 
-def draw_profiles(results, path, ncols=None):
+def draw_profiles(results, path, ncols=None, data=()):
     """One bar chart of ``K_k / 2^N`` per result (a dict of
-    :func:`verify.report.sensitivity_profiles.summarise_profile`)."""
-    check_figure_path(path)
+    :func:`verify.report.sensitivity_profiles.summarise_profile`), written to ``path`` (or to
+    each of a list of paths of one stem); ``data``: the data files of the results, named in the
+    figure's provenance sidecar. Returns ``path``."""
+    paths = [path] if isinstance(path, (str, Path)) else list(path)
+    for p in paths:
+        check_figure_path(p)
     plt = pyplot()
     n = len(results)
     ncols = ncols or min(n, 2)
@@ -40,13 +46,13 @@ def draw_profiles(results, path, ncols=None):
         ax.set_visible(False)
     fig.tight_layout()
     try:
-        atomic_savefig(fig, path)
+        save_figure(fig, paths, data=data)
     finally:
         plt.close(fig)
     return path
 
 
-def random_profile_figure(path, summary, N, label):
+def random_profile_figure(path, summary, N, label, data=()):
     """The mean profile ``K_k / 2^N`` of random transformers (``summary``: the
     :class:`~verify.experiments.transformer_records.ProfileSummary` of
     :func:`verify.experiments.random_transformers.summarize_profiles`) beside the expected
@@ -63,8 +69,10 @@ def random_profile_figure(path, summary, N, label):
     ax.set_title(f"N = {N}, {summary.models} models (as formalised in boolverify)")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    atomic_savefig(fig, path)
-    plt.close(fig)
+    try:
+        save_figure(fig, [path], data=data)
+    finally:
+        plt.close(fig)
 
 
 def docs_figure(stem="docs/figures/sg1_profiles", N=16):
@@ -81,15 +89,15 @@ def docs_figure(stem="docs/figures/sg1_profiles", N=16):
     for name, params in specs:
         label = name + "".join(f" {k}={v}" for k, v in params.items())
         results.append(summarise_profile(profile(truth_table(name, N, **params)), label))
-    for ext in (".png", ".pdf"):
-        draw_profiles(results, f"{stem}{ext}")
+    draw_profiles(results, [f"{stem}{ext}" for ext in (".png", ".pdf")])
     return results
 
 
-def training_profiles(dicts, path):
+def training_profiles(dicts, path, data=()):
     """Profiles of trained functions (``boolverify sensitivity train``; dicts of
     :meth:`verify.experiments.training.TrainResult.as_dict`): rows = targets, columns = N; one bar
-    group per seed, the target's profile in black."""
+    group per seed, the target's profile in black. ``path``: one image file or a list of them
+    (one stem); ``data``: the data files of ``dicts``. Returns the written paths."""
     from numeric.boolean import exact_profile_fraction
 
     plt = pyplot()
@@ -128,10 +136,18 @@ def training_profiles(dicts, path):
                  "as formalised in boolverify",
                  fontsize=10)
     fig.tight_layout()
-    written = atomic_savefig(fig, path, dpi=150)
-    plt.close(fig)
-    return written
+    try:
+        return save_figure(fig, path, data=data, dpi=150)
+    finally:
+        plt.close(fig)
 
 
 __all__ = ["draw_histogram", "draw_profiles", "random_profile_figure", "docs_figure",
            "training_profiles"]
+
+
+if __name__ == "__main__":  # python -m verify.report.sensitivity_figures: the figure of docs/results-boolean.md
+    from verify.common.provenance import begin_script
+
+    begin_script("verify.report.sensitivity_figures")  # the provenance of what it writes
+    docs_figure()

@@ -13,16 +13,17 @@ from pathlib import Path
 import numpy as np
 
 from numeric.vocabulary import INIT_SCHEMES as SCHEMES
-from verify.common.atomic_io import atomic_savefig, pyplot
+from verify.common.atomic_io import pyplot, save_figure
 
 
-def _save(fig, fig_dir, stem):
-    paths = [atomic_savefig(fig, Path(fig_dir) / f"{stem}.{ext}", dpi=150) for ext in ("png", "pdf")]
-    pyplot().close(fig)
-    return paths
+def _save(fig, fig_dir, stem, data):
+    try:
+        return save_figure(fig, [Path(fig_dir) / f"{stem}.{ext}" for ext in ("png", "pdf")], data=data, dpi=150)
+    finally:
+        pyplot().close(fig)
 
 
-def sg6_figures(d, fig_dir):
+def sg6_figures(d, fig_dir, data=()):
     """SG-6: the mean profile per init scheme at N = 12 (or the largest N) beside a random
     function's, and the mean K_0 / 2^N against N (``sg6_profiles_per_init``,
     ``sg6_K0_fraction_vs_N``, PNG and PDF)."""
@@ -44,7 +45,7 @@ def sg6_figures(d, fig_dir):
     fig.suptitle(f"Profiles at N={N}, eps=0, D={st['D']}, L={st['L']}, H={st['H']} "
                  "(as formalised in boolverify)", fontsize=10)
     fig.tight_layout()
-    paths = _save(fig, fig_dir, "sg6_profiles_per_init")
+    paths = _save(fig, fig_dir, "sg6_profiles_per_init", data)
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for scheme in SCHEMES:
@@ -59,10 +60,10 @@ def sg6_figures(d, fig_dir):
                  "(as formalised in boolverify)", fontsize=8)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return paths + _save(fig, fig_dir, "sg6_K0_fraction_vs_N")
+    return paths + _save(fig, fig_dir, "sg6_K0_fraction_vs_N", data)
 
 
-def sg4_figure(d, fig_dir):
+def sg4_figure(d, fig_dir, data=()):
     """SG-4: the largest single-bit influence against N, per model and their geometric mean
     (``sg4_influence_vs_N``)."""
     plt = pyplot()
@@ -82,10 +83,10 @@ def sg4_figure(d, fig_dir):
                  f"slope {d['slope_mean_log']:.2f} (as formalised in boolverify)", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return _save(fig, fig_dir, "sg4_influence_vs_N")
+    return _save(fig, fig_dir, "sg4_influence_vs_N", data)
 
 
-def sg5_figure(d, fig_dir):
+def sg5_figure(d, fig_dir, data=()):
     """SG-5: the fraction of models that recognise a non-constant function (and any function)
     with margin xi, against N (``sg5_margin_vs_N``)."""
     plt = pyplot()
@@ -101,11 +102,12 @@ def sg5_figure(d, fig_dir):
                  "(as formalised in boolverify)", fontsize=7)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    return _save(fig, fig_dir, "sg5_margin_vs_N")
+    return _save(fig, fig_dir, "sg5_margin_vs_N", data)
 
 
-def theorem45_figure(data, path):
-    """log2 of the per-model lower bound of K_0 against N, per scheme, beside a log2 N and N."""
+def theorem45_figure(data, path, sources=()):
+    """log2 of the per-model lower bound of K_0 against N, per scheme, beside a log2 N and N
+    (``sources``: the data files of ``data``, named in the figure's provenance sidecar)."""
     plt = pyplot()
     schemes = data["params"]["schemes"]
     a = data["params"]["a"]
@@ -134,13 +136,14 @@ def theorem45_figure(data, path):
     fig.suptitle(f"Theorem 4.5 past its crossover N* = {p['N_star']} (D = {p['D']}, L = {p['L']}, "
                  f"a = {a:g}); non-constant models, as formalised in boolverify", fontsize=9)
     fig.tight_layout()
-    written = atomic_savefig(fig, path, dpi=130)
-    plt.close(fig)
-    return written
+    try:
+        return save_figure(fig, [path], data=sources, dpi=130)[0]
+    finally:
+        plt.close(fig)
 
 
 
-#: data file -> figure function (``draw(data, fig_dir)``) of the SG-4/5/6 runs
+#: data file -> figure function (``draw(data, fig_dir, data=[file])``) of the SG-4/5/6 runs
 SWEEP_FIGURES = {"sg6_random_profiles.json": sg6_figures, "sg4_influence.json": sg4_figure,
                  "sg5_margin.json": sg5_figure}
 
@@ -156,10 +159,11 @@ def render_from_data(data_dir="docs/data", fig_dir="docs/figures", files=None) -
 
     for name, draw in SWEEP_FIGURES.items():
         if present(name):
-            drawn[name] = draw(json.loads((data_dir / name).read_text()), fig_dir)
+            drawn[name] = draw(json.loads((data_dir / name).read_text()), fig_dir, data=[data_dir / name])
     path = data_dir / "theorem45.json"
     if present(path.name):
-        drawn["theorem45.json"] = [theorem45_figure(json.loads(path.read_text()), Path(fig_dir) / "theorem45.png")]
+        drawn["theorem45.json"] = [theorem45_figure(json.loads(path.read_text()), Path(fig_dir) / "theorem45.png",
+                                                       sources=[path])]
     return drawn
 
 

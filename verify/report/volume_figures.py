@@ -6,12 +6,12 @@ beside them when given. Written atomically, the format taken from the file's suf
 
 from __future__ import annotations
 
-from verify.common.atomic_io import atomic_savefig, check_figure_path, pyplot
+from verify.common.atomic_io import check_figure_path, pyplot, save_figure
 
 COLOURS = {"first": "tab:blue", "majority": "tab:green", "parity": "tab:red"}
 
 
-def volume_figure(curves, path, certified=None, compare=None):
+def volume_figure(curves, path, certified=None, compare=None, data=()):
     """Left: the fraction of perturbations computing the function exactly against sigma (log),
     with the Clopper-Pearson intervals, one line per (function, N); right: the radius r_f(N)
     (log) against N per function, with the bracket where the intervals cross 1/2. ``curves``:
@@ -19,7 +19,8 @@ def volume_figure(curves, path, certified=None, compare=None):
     :meth:`verify.experiments.certified_volume.CertifiedVolume.as_dict`, drawn on the right as
     open squares (the largest certified half-width h against N; a box not certified at any h is
     not drawn). ``compare``: curve dicts of other solutions (the constructions, beside trained
-    ones), whose radii are drawn on the right as dotted lines with open circles."""
+    ones), whose radii are drawn on the right as dotted lines with open circles. ``data``: the
+    data files of the curves, named in the figure's provenance sidecar."""
     check_figure_path(path)
     plt = pyplot()
     fig, (ax, ar) = plt.subplots(1, 2, figsize=(14 if compare else 11, 4))
@@ -75,7 +76,7 @@ def volume_figure(curves, path, certified=None, compare=None):
     fig.suptitle(f"local volume around {shape}, as formalised in boolverify", fontsize=9)
     fig.tight_layout()
     try:
-        atomic_savefig(fig, path)
+        save_figure(fig, [path], data=data)
     finally:
         plt.close(fig)
     return path

@@ -1,7 +1,7 @@
 """Figures of paper A's experiments (SX-4 … SX-8), drawn from saved results (plain dicts/lists).
 
-Every figure is written as PNG and PDF through :func:`verify.common.atomic_io.atomic_savefig` (nothing half
-written). matplotlib with the Agg backend; no torch needed.
+Every figure is written as PNG and PDF through :func:`verify.common.atomic_io.save_figure` (nothing half
+written; a provenance sidecar naming the ``data`` files it was drawn from). matplotlib with the Agg backend; no torch needed.
 """
 
 from __future__ import annotations
@@ -11,30 +11,30 @@ from pathlib import Path
 
 from numeric.validation import InputError
 from numeric.vocabulary import ATTENTIONS
-from verify.common.atomic_io import FIGURE_SUFFIXES, atomic_savefig, pyplot
+from verify.common.atomic_io import FIGURE_SUFFIXES, pyplot, save_figure
 
 _NOTE = "as formalised in boolverify"
 
 
-def _save(fig, stem, formats=("png", "pdf")):
+def _save(fig, stem, data, formats=("png", "pdf")):
     """A name with a figure suffix (any case: ``a.svg``, ``A.PNG``) is written as exactly that
     file in that format; a bare stem gets one file per format in ``formats``."""
     stem = Path(stem)
-    if stem.suffix.lower() in FIGURE_SUFFIXES:
-        paths = [atomic_savefig(fig, stem, dpi=150, bbox_inches="tight")]
-    else:
-        paths = [atomic_savefig(fig, stem.with_suffix(f".{f}"), dpi=150, bbox_inches="tight") for f in formats]
-    pyplot().close(fig)
-    return paths
+    paths = [stem] if stem.suffix.lower() in FIGURE_SUFFIXES else [stem.with_suffix(f".{f}") for f in formats]
+    try:
+        return save_figure(fig, paths, data=data, dpi=150, bbox_inches="tight")
+    finally:
+        pyplot().close(fig)
 
 
-def success_heatmap(cells, stem, limit=False):
+def success_heatmap(cells, stem, limit=False, data=()):
     """Success rate over ``(d, m)`` (cells from :func:`verify.experiments.xor_sweeps.run_sweep`).
 
     Args:
         cells: :class:`~verify.experiments.records.SweepCell` records; stem: output path
             without suffix (``.png``/``.pdf`` both written; a suffix writes only that one).
         limit: draw the eta -> infinity rates instead of the default schedule.
+        data: the data files the cells came from (named in the figure's provenance sidecar).
     Returns:
         the written paths.
     """
@@ -61,10 +61,10 @@ def success_heatmap(cells, stem, limit=False):
     mode = "eta -> infinity" if limit else "eta = 10 d^2 sqrt(m) ln d"
     ax.set_title(f"one-step success rate ({mode})\n{_NOTE}", fontsize=9)
     fig.colorbar(im, ax=ax, label="P(success)")
-    return _save(fig, stem)
+    return _save(fig, stem, data)
 
 
-def threshold_law_plot(summary, stem, size="m"):
+def threshold_law_plot(summary, stem, size="m", data=()):
     """Thresholds per ``d`` with their 95 % profile-likelihood intervals (levels 0.5 and 0.9 of
     the rising part of the success curve) and the fitted power and polylog laws, log-log.
 
@@ -99,10 +99,10 @@ def threshold_law_plot(summary, stem, size="m"):
     ax.set_title(f"thresholds by binomial likelihood over all cells; polylog vs power: {verdict}\n{_NOTE}",
                  fontsize=8)
     ax.legend(fontsize=6.5)
-    return _save(fig, stem)
+    return _save(fig, stem, data)
 
 
-def attention_before_after(before, after, support, stem):
+def attention_before_after(before, after, support, stem, data=()):
     """Attention of both heads over the ``d`` positions before and after the step.
 
     Args:
@@ -127,10 +127,10 @@ def attention_before_after(before, after, support, stem):
     axes[1][0].set_xlabel(f"position i (red: a={a}, green: b={b})")
     axes[1][1].set_xlabel(f"position i (red: a={a}, green: b={b})")
     fig.suptitle(f"attention of both heads, d = {d} ({_NOTE})", fontsize=9)
-    return _save(fig, stem)
+    return _save(fig, stem, data)
 
 
-def loss_curves(compare_result, stem):
+def loss_curves(compare_result, stem, data=()):
     """Median loss (10-90% band) over GD/Adam steps for softmax, linear and erf attention
     (the dict of :func:`verify.experiments.attention_comparison.compare`)."""
     plt = pyplot()
@@ -163,7 +163,7 @@ def loss_curves(compare_result, stem):
     cfg = compare_result.get("config", {})
     fig.suptitle(f"d = {cfg.get('d')}, m = {cfg.get('m')}, {cfg.get('train_seeds', cfg.get('n_seeds'))} "
                  f"seeds, median and 10-90% band ({_NOTE})", fontsize=9)
-    return _save(fig, stem)
+    return _save(fig, stem, data)
 
 
 __all__ = ["success_heatmap", "threshold_law_plot", "attention_before_after", "loss_curves",
@@ -192,22 +192,23 @@ def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples
     p = data_dir / "xor_sweep.json"
     if present(p.name):
         cells = load_cells(p)
-        drawn["heatmap"] = success_heatmap(cells, fig_dir / "xor_success_heatmap")
-        drawn["heatmap_limit"] = success_heatmap(cells, fig_dir / "xor_success_heatmap_limit", limit=True)
+        drawn["heatmap"] = success_heatmap(cells, fig_dir / "xor_success_heatmap", data=[p])
+        drawn["heatmap_limit"] = success_heatmap(cells, fig_dir / "xor_success_heatmap_limit", limit=True,
+                                                 data=[p])
         laws = sweep_laws(cells)
         numbers["m_star_laws"] = {k: v for k, v in laws.items() if k not in ("power", "polylog")} | {
             law: {k: v for k, v in laws[law].items() if k != "curve"} for law in ("power", "polylog") if law in laws}
-        drawn["mstar"] = threshold_law_plot(laws, fig_dir / "xor_mstar", size="m")
+        drawn["mstar"] = threshold_law_plot(laws, fig_dir / "xor_mstar", size="m", data=[p])
     for name, stem in (("xor_samples_grid.json", "xor_nstar"), ("xor_fixed_sample_training.json", "xor_nstar_training")):
         p = data_dir / name
         if present(name):
             laws = samples_laws(load_cells(p))
             numbers[stem] = {k: v for k, v in laws.items() if k not in ("power", "polylog")} | {
                 law: {k: v for k, v in laws[law].items() if k != "curve"} for law in ("power", "polylog") if law in laws}
-            drawn[stem] = threshold_law_plot(laws, fig_dir / stem, size="n")
+            drawn[stem] = threshold_law_plot(laws, fig_dir / stem, size="n", data=[p])
     p = data_dir / "xor_compare.json"
     if present(p.name):
-        drawn["loss_curves"] = loss_curves(json.loads(p.read_text()), fig_dir / "xor_loss_curves")
+        drawn["loss_curves"] = loss_curves(json.loads(p.read_text()), fig_dir / "xor_loss_curves", data=[p])
     return drawn, numbers
 
 
@@ -215,6 +216,9 @@ if __name__ == "__main__":  # python -m verify.report.xor_figures [data_dir fig_
     import json
     import sys
 
+    from verify.common.provenance import begin_script
+
+    begin_script("verify.report.xor_figures")  # the provenance of what it writes
     drawn, numbers = render_from_data(*sys.argv[1:3])
     print(json.dumps({"figures": {k: [str(p) for p in v] for k, v in drawn.items()}, "numbers": numbers},
                      indent=1, default=str))

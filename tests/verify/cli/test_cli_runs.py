@@ -55,3 +55,47 @@ def test_quick_runs_write_data_and_figures(capsys, tmp_path):
     before = (out / "data" / "theorem45.json").read_text()
     assert main(["runs", "theorem45", "--quick", "--out-dir", str(out)]) == 0
     assert (out / "data" / "theorem45.json").read_text() == before
+
+
+def _tree(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_quick_run_leaves_the_committed_results_byte_for_byte(capsys, tmp_path, monkeypatch):
+    from tests.helpers import PROJECT_ROOT
+
+    # a working folder whose docs/ holds the committed SG-2 data (the default --out-dir of a full run)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs" / "data").mkdir(parents=True)
+    name = "sg2_random_functions.json"
+    (tmp_path / "docs" / "data" / name).write_bytes((PROJECT_ROOT / "docs" / "data" / name).read_bytes())
+    before, committed = _tree(tmp_path / "docs"), _tree(PROJECT_ROOT / "docs" / "data")
+    assert main(["runs", "sg2", "--quick"]) == 0
+    assert _tree(tmp_path / "docs") == before and _tree(PROJECT_ROOT / "docs" / "data") == committed
+    smoke = json.loads((tmp_path / "results" / "quick" / "data" / name).read_text())
+    assert smoke["provenance"]["plan"] == "quick" and smoke["provenance"]["command"] == ["boolverify", "runs",
+                                                                                         "sg2", "--quick"]
+    # naming the committed folder with --quick is refused before any work, unless forced
+    capsys.readouterr()
+    assert main(["runs", "sg2", "--quick", "--out-dir", "docs"]) == 2
+    err = capsys.readouterr().err
+    assert "--out-dir" in err and "--force" in err and _tree(tmp_path / "docs") == before
+
+
+def test_replacing_another_plans_data_needs_replace_and_says_what_it_replaces(capsys, tmp_path):
+    data = tmp_path / "out" / "data"
+    data.mkdir(parents=True)
+    made = {"provenance": {"plan": "SG2_REPORT", "commit": "a" * 40}, "exact": {}}
+    (data / "sg2_random_functions.json").write_text(json.dumps(made))
+    before = _tree(tmp_path / "out")
+    argv = ["runs", "sg2", "--quick", "--out-dir", str(tmp_path / "out")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--replace" in err and "plan SG2_REPORT, commit aaaaaaaaaaaa" in err
+    assert _tree(tmp_path / "out") == before  # refused before any work
+    assert main(argv + ["--replace"]) == 0
+    err = capsys.readouterr().err
+    assert f"replacing {data / 'sg2_random_functions.json'} (plan SG2_REPORT, commit aaaaaaaaaaaa)" in err
+    assert json.loads((data / "sg2_random_functions.json").read_text())["provenance"]["plan"] == "quick"
+    # the same smoke plan again: nothing to confirm
+    assert main(argv) == 0 and "runs: replacing" not in capsys.readouterr().err

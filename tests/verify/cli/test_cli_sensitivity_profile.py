@@ -31,8 +31,8 @@ def test_params_and_figure(tmp_path, cli):
     assert rc == 0 and pdf.read_bytes()[:4] == b"%PDF"
     rc, out, _ = cli("sensitivity", "profile", "--function", "random", "--N", "6", "--seed", "3")
     assert rc == 0 and "K_0 =" in out
-    # no temporary files left beside the figures
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.pdf", "h.png"]
+    # no temporary files left beside the figures and their provenance sidecar (one per stem)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.pdf", "h.png", "h.provenance.json"]
 
 
 def test_table_files(tmp_path, cli):

@@ -45,7 +45,7 @@ def test_without_certify_the_json_has_no_boxes(tmp_path):
     r = run_cli_process("sensitivity", "volume", "--function", "first", "--N", "3", "--sigmas", "0.01",
                         "--models", "2", "--json", str(out))
     assert r.returncode == 0, r.stderr
-    assert set(json.loads(out.read_text())) == {"functions", "curves", "note"}
+    assert set(json.loads(out.read_text())) == {"provenance", "functions", "curves", "note"}
     assert "certif" not in r.stdout + r.stderr
 
 

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tests.helpers import PROJECT_ROOT, raises_input_error
+from verify.common.provenance import check_record, without_provenance
 from verify.report import seed_bases
 
 
@@ -18,8 +19,11 @@ def _report(base, window_outcome, status=None, claim_id="SG-4"):
         {"estimand": "known answer", "estimate": 0.0, "interval": None, "level": None, "rule": "pass iff 0",
          "outcome": "pass"},
     ]
+    evidence = {"design": {"outcome_probabilities": {"pass": 0.99, "fail": 0.0, "inconclusive": 0.006}}}
+    # the report keeps each test's evidence under its id, and in the test's own record
     claim = {"id": claim_id, "status": status or window_outcome, "decisions": decisions,
-             "evidence": {"design": {"outcome_probabilities": {"pass": 0.99, "fail": 0.0, "inconclusive": 0.006}}}}
+             "evidence": {"test_window": evidence},
+             "tests": [{"nodeid": "theorems/t.py::test_window", "evidence": evidence}]}
     return {"environment": {"seed_base": base}, "claims": [claim]}
 
 
@@ -61,7 +65,8 @@ def test_a_claim_swept_on_its_own_is_merged_into_an_existing_summary(tmp_path):
     out = tmp_path / "merged.json"
     assert seed_bases.main([*map(str, paths), "--merge", str(tmp_path / "old.json"), "--json", str(out),
                             "--doc", str(doc)]) == 0
-    assert json.loads(out.read_text()) == merged
+    written = json.loads(out.read_text())
+    assert without_provenance(written) == merged and check_record(written["provenance"])
     assert seed_bases.main(["--from", str(out), "--merge", str(out), "--doc", str(doc)]) == 2
     with raises_input_error("update"):
         seed_bases.merge(old, {"claims": []})
