@@ -1,0 +1,213 @@
+"""Numbers of README.md and ``docs/results-*.md`` rendered from the data files of ``docs/data``,
+never typed.
+
+A document marks each rendered fragment with a pair of comments (invisible in Markdown)::
+
+    the transition grows like <!-- data:sx4-statement -->...<!-- /data:sx4-statement --> ...
+
+and only the text between a pair is rewritten, by the fragment of that name in
+:data:`FRAGMENTS` (the data files it reads and the function that renders it; the SX-4
+sentence is :func:`verify.report.statements.sx4_statement`, the one the ``xor_mstar`` figure's
+title shares). A marker whose name has no fragment is refused. Regenerate after a run with::
+
+    python -m verify.report.documents            # rewrite the marked fragments in place
+    python -m verify.report.documents --check    # exit 1 if a document is stale
+
+(``--root DIR`` chooses the folder holding README.md and docs/, ``--data-dir DIR`` the data).
+``tests/verify/report/test_documents.py`` fails when a document differs from what the data
+render, and when a changed number in a copy of the data leaves a document unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from numeric.validation import InputError, reject
+from verify.report.statements import decade, dispersion, sx4_fit, sx4_statement
+
+#: the documents with rendered fragments, relative to the project root
+DOCUMENTS = ("README.md", "docs/results-paper-a.md", "docs/results-paper-b.md", "docs/results-boolean.md")
+
+MARKER = re.compile(r"<!-- data:(?P<name>[a-z0-9-]+) -->(?P<body>.*?)<!-- /data:(?P=name) -->", re.S)
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One rendered fragment: the data files it reads (under the data folder) and
+    ``render(data) -> str``, where ``data`` caches the files' derived values per run."""
+
+    files: tuple
+    render: Callable
+
+
+class DataCache:
+    """The data folder, read once per rendering: JSON files and SX-4's fit."""
+
+    def __init__(self, data_dir):
+        self.data_dir = Path(data_dir)
+        self._cache = {}
+
+    def json(self, name):
+        if name not in self._cache:
+            path = self.data_dir / name
+            try:
+                self._cache[name] = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise InputError(f"data file = {str(path)!r}: expected a readable JSON file ({exc})") from None
+        return self._cache[name]
+
+    def sx4(self):
+        if "sx4" not in self._cache:
+            self._cache["sx4"] = sx4_fit(self.data_dir)
+        return self._cache["sx4"]
+
+
+def _bounded(x) -> bool:
+    # a profile interval of a threshold (> 0) whose end the cut never reached is reported as
+    # 0 or inf (or nan)
+    return x is not None and x == x and 0 < abs(x) < float("inf")
+
+
+def _interval(est, lo, hi, digits=2, positive=True):
+    lo_text = f"{lo:.{digits}f}" if (_bounded(lo) or not positive and lo == lo) else "not bounded"
+    hi_text = f"{hi:.{digits}f}" if (_bounded(hi) or not positive and hi == hi) else "not bounded"
+    return f"{est:.{digits}f} [{lo_text}, {hi_text}]"
+
+
+def _sx4_thresholds_table(data):
+    s = data.sx4()
+    seeds, stream = {}, set()
+    for cell in data.json("xor_sweep.json")["cells"]:
+        seeds.setdefault(cell["d"], set()).add(cell["n_seeds"])
+        if cell["key"].get("stream"):
+            stream.add(cell["d"])
+    lines = ["| d | seeds per cell | `m*_0.5(d)` | `m*_0.9(d)` |", "|---|---|---|---|"]
+    for d, th in sorted(s["thresholds"].items()):
+        n = "/".join(str(k) for k in sorted(seeds.get(d, ())))
+        label = decade(d) + (" (streamed)" if d in stream else "")
+        lines.append(f"| {label} | {n} | {_interval(*th[0.5])} | {_interval(*th[0.9])} |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def _minus(x, digits=2) -> str:
+    return f"{x:.{digits}f}".replace("-", "−")
+
+
+def _sx4_laws_table(data):
+    s = data.sx4()
+    p, k = s["power"], s["polylog"]
+    return ("\n| law | exponent (95 % profile interval) | log-likelihood |\n|---|---|---|\n"
+            f"| power `m* ∝ d^α` | α = {_interval(p['alpha'], *p['interval'], digits=3, positive=False)} | "
+            f"{_minus(s['loglik']['power'])} |\n"
+            f"| polylog `m* ∝ (ln d)^k` | k = {_interval(k['k'], *k['interval'], digits=3, positive=False)} | "
+            f"{_minus(s['loglik']['polylog'])} |\n"
+            f"| free location per `d` | — | {_minus(s['loglik']['free'])} |\n")
+
+
+def _sx4_m50(data):
+    th = data.sx4()["thresholds"]
+    ds = sorted(th)
+    return (", ".join(f"{th[d][0.5][0]:.1f}" for d in ds) + f" at `d` = {decade(ds[0])} … {decade(ds[-1])}")
+
+
+def _sx4_curve(data):
+    s = data.sx4()
+    lapses = ", ".join(f"{v:.3f}" for _, v in sorted(s["lapses"].items()))
+    return (f"common slope `s = {s['slope']:.2f}`, a lapse per `d` (`λ` = {lapses} at "
+            f"`d = {decade(min(s['lapses']))} … {decade(max(s['lapses']))}`), dispersion φ = "
+            f"deviance/df = {s['deviance']:.0f}/{s['dof']} = {dispersion(s):.1f}, over all "
+            f"{s['cells']} cells")
+
+
+def _sx5_softmax(data):
+    from verify.stats.intervals import wilson_interval
+
+    cmp = data.json("xor_compare.json")
+    n, frac = cmp["config"]["n_seeds"], cmp["softmax"]["one_step"]["frac_below_1e-6"]
+    lo, hi = wilson_interval(round(frac * n), n)
+    return (f"one softmax step reaches `L < 1e-6` in {100 * frac:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}] "
+            f"of {n} seeds at `d = {cmp['config']['d']}, m = {cmp['config']['m']}`")
+
+
+#: the fragments the documents may mark, by name
+FRAGMENTS: dict[str, Fragment] = {
+    "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
+    "sx4-thresholds-table": Fragment(("xor_sweep.json",), _sx4_thresholds_table),
+    "sx4-laws-table": Fragment(("xor_sweep.json",), _sx4_laws_table),
+    "sx4-m50": Fragment(("xor_sweep.json",), _sx4_m50),
+    "sx4-curve": Fragment(("xor_sweep.json",), _sx4_curve),
+    "sx5-softmax": Fragment(("xor_compare.json",), _sx5_softmax),
+}
+
+
+def render_text(text: str, data, name="document") -> str:
+    """``text`` with every marked fragment rendered from ``data`` (a :class:`DataCache`)."""
+    def sub(match):
+        fragment = FRAGMENTS.get(match["name"])
+        if fragment is None:
+            reject("marker", f"data:{match['name']} in {name}", f"a fragment name: {', '.join(FRAGMENTS)}")
+        return f"<!-- data:{match['name']} -->{fragment.render(data)}<!-- /data:{match['name']} -->"
+    return MARKER.sub(sub, text)
+
+
+def fragment_names(text: str) -> list[str]:
+    """The names of the fragments marked in ``text``, in order."""
+    return [m["name"] for m in MARKER.finditer(text)]
+
+
+def update_documents(root=".", data_dir=None, *, write=True, documents=DOCUMENTS) -> list[str]:
+    """Render the marked fragments of ``documents`` (paths under ``root``) from ``data_dir``
+    (default ``root/docs/data``); returns the documents that differed (rewritten with
+    ``write``, atomically)."""
+    from verify.common.atomic_io import atomic_write_text
+
+    root = Path(root)
+    data = DataCache(root / "docs" / "data" if data_dir is None else data_dir)
+    stale = []
+    for doc in documents:
+        path = root / doc
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"document = {str(path)!r}: expected a readable text file ({exc})") from None
+        new = render_text(text, data, name=str(path))
+        if new != text:
+            stale.append(doc)
+            if write:
+                atomic_write_text(path, new)
+    return stale
+
+
+def main(argv=None) -> int:
+    """``python -m verify.report.documents [--root DIR] [--data-dir DIR] [--check]``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m verify.report.documents",
+                                     description="Render the marked numbers of README.md and "
+                                     "docs/results-*.md from docs/data.")
+    parser.add_argument("--root", default=".", metavar="DIR", help="folder of README.md and docs/")
+    parser.add_argument("--data-dir", default=None, metavar="DIR", help="data folder (default ROOT/docs/data)")
+    parser.add_argument("--check", action="store_true", help="only compare: exit 1 if a document is stale")
+    args = parser.parse_args(argv)
+    try:
+        stale = update_documents(args.root, args.data_dir, write=not args.check)
+    except InputError as exc:
+        print(f"boolverify: error: {exc}", file=sys.stderr)
+        return 2
+    for doc in DOCUMENTS:
+        state = ("is stale" if args.check else "rewritten") if doc in stale else "is up to date"
+        print(f"{doc}: rendered numbers {state}")
+    return 1 if args.check and stale else 0
+
+
+__all__ = ["DOCUMENTS", "MARKER", "Fragment", "DataCache", "FRAGMENTS", "render_text", "fragment_names",
+           "update_documents", "main"]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
