@@ -23,7 +23,7 @@ import threading
 
 from numeric.validation import InputError
 
-COMMAND_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants", "runs")
+COMMAND_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants", "runs", "reproduce")
 
 
 class Terminated(KeyboardInterrupt):
