@@ -205,7 +205,7 @@ def _bench(module, options, quick_options):
 def _sg1_profiles(data_dir, quick, progress):
     from verify.report.sensitivity_figures import docs_figure
 
-    docs_figure(stem=Path(data_dir).parent / "figures" / "sg1_profiles", N=8 if quick else 16)
+    docs_figure(stem=Path(data_dir).parent / "figures" / "sg1_profiles", N=12 if quick else 16)
     progress("sg1 profiles drawn")
 
 
@@ -375,7 +375,7 @@ RUNS = {
                                    "{figures}/xor_attention_d64.pdf"]),
                         _no_figures, _pair("xor_attention_d64"), exact(), commands=(_STEP_D64,)),
     "sg1-profiles": Run("sensitivity profiles of MAJORITY, PARITY, 3-sparse parity, FIRST, a random function "
-                        "and 5-sparse MAJORITY at N = 16 (SG-1; quick: N = 8)", (), _sg1_profiles, _no_figures,
+                        "and 5-sparse MAJORITY at N = 16 (SG-1; quick: N = 12)", (), _sg1_profiles, _no_figures,
                         _pair("sg1_profiles")),
     "sg2": Run("P(K_0 >= 1) of uniformly random functions, exact and Monte Carlo (SG-2; plans.SG2_REPORT)",
                ("sg2_random_functions.json",), _sg2, _no_figures, (),

@@ -45,6 +45,10 @@ class Fragment:
     render: Callable
 
 
+#: fits of data files, by (path, modification time, size, which fit)
+FITS: dict = {}
+
+
 class DataCache:
     """The data folder, read once per rendering: JSON files and SX-4's fit."""
 
@@ -61,10 +65,17 @@ class DataCache:
                 raise InputError(f"data file = {str(path)!r}: expected a readable JSON file ({exc})") from None
         return self._cache[name]
 
+    def fitted(self, name, what, compute):
+        """``compute()``, a fit of data file ``name``, kept across renderings while the file's
+        size and modification time stay the same (a fit takes seconds; the tests render often)."""
+        stat = (self.data_dir / name).stat()
+        key = (str((self.data_dir / name).resolve()), stat.st_mtime_ns, stat.st_size, what)
+        if key not in FITS:
+            FITS[key] = compute()
+        return FITS[key]
+
     def sx4(self):
-        if "sx4" not in self._cache:
-            self._cache["sx4"] = sx4_fit(self.data_dir)
-        return self._cache["sx4"]
+        return self.fitted("xor_sweep.json", "sx4", lambda: sx4_fit(self.data_dir))
 
 
 def _bounded(x) -> bool:
@@ -134,6 +145,112 @@ def _sx5_softmax(data):
             f"of {n} seeds at `d = {cmp['config']['d']}, m = {cmp['config']['m']}`")
 
 
+def _sx6_fits(data, conf):
+    from verify.experiments.claim_rules import SX6
+    from verify.experiments.fits import samples_laws
+    from verify.experiments.records import load_cells
+
+    return {name: data.fitted(name, ("sx6", conf), lambda name=name: samples_laws(
+        load_cells(data.data_dir / name), conf=conf, margin=SX6.law_margin)) for name in SX6_FILES}
+
+
+#: the SX-6 data files: one empirical step, training on a fixed sample
+SX6_FILES = ("xor_samples_grid.json", "xor_fixed_sample_training.json")
+
+
+def _sx6_exponents(data):
+    from verify.experiments.claim_rules import SX6
+
+    step, flow = (_sx6_fits(data, SX6.level)[name]["power"] for name in SX6_FILES)
+    return (f"`d^{step['alpha']:.2f} [{step['interval'][0]:.2f}, {step['interval'][1]:.2f}]` for one empirical "
+            f"step and `d^{flow['alpha']:.2f} [{flow['interval'][0]:.2f}, {flow['interval'][1]:.2f}]` when "
+            f"training on a fixed sample ({100 * SX6.level:g} % intervals)")
+
+
+def _sx6_alpha(name):
+    def render(data):
+        from verify.experiments.claim_rules import SX6
+
+        power = _sx6_fits(data, SX6.level)[name]["power"]
+        return f"**{power['alpha']:.2f} [{power['interval'][0]:.2f}, {power['interval'][1]:.2f}]**"
+    return render
+
+
+def _size(x) -> str:
+    # sample sizes: integers from 100 on (thin groups of three), three significant digits below
+    if not _bounded(x):
+        return "not bounded"
+    return f"{x:,.0f}".replace(",", " ") if x >= 100 else f"{x:#.3g}"
+
+
+def _sx6_thresholds_table(data):
+    from verify.experiments.claim_rules import SX6
+
+    fits = _sx6_fits(data, SX6.report_conf)
+    level = f"{100 * SX6.report_conf:g} %"
+    lines = [f"| d | one step `n*_0.5` [{level}] | one step `n*_0.9` [{level}] | fixed-sample training `n*_0.5` "
+             f"[{level}] | training `n*_0.9` [{level}] |", "|---|---|---|---|---|"]
+    step, flow = (fits[name]["thresholds"] for name in SX6_FILES)
+    for d in sorted(step):
+        row = [f"{_size(t[0])} [{_size(t[1])}, {_size(t[2])}]" for fit in (step, flow) for t in (fit[d][0.5], fit[d][0.9])]
+        lines.append(f"| {d} | " + " | ".join(row) + " |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def _volume_curves(data, name="local_volume.json"):
+    curves = {}
+    for c in data.json(name)["curves"]:
+        curves.setdefault(c["function"], {})[c["N"]] = c
+    return curves
+
+
+def _radius(c) -> str:
+    lo, hi = c["radius_range"]
+    return f"{c['radius']:#.3g} [{lo:#.3g}, {hi:#.3g}]"
+
+
+def _volume_table(name):
+    def render(data):
+        curves = _volume_curves(data, name)
+        functions = sorted(curves)
+        Ns = sorted({N for f in functions for N in curves[f]})
+        lines = ["| N | " + " | ".join(f"r_{f.upper()}" for f in functions) + " |", "|---" * (len(functions) + 1) + "|"]
+        for N in Ns:
+            lines.append(f"| {N} | " + " | ".join(_radius(curves[f][N]) if N in curves[f] else "—"
+                                                   for f in functions) + " |")
+        return "\n" + "\n".join(lines) + "\n"
+    return render
+
+
+def _volume_slopes(data):
+    import numpy as np
+
+    curves = _volume_curves(data)
+    parts = []
+    for f in sorted(curves):
+        Ns = sorted(curves[f])
+        slope = np.polyfit(np.log(Ns), np.log([curves[f][N]["radius"] for N in Ns]), 1)[0]
+        parts.append(f"{f.upper()} {slope:.2g}".replace("-", "−"))
+    Ns = sorted({N for f in curves for N in curves[f]})
+    return f"Log-log slopes of `r_f(N)` over `N = {Ns[0]} … {Ns[-1]}`: " + ", ".join(parts)
+
+
+def _parity_radii(data):
+    parity = _volume_curves(data)["parity"]
+    Ns = [N for N in sorted(parity) if N % 4 == 0]
+    return (", ".join(f"{parity[N]['radius']:.2g}" for N in Ns) + " at `N` = " + ", ".join(map(str, Ns)))
+
+
+def _certified_at_8(data):
+    cert = {c["function"]: c for c in data.json("certified_volume.json")["certified"] if c["N"] == 8}
+    curves = _volume_curves(data, "certified_volume.json")
+    functions = sorted(cert)
+    widths = ", ".join(f"{cert[f]['half_width']:.2g}" for f in functions)
+    shares = [cert[f]["half_width"] / curves[f][8]["radius"] for f in functions]
+    return (f"`h` = {widths} for {', '.join(f.upper() for f in functions)} at `N = 8`, "
+            f"{100 * min(shares):.0f}–{100 * max(shares):.0f} % of the sampled radius")
+
+
 #: the fragments the documents may mark, by name
 FRAGMENTS: dict[str, Fragment] = {
     "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
@@ -142,6 +259,15 @@ FRAGMENTS: dict[str, Fragment] = {
     "sx4-m50": Fragment(("xor_sweep.json",), _sx4_m50),
     "sx4-curve": Fragment(("xor_sweep.json",), _sx4_curve),
     "sx5-softmax": Fragment(("xor_compare.json",), _sx5_softmax),
+    "sx6-exponents": Fragment(SX6_FILES, _sx6_exponents),
+    "sx6-alpha-one-step": Fragment(SX6_FILES[:1], _sx6_alpha(SX6_FILES[0])),
+    "sx6-alpha-training": Fragment(SX6_FILES[1:], _sx6_alpha(SX6_FILES[1])),
+    "sx6-thresholds-table": Fragment(SX6_FILES, _sx6_thresholds_table),
+    "sg9-radius-table": Fragment(("local_volume.json",), _volume_table("local_volume.json")),
+    "sg9-seed10-table": Fragment(("local_volume_trained_seed10.json",), _volume_table("local_volume_trained_seed10.json")),
+    "sg9-slopes": Fragment(("local_volume.json",), _volume_slopes),
+    "sg9-parity-radii": Fragment(("local_volume.json",), _parity_radii),
+    "sg9-certified-n8": Fragment(("certified_volume.json",), _certified_at_8),
 }
 
 

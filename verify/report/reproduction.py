@@ -19,6 +19,7 @@ agreement.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -140,11 +141,8 @@ def structure_differences(fresh, committed, path="") -> list[str]:
 
 
 def _is_value_key(key) -> bool:
-    try:
-        float(key)
-    except ValueError:
-        return False
-    return True
+    # a map keyed by measured values: "0.01", "12", "parity/N=12", "gaussian/N=6"
+    return re.search(r"(^|[/=])-?\d+(\.\d+)?(e-?\d+)?$", str(key)) is not None
 
 
 def structure(reason: str) -> Agreement:
@@ -170,8 +168,6 @@ def _records(value, counts, match, path="", context=()):
 
 
 def _index_free(path: str) -> str:
-    import re
-
     return re.sub(r"\[\d+\]", "[]", path)
 
 
