@@ -251,6 +251,59 @@ def _certified_at_8(data):
             f"{100 * min(shares):.0f}–{100 * max(shares):.0f} % of the sampled radius")
 
 
+def _learned(data, name):
+    """Per target and N of an SG-8 file: (runs that learned, runs, mean accuracy), learned
+    meaning the exact accuracy reaches the claim's threshold for that target."""
+    from verify.experiments.claim_rules import SG8
+
+    out = {}
+    for s in data.json(name)["summary"].values():
+        threshold = SG8.learned_parity if s["target"] == "parity" else SG8.learned_held_out
+        acc = s["accuracy"]
+        out[(s["target"], s["N"])] = (sum(a >= threshold for a in acc), len(acc), sum(acc) / len(acc))
+    return out
+
+
+def _steps(data, name):
+    steps = {r["steps"] for r in data.json(name)["runs"]}
+    return "/".join(map(str, sorted(steps)))
+
+
+def _sg8_training(data):
+    learned = _learned(data, "sg8_training.json")
+    easy = [t for t in ("majority", "first") if all(k == n for (tt, _), (k, n, _) in learned.items() if tt == t)]
+    easy_Ns = sorted({N for (t, N) in learned if t in easy})
+    failed = sorted(N for (t, N), (k, n, _) in learned.items() if t == "parity" and k == 0)
+    means = [learned[("parity", N)][2] for N in failed]
+    lowest = min(a for r in data.json("sg8_training.json")["runs"] if r["target"] in easy for a in [r["accuracy"]])
+    text = (f"{' and '.join(t.upper() for t in easy)} reach accuracy {lowest:.1f} at `N` = "
+            f"{', '.join(map(str, easy_Ns))} in every run") if lowest == 1 else (
+        f"{' and '.join(t.upper() for t in easy)} learn at `N` = {', '.join(map(str, easy_Ns))} (lowest accuracy "
+        f"{lowest:.3f})")
+    if failed:
+        text += (f"; PARITY fails at `N` = {', '.join(map(str, failed))} (mean accuracy "
+                 f"{min(means):.2f}–{max(means):.2f} with {_steps(data, 'sg8_training.json')} steps)")
+    return text
+
+
+def _sg8_transition(data):
+    from verify.experiments.claim_rules import SG8
+
+    learned = _learned(data, "sg8_parity_transition.json")
+    parts = [f"`N = {N}` in {k} of {n}" for (t, N), (k, n, _) in sorted(learned.items()) if t == "parity"]
+    return (f"with {_steps(data, 'sg8_parity_transition.json')} steps it is learned (exact accuracy ≥ "
+            f"{SG8.learned_parity:g}) at " + ", ".join(parts))
+
+
+def _sg8_pilot(data):
+    from verify.experiments.claim_rules import SG8
+
+    pilot = SG8.pilot
+    return (f"PARITY at `N = {SG8.parity_long_N}` reached {SG8.learned_parity:g} in {pilot['parity_long'][0]} of "
+            f"{pilot['parity_long'][1]} runs, the 2-sparse parity in {pilot['parity01_long'][0]} of "
+            f"{pilot['parity01_long'][1]} and FIRST in {pilot['first_long'][0]} of {pilot['first_long'][1]}")
+
+
 #: the fragments the documents may mark, by name
 FRAGMENTS: dict[str, Fragment] = {
     "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
@@ -263,6 +316,9 @@ FRAGMENTS: dict[str, Fragment] = {
     "sx6-alpha-one-step": Fragment(SX6_FILES[:1], _sx6_alpha(SX6_FILES[0])),
     "sx6-alpha-training": Fragment(SX6_FILES[1:], _sx6_alpha(SX6_FILES[1])),
     "sx6-thresholds-table": Fragment(SX6_FILES, _sx6_thresholds_table),
+    "sg8-training": Fragment(("sg8_training.json",), _sg8_training),
+    "sg8-transition": Fragment(("sg8_parity_transition.json",), _sg8_transition),
+    "sg8-pilot": Fragment((), _sg8_pilot),
     "sg9-radius-table": Fragment(("local_volume.json",), _volume_table("local_volume.json")),
     "sg9-seed10-table": Fragment(("local_volume_trained_seed10.json",), _volume_table("local_volume_trained_seed10.json")),
     "sg9-slopes": Fragment(("local_volume.json",), _volume_slopes),
