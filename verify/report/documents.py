@@ -304,6 +304,30 @@ def _sg8_pilot(data):
             f"{pilot['parity01_long'][1]} and FIRST in {pilot['first_long'][0]} of {pilot['first_long'][1]}")
 
 
+#: the trained-solution files of SG-9 (N = 4 .. 10, and the N = 12 subset grid)
+TRAINED_FILES = ("local_volume_trained.json", "local_volume_trained_N12.json")
+
+
+def _trained_table(data):
+    constructed = _volume_curves(data)
+    lines = ["| function | N | runs (seed) | trained r [bracket] | s/curve | constructed r [bracket] | "
+             "trained / constructed |", "|---|---|---|---|---|---|---|"]
+    for name in TRAINED_FILES:
+        trained = _volume_curves(data, name)
+        for t in data.json(name)["training"]:
+            f, N = t["function"], t["N"]
+            built = constructed.get(f, {}).get(N)
+            built_text = _radius(built) if built else "—"
+            curve = trained.get(f, {}).get(N)
+            if curve is None:
+                lines.append(f"| {f.upper()} | {N} | none of {t['tries']} | — | — | {built_text} | — |")
+                continue
+            ratio = f"{curve['radius'] / built['radius']:.2f}" if built else "—"
+            lines.append(f"| {f.upper()} | {N} | {t['tries']} ({t['seed']}) | {_radius(curve)} | "
+                         f"{curve['seconds']:.0f} | {built_text} | {ratio} |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
 #: the fragments the documents may mark, by name
 FRAGMENTS: dict[str, Fragment] = {
     "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
@@ -321,6 +345,7 @@ FRAGMENTS: dict[str, Fragment] = {
     "sg8-pilot": Fragment((), _sg8_pilot),
     "sg9-radius-table": Fragment(("local_volume.json",), _volume_table("local_volume.json")),
     "sg9-seed10-table": Fragment(("local_volume_trained_seed10.json",), _volume_table("local_volume_trained_seed10.json")),
+    "sg9-trained-table": Fragment(("local_volume.json", *TRAINED_FILES), _trained_table),
     "sg9-slopes": Fragment(("local_volume.json",), _volume_slopes),
     "sg9-parity-radii": Fragment(("local_volume.json",), _parity_radii),
     "sg9-certified-n8": Fragment(("certified_volume.json",), _certified_at_8),

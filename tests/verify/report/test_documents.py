@@ -50,6 +50,8 @@ def test_every_fragment_is_used_by_a_document():
     # one cell of the one-step SX-6 grid: its threshold table and exponents move
     ("xor_samples_grid.json", lambda d: d["cells"][3].update(both_successes=d["cells"][3]["both_successes"] // 2),
      {"README.md", "docs/results-paper-a.md"}),
+    # the trained FIRST radius at N = 12 (SG-9, trained solutions)
+    ("local_volume_trained_N12.json", lambda d: d["curves"][0].update(radius=0.05), {"docs/results-paper-b.md"}),
     # one PARITY run of the SG-8 budget transition learns
     ("sg8_parity_transition.json", lambda d: d["summary"]["parity/N=16"].update(accuracy=[1.0, 0.5, 0.5]),
      {"README.md"}),
