@@ -328,6 +328,29 @@ def _trained_table(data):
     return "\n" + "\n".join(lines) + "\n"
 
 
+def _sig3(x) -> str:
+    """Three significant digits in positional notation (0.0000888, not 8.88e-05)."""
+    import math
+
+    return f"{x:.{max(0, 2 - math.floor(math.log10(abs(x))))}f}" if x else "0"
+
+
+def _certified_table(data):
+    cert = {}
+    for c in data.json("certified_volume.json")["certified"]:
+        cert.setdefault(c["N"], {})[c["function"]] = c
+    curves = _volume_curves(data, "certified_volume.json")
+    functions = sorted({f for row in cert.values() for f in row})
+    lines = ["| N | M | " + " | ".join(f"h_{f.upper()} (r)" for f in functions) + " | log-volume M log(2h): "
+             + ", ".join(f.upper() for f in functions) + " |", "|---" * (len(functions) + 3) + "|"]
+    for N, row in sorted(cert.items()):
+        M = next(iter(row.values()))["n_params"]
+        cells = [f"{_sig3(row[f]['half_width'])} ({_sig3(curves[f][N]['radius'])})" for f in functions]
+        volumes = ", ".join(_minus(row[f]["log_volume"], 0) for f in functions)
+        lines.append(f"| {N} | {M} | " + " | ".join(cells) + f" | {volumes} |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
 #: the fragments the documents may mark, by name
 FRAGMENTS: dict[str, Fragment] = {
     "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
@@ -346,6 +369,7 @@ FRAGMENTS: dict[str, Fragment] = {
     "sg9-radius-table": Fragment(("local_volume.json",), _volume_table("local_volume.json")),
     "sg9-seed10-table": Fragment(("local_volume_trained_seed10.json",), _volume_table("local_volume_trained_seed10.json")),
     "sg9-trained-table": Fragment(("local_volume.json", *TRAINED_FILES), _trained_table),
+    "sg9-certified-table": Fragment(("certified_volume.json",), _certified_table),
     "sg9-slopes": Fragment(("local_volume.json",), _volume_slopes),
     "sg9-parity-radii": Fragment(("local_volume.json",), _parity_radii),
     "sg9-certified-n8": Fragment(("certified_volume.json",), _certified_at_8),
