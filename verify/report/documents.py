@@ -21,6 +21,7 @@ render, and when a changed number in a copy of the data leaves a document unchan
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -330,8 +331,6 @@ def _trained_table(data):
 
 def _sig3(x) -> str:
     """Three significant digits in positional notation (0.0000888, not 8.88e-05)."""
-    import math
-
     return f"{x:.{max(0, 2 - math.floor(math.log10(abs(x))))}f}" if x else "0"
 
 
@@ -351,6 +350,40 @@ def _certified_table(data):
     return "\n" + "\n".join(lines) + "\n"
 
 
+def _sx5_others(data):
+    cmp = data.json("xor_compare.json")
+    lowest = min(cmp[a][o]["min_final_loss"] for a in ("linear", "erf") for o in ("gd", "adam"))
+    bounds = cmp["linear_bound_per_seed"]
+    return (f"stay at `L ≥ {math.floor(lowest * 1e5) / 1e5:.5f}` after {cmp['config']['steps']} GD/Adam steps, above "
+            f"their lower bounds (linear ≥ {math.floor(min(bounds) * 1e4) / 1e4:.4f} on {len(bounds)} instances; erf "
+            f"exactly `(1 − 2/d²)²` = {cmp['erf_bound']:.6f})")
+
+
+def _sg9_constructed_order(data):
+    curves = _volume_curves(data)
+    first = [c["radius"] for c in curves["first"].values()]
+    majority = [curves["majority"][N]["radius"] for N in sorted(curves["majority"])]
+    return (f"FIRST's radius is nearly flat ({min(first):.2g}–{max(first):.2g}) and **above** MAJORITY's "
+            f"({majority[0]:.2g} … {majority[-1]:.2g})")
+
+
+def _sg9_trained_summary(data):
+    trained = {}
+    for name in TRAINED_FILES:
+        for f, by_N in _volume_curves(data, name).items():
+            trained.setdefault(f, {}).update(by_N)
+    parts = []
+    for f in ("parity", "majority", "first"):
+        Ns = sorted(trained[f])
+        r = [trained[f][N]["radius"] for N in Ns]
+        parts.append(f"{f.upper()} {r[0]:.2g} at `N = {Ns[0]}` … {r[-1]:.2g} at `N = {Ns[-1]}` (range "
+                     f"{min(r):.2g}–{max(r):.2g})")
+    second = _volume_curves(data, "local_volume_trained_seed10.json")
+    factor = max(max(a, b) / min(a, b) for f, by_N in second.items() for N, c in by_N.items()
+                 for a, b in [(c["radius"], trained[f][N]["radius"])])
+    return "; ".join(parts) + f"; a second training seed moves a radius by a factor of up to {factor:.1f}"
+
+
 #: the fragments the documents may mark, by name
 FRAGMENTS: dict[str, Fragment] = {
     "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
@@ -359,6 +392,7 @@ FRAGMENTS: dict[str, Fragment] = {
     "sx4-m50": Fragment(("xor_sweep.json",), _sx4_m50),
     "sx4-curve": Fragment(("xor_sweep.json",), _sx4_curve),
     "sx5-softmax": Fragment(("xor_compare.json",), _sx5_softmax),
+    "sx5-others": Fragment(("xor_compare.json",), _sx5_others),
     "sx6-exponents": Fragment(SX6_FILES, _sx6_exponents),
     "sx6-alpha-one-step": Fragment(SX6_FILES[:1], _sx6_alpha(SX6_FILES[0])),
     "sx6-alpha-training": Fragment(SX6_FILES[1:], _sx6_alpha(SX6_FILES[1])),
@@ -370,6 +404,8 @@ FRAGMENTS: dict[str, Fragment] = {
     "sg9-seed10-table": Fragment(("local_volume_trained_seed10.json",), _volume_table("local_volume_trained_seed10.json")),
     "sg9-trained-table": Fragment(("local_volume.json", *TRAINED_FILES), _trained_table),
     "sg9-certified-table": Fragment(("certified_volume.json",), _certified_table),
+    "sg9-constructed-order": Fragment(("local_volume.json",), _sg9_constructed_order),
+    "sg9-trained-summary": Fragment((*TRAINED_FILES, "local_volume_trained_seed10.json"), _sg9_trained_summary),
     "sg9-slopes": Fragment(("local_volume.json",), _volume_slopes),
     "sg9-parity-radii": Fragment(("local_volume.json",), _parity_radii),
     "sg9-certified-n8": Fragment(("certified_volume.json",), _certified_at_8),

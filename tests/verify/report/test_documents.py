@@ -51,7 +51,8 @@ def test_every_fragment_is_used_by_a_document():
     ("xor_samples_grid.json", lambda d: d["cells"][3].update(both_successes=d["cells"][3]["both_successes"] // 2),
      {"README.md", "docs/results-paper-a.md"}),
     # the trained FIRST radius at N = 12 (SG-9, trained solutions)
-    ("local_volume_trained_N12.json", lambda d: d["curves"][0].update(radius=0.05), {"docs/results-paper-b.md"}),
+    ("local_volume_trained_N12.json", lambda d: d["curves"][0].update(radius=0.05),
+     {"README.md", "docs/results-paper-b.md"}),
     # a certified half-width (SG-9, N = 8)
     ("certified_volume.json", lambda d: next(c for c in d["certified"] if c["N"] == 8).update(half_width=0.003),
      {"README.md", "docs/results-paper-b.md"}),
