@@ -384,6 +384,35 @@ def _sg9_trained_summary(data):
     return "; ".join(parts) + f"; a second training seed moves a radius by a factor of up to {factor:.1f}"
 
 
+def _sx6_legacy(data):
+    from verify.experiments.claim_rules import SX6
+    from verify.experiments.fits import samples_laws
+    from verify.experiments.records import load_cells
+
+    power = data.fitted("xor_samples.json", ("sx6-legacy", SX6.report_conf), lambda: samples_laws(
+        load_cells(data.data_dir / "xor_samples.json"), conf=SX6.report_conf, margin=SX6.law_margin))["power"]
+    lo, hi = power["interval"]
+    return f"`α = {power['alpha']:.2f} [{_minus(lo)}, {_minus(hi)}]`"
+
+
+def _theorem45_crossover(data):
+    p = data.json("theorem45.json")["preset_bhattamishra"]["params"]
+    return f"crossover `N* = {p['N_star']}` for `(D, L) = ({p['D']}, {p['L']})`"
+
+
+def _sg8_seed_bases(data):
+    summary = data.json("seed_bases.json")
+    claim = next(c for c in summary["claims"] if c["claim"] == "SG-8")
+    bases = sorted(claim["bases"])
+    where = f"{bases[0]}–{bases[-1]}" if bases == list(range(bases[0], bases[-1] + 1)) else ", ".join(map(str, bases))
+    decisions = [d for d in summary["decisions"] if d["claim"] == "SG-8"]
+    if all(d["counts"]["pass"] == len(d["bases"]) for d in decisions):
+        return f"over seed bases {where} every SG-8 decision passed at every base"
+    counts = {k: sum(d["counts"][k] for d in decisions) for k in ("pass", "inconclusive", "fail")}
+    return (f"over seed bases {where} the SG-8 decisions came out {counts['pass']} pass, "
+            f"{counts['inconclusive']} inconclusive, {counts['fail']} fail")
+
+
 #: the fragments the documents may mark, by name
 FRAGMENTS: dict[str, Fragment] = {
     "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
@@ -393,6 +422,9 @@ FRAGMENTS: dict[str, Fragment] = {
     "sx4-curve": Fragment(("xor_sweep.json",), _sx4_curve),
     "sx5-softmax": Fragment(("xor_compare.json",), _sx5_softmax),
     "sx5-others": Fragment(("xor_compare.json",), _sx5_others),
+    "sx6-legacy": Fragment(("xor_samples.json",), _sx6_legacy),
+    "theorem45-crossover": Fragment(("theorem45.json",), _theorem45_crossover),
+    "sg8-seed-bases": Fragment(("seed_bases.json",), _sg8_seed_bases),
     "sx6-exponents": Fragment(SX6_FILES, _sx6_exponents),
     "sx6-alpha-one-step": Fragment(SX6_FILES[:1], _sx6_alpha(SX6_FILES[0])),
     "sx6-alpha-training": Fragment(SX6_FILES[1:], _sx6_alpha(SX6_FILES[1])),

@@ -56,6 +56,11 @@ def test_every_fragment_is_used_by_a_document():
     # a certified half-width (SG-9, N = 8)
     ("certified_volume.json", lambda d: next(c for c in d["certified"] if c["N"] == 8).update(half_width=0.003),
      {"README.md", "docs/results-paper-b.md"}),
+    # one SG-8 decision inconclusive at one seed base
+    ("seed_bases.json", lambda d: next(x for x in d["decisions"] if x["claim"] == "SG-8")["counts"].update(
+        {"pass": 19, "inconclusive": 1}), {"README.md"}),
+    # the legacy SX-6 grid: one cell
+    ("xor_samples.json", lambda d: d["cells"][2].update(both_successes=0), {"README.md", "docs/results-paper-a.md"}),
     # one PARITY run of the SG-8 budget transition learns
     ("sg8_parity_transition.json", lambda d: d["summary"]["parity/N=16"].update(accuracy=[1.0, 0.5, 0.5]),
      {"README.md"}),
