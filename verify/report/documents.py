@@ -413,6 +413,12 @@ def _sg8_seed_bases(data):
             f"{counts['inconclusive']} inconclusive, {counts['fail']} fail")
 
 
+def _mutants(data):
+    m = data.json("mutants.json")
+    return (f"the {m['total']} plausible bugs of its catalogue one at a time and reports which claim test "
+            f"catches each (last run: {m['caught']} of {m['total']} caught)")
+
+
 #: the fragments the documents may mark, by name
 FRAGMENTS: dict[str, Fragment] = {
     "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
@@ -425,6 +431,7 @@ FRAGMENTS: dict[str, Fragment] = {
     "sx6-legacy": Fragment(("xor_samples.json",), _sx6_legacy),
     "theorem45-crossover": Fragment(("theorem45.json",), _theorem45_crossover),
     "sg8-seed-bases": Fragment(("seed_bases.json",), _sg8_seed_bases),
+    "mutants": Fragment(("mutants.json",), _mutants),
     "sx6-exponents": Fragment(SX6_FILES, _sx6_exponents),
     "sx6-alpha-one-step": Fragment(SX6_FILES[:1], _sx6_alpha(SX6_FILES[0])),
     "sx6-alpha-training": Fragment(SX6_FILES[1:], _sx6_alpha(SX6_FILES[1])),
