@@ -419,6 +419,30 @@ def _mutants(data):
             f"catches each (last run: {m['caught']} of {m['total']} caught)")
 
 
+def _sg2_exact_table(data):
+    exact = data.json("sg2_random_functions.json")["exact"]
+    lines = ["| N | functions | `P(K_0 ≥ 1)` | float | `E[K_0]` | `Var[K_0]` (= formula) |", "|---|---|---|---|---|---|"]
+    for N, e in sorted(exact.items(), key=lambda kv: int(kv[0])):
+        lines.append(f"| {N} | {e['functions']} | {e['p_K0_ge_1']} | {e['p_float']:.7g} | {e['E_K0']} | {e['Var_K0']} |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def _sg2_monte_carlo_table(data):
+    mc = data.json("sg2_random_functions.json")["monte_carlo"]
+    lines = ["| N | `P̂(K_0 ≥ 1)` | 95% Wilson | mean `K_0` |", "|---|---|---|---|"]
+    for N, r in sorted(mc.items(), key=lambda kv: int(kv[0])):
+        lines.append(f"| {N} | {r['p_hat']:.4f} | [{r['wilson'][0]:.4f}, {r['wilson'][1]:.4f}] | {r['mean_K0']:.4f} |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def _sg2_monte_carlo_plan(data):
+    mc = list(data.json("sg2_random_functions.json")["monte_carlo"].values())
+    samples = sorted({r["samples"] for r in mc})
+    offset = {r["seed"] - r["N"] for r in mc}
+    seed = f"seed\n{offset.pop()} + N" if len(offset) == 1 else "a seed per N"
+    return f"{'/'.join(map(str, samples))} functions per N, {seed}"
+
+
 #: the fragments the documents may mark, by name
 FRAGMENTS: dict[str, Fragment] = {
     "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
@@ -432,6 +456,9 @@ FRAGMENTS: dict[str, Fragment] = {
     "theorem45-crossover": Fragment(("theorem45.json",), _theorem45_crossover),
     "sg8-seed-bases": Fragment(("seed_bases.json",), _sg8_seed_bases),
     "mutants": Fragment(("mutants.json",), _mutants),
+    "sg2-exact-table": Fragment(("sg2_random_functions.json",), _sg2_exact_table),
+    "sg2-monte-carlo-table": Fragment(("sg2_random_functions.json",), _sg2_monte_carlo_table),
+    "sg2-monte-carlo-plan": Fragment(("sg2_random_functions.json",), _sg2_monte_carlo_plan),
     "sx6-exponents": Fragment(SX6_FILES, _sx6_exponents),
     "sx6-alpha-one-step": Fragment(SX6_FILES[:1], _sx6_alpha(SX6_FILES[0])),
     "sx6-alpha-training": Fragment(SX6_FILES[1:], _sx6_alpha(SX6_FILES[1])),
