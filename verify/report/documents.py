@@ -419,20 +419,27 @@ def _mutants(data):
             f"catches each (last run: {m['caught']} of {m['total']} caught)")
 
 
-def _sg2_exact_table(data):
-    exact = data.json("sg2_random_functions.json")["exact"]
-    lines = ["| N | functions | `P(K_0 ≥ 1)` | float | `E[K_0]` | `Var[K_0]` (= formula) |", "|---|---|---|---|---|---|"]
-    for N, e in sorted(exact.items(), key=lambda kv: int(kv[0])):
-        lines.append(f"| {N} | {e['functions']} | {e['p_K0_ge_1']} | {e['p_float']:.7g} | {e['E_K0']} | {e['Var_K0']} |")
+def _table(header, rows) -> str:
+    """A Markdown table on lines of its own (the markers stay outside it)."""
+    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
     return "\n" + "\n".join(lines) + "\n"
+
+
+def _by_N(mapping):
+    return sorted(mapping.items(), key=lambda kv: int(kv[0]))
+
+
+def _sg2_exact_table(data):
+    return _table(["N", "functions", "`P(K_0 ≥ 1)`", "float", "`E[K_0]`", "`Var[K_0]` (= formula)"],
+                  [[N, e["functions"], e["p_K0_ge_1"], f"{e['p_float']:.7g}", e["E_K0"], e["Var_K0"]]
+                   for N, e in _by_N(data.json("sg2_random_functions.json")["exact"])])
 
 
 def _sg2_monte_carlo_table(data):
-    mc = data.json("sg2_random_functions.json")["monte_carlo"]
-    lines = ["| N | `P̂(K_0 ≥ 1)` | 95% Wilson | mean `K_0` |", "|---|---|---|---|"]
-    for N, r in sorted(mc.items(), key=lambda kv: int(kv[0])):
-        lines.append(f"| {N} | {r['p_hat']:.4f} | [{r['wilson'][0]:.4f}, {r['wilson'][1]:.4f}] | {r['mean_K0']:.4f} |")
-    return "\n" + "\n".join(lines) + "\n"
+    return _table(["N", "`P̂(K_0 ≥ 1)`", "95% Wilson", "mean `K_0`"],
+                  [[N, f"{r['p_hat']:.4f}", f"[{r['wilson'][0]:.4f}, {r['wilson'][1]:.4f}]", f"{r['mean_K0']:.4f}"]
+                   for N, r in _by_N(data.json("sg2_random_functions.json")["monte_carlo"])])
 
 
 def _sg2_monte_carlo_plan(data):
