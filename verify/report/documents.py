@@ -450,6 +450,47 @@ def _sg2_monte_carlo_plan(data):
     return f"{'/'.join(map(str, samples))} functions per N, {seed}"
 
 
+def _sx7_fit(data):
+    from verify.experiments.claim_rules import SX7
+    from verify.experiments.fits import sweep_laws
+    from verify.experiments.records import load_cells
+
+    # one-sided upper bound at SX7.level: the upper end of the two-sided interval at 2 level - 1
+    conf = 2 * SX7.level - 1
+    return data.fitted("xor_sweep.json", ("sx7", conf), lambda: sweep_laws(
+        load_cells(data.data_dir / "xor_sweep.json"), conf=conf, levels=(SX7.quantile,)))
+
+
+def _ratio(x) -> str:
+    if x >= 1e-3:
+        return f"{x:.2g}"
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _sx7_bound(data):
+    from verify.experiments.claim_rules import SX7
+
+    th = _sx7_fit(data)["thresholds"]
+    top = max(th)
+    bound = max(2 * t[SX7.quantile][2] for t in th.values())
+    return (f"`2 m*_{SX7.quantile:g}(d) ≤ {bound:.0f}` parameters up to `d = {decade(top)}` "
+            f"({100 * SX7.level:g} % bound)")
+
+
+def _sx7_table(data):
+    from verify.experiments.claim_rules import SX7
+
+    rows = []
+    for d, th in sorted(_sx7_fit(data)["thresholds"].items()):
+        est, _, hi = th[SX7.quantile]
+        note = "" if d >= SX7.decide_from else " (reported, not decided)"
+        rows.append([decade(d), f"{2 * est:.1f}", f"{2 * hi:.1f}" if _bounded(hi) else "not bounded",
+                     f"{d // SX7.param_divisor:,}".replace(",", " "), f"{_ratio(2 * est / d)}{note}"])
+    return _table(["d", f"`2 m*_{SX7.quantile:g}(d)`", f"{100 * SX7.level:g} % upper bound",
+                   f"`d / {SX7.param_divisor}`", "ratio `2m*/d`"], rows)
+
+
 #: the fragments the documents may mark, by name
 FRAGMENTS: dict[str, Fragment] = {
     "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
@@ -466,6 +507,8 @@ FRAGMENTS: dict[str, Fragment] = {
     "sg2-exact-table": Fragment(("sg2_random_functions.json",), _sg2_exact_table),
     "sg2-monte-carlo-table": Fragment(("sg2_random_functions.json",), _sg2_monte_carlo_table),
     "sg2-monte-carlo-plan": Fragment(("sg2_random_functions.json",), _sg2_monte_carlo_plan),
+    "sx7-table": Fragment(("xor_sweep.json",), _sx7_table),
+    "sx7-bound": Fragment(("xor_sweep.json",), _sx7_bound),
     "sx6-exponents": Fragment(SX6_FILES, _sx6_exponents),
     "sx6-alpha-one-step": Fragment(SX6_FILES[:1], _sx6_alpha(SX6_FILES[0])),
     "sx6-alpha-training": Fragment(SX6_FILES[1:], _sx6_alpha(SX6_FILES[1])),

@@ -36,6 +36,15 @@ def test_documents_are_rendered_from_the_data():
         "a document's rendered numbers are stale: run `python -m verify.report.documents`")
 
 
+def test_sx7_table_decides_with_the_rule_numbers():
+    from verify.experiments.claim_rules import SX7
+
+    table = FRAGMENTS["sx7-table"].render(DataCache(DATA))
+    rows = [line.split(" | ") for line in table.strip().splitlines()[2:]]
+    assert len(rows) == len(statements.sx4_fit(DATA)["thresholds"])
+    assert rows[0][-1].endswith("(reported, not decided) |") == (SX7.decide_from > 100)
+
+
 def test_every_fragment_is_used_by_a_document():
     used = {name for doc in DOCUMENTS for name in documents.fragment_names((PROJECT_ROOT / doc).read_text())}
     assert used == set(FRAGMENTS)
