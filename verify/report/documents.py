@@ -491,6 +491,29 @@ def _sx7_table(data):
                    f"`d / {SX7.param_divisor}`", "ratio `2m*/d`"], rows)
 
 
+def _sg6_table(data):
+    sg6 = data.json("sg6_random_profiles.json")
+    schemes = list(sg6["results"])
+    rows = []
+    for N in sg6["settings"]["Ns"]:
+        cells = [sg6["results"][s][str(N)] for s in schemes]
+        rand = cells[0]
+        rows.append([N, sg6["settings"]["models"][str(N)]] + [
+            f"{c['frac_K0_ge_1']:.3f} / {c['mean_K0_frac']:.3f} / {c['frac_constant']:.2f} / {c['mean_avg_sensitivity']:.3f}"
+            for c in cells] + [f"≈{rand['random_function_P_K0_ge_1']:.2f} / {rand['random_function_mean_K0_frac']:.1e} / 0 / "
+                               f"{N / 2:.1f}"])
+    return _table(["N", "models", *schemes, "random function"], rows)
+
+
+def _sg6_d32_table(data):
+    d32 = data.json("sg6_random_profiles.json")["D32"]
+    rows = [[s, c["models"], f"{c['frac_K0_ge_1']:.3f} [{c['frac_K0_ge_1_ci95'][0]:.3f}, {c['frac_K0_ge_1_ci95'][1]:.3f}]",
+             c["min_K0"], f"{c['mean_K0_frac']:.3f}", f"{c['frac_constant']:.2f}", f"{c['mean_avg_sensitivity']:.3f}"]
+            for s, c in d32["results"].items()]
+    return _table(["init", "models", "fraction `K_0 ≥ 1` [95% Wilson]", "min `K_0`", "mean `K_0/2^N`",
+                   "fraction constant", "mean avg. sensitivity"], rows)
+
+
 #: the fragments the documents may mark, by name
 FRAGMENTS: dict[str, Fragment] = {
     "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
@@ -509,6 +532,8 @@ FRAGMENTS: dict[str, Fragment] = {
     "sg2-monte-carlo-plan": Fragment(("sg2_random_functions.json",), _sg2_monte_carlo_plan),
     "sx7-table": Fragment(("xor_sweep.json",), _sx7_table),
     "sx7-bound": Fragment(("xor_sweep.json",), _sx7_bound),
+    "sg6-table": Fragment(("sg6_random_profiles.json",), _sg6_table),
+    "sg6-d32-table": Fragment(("sg6_random_profiles.json",), _sg6_d32_table),
     "sx6-exponents": Fragment(SX6_FILES, _sx6_exponents),
     "sx6-alpha-one-step": Fragment(SX6_FILES[:1], _sx6_alpha(SX6_FILES[0])),
     "sx6-alpha-training": Fragment(SX6_FILES[1:], _sx6_alpha(SX6_FILES[1])),

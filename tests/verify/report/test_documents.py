@@ -72,6 +72,9 @@ def test_every_fragment_is_used_by_a_document():
     ("xor_samples.json", lambda d: d["cells"][2].update(both_successes=0), {"README.md", "docs/results-paper-a.md"}),
     # SG-2's Monte Carlo estimate at N = 3
     ("sg2_random_functions.json", lambda d: d["monte_carlo"]["3"].update(p_hat=0.5), {"docs/results-boolean.md"}),
+    # SG-6: the constant fraction of one cell
+    ("sg6_random_profiles.json", lambda d: d["results"]["gaussian"]["8"].update(frac_constant=0.5),
+     {"docs/results-paper-b.md"}),
     # one mutant survives
     ("mutants.json", lambda d: d.update(caught=d["caught"] - 1), {"README.md"}),
     # one PARITY run of the SG-8 budget transition learns
