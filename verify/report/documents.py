@@ -421,7 +421,7 @@ def _mutants(data):
 
 def _table(header, rows) -> str:
     """A Markdown table on lines of its own (the markers stay outside it)."""
-    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    lines = ["| " + " | ".join(map(str, header)) + " |", "|---" * len(header) + "|"]
     lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
     return "\n" + "\n".join(lines) + "\n"
 
@@ -514,6 +514,37 @@ def _sg6_d32_table(data):
                    "fraction constant", "mean avg. sensitivity"], rows)
 
 
+def _sg4_table(data):
+    import numpy as np
+
+    sg4 = data.json("sg4_influence.json")
+    influence = np.array(sg4["influence"])  # models x N
+    geo = np.exp(np.log(influence).mean(axis=0))
+    Ns = sg4["Ns"]
+    return _table(["N", *Ns], [["geometric mean", *(f"{g:.2e}" for g in geo)],
+                               ["max over models", *(f"{m:.2e}" for m in influence.max(axis=0))],
+                               ["N × geo. mean", *(f"{N * g:.2f}" for N, g in zip(Ns, geo))]])
+
+
+def _sg4_slopes(data):
+    import numpy as np
+
+    sg4 = data.json("sg4_influence.json")
+    per_model = sg4["slope_per_model"]
+    return (f"**{_minus(sg4['slope_mean_log'], 3)}** (per-model slopes {_minus(min(per_model))} … "
+            f"{_minus(max(per_model))}, median {_minus(float(np.median(per_model)))}; slope of the max over models "
+            f"{_minus(sg4['slope_of_max'])})")
+
+
+def _sg5_table(data):
+    sg5 = data.json("sg5_margin.json")
+    rows = []
+    for xi, counts in sg5["counts"].items():
+        rows.append([f"{xi} (non-constant)", *counts["nonconstant"]])
+        rows.append([f"{xi} (any function)", *counts["recognises"]])
+    return _table(["ξ", *(f"N={N}" for N in sg5["Ns"])], rows)
+
+
 #: the fragments the documents may mark, by name
 FRAGMENTS: dict[str, Fragment] = {
     "sx4-statement": Fragment(("xor_sweep.json",), lambda data: sx4_statement(data.sx4())),
@@ -534,6 +565,9 @@ FRAGMENTS: dict[str, Fragment] = {
     "sx7-bound": Fragment(("xor_sweep.json",), _sx7_bound),
     "sg6-table": Fragment(("sg6_random_profiles.json",), _sg6_table),
     "sg6-d32-table": Fragment(("sg6_random_profiles.json",), _sg6_d32_table),
+    "sg4-table": Fragment(("sg4_influence.json",), _sg4_table),
+    "sg4-slopes": Fragment(("sg4_influence.json",), _sg4_slopes),
+    "sg5-table": Fragment(("sg5_margin.json",), _sg5_table),
     "sx6-exponents": Fragment(SX6_FILES, _sx6_exponents),
     "sx6-alpha-one-step": Fragment(SX6_FILES[:1], _sx6_alpha(SX6_FILES[0])),
     "sx6-alpha-training": Fragment(SX6_FILES[1:], _sx6_alpha(SX6_FILES[1])),

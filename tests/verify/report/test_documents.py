@@ -75,6 +75,9 @@ def test_every_fragment_is_used_by_a_document():
     # SG-6: the constant fraction of one cell
     ("sg6_random_profiles.json", lambda d: d["results"]["gaussian"]["8"].update(frac_constant=0.5),
      {"docs/results-paper-b.md"}),
+    # SG-4: one model's influence at N = 8; SG-5: one count
+    ("sg4_influence.json", lambda d: d["influence"][0].__setitem__(0, 0.5), {"docs/results-paper-b.md"}),
+    ("sg5_margin.json", lambda d: d["counts"]["0.1"]["nonconstant"].__setitem__(0, 9), {"docs/results-paper-b.md"}),
     # one mutant survives
     ("mutants.json", lambda d: d.update(caught=d["caught"] - 1), {"README.md"}),
     # one PARITY run of the SG-8 budget transition learns
