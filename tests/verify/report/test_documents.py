@@ -78,6 +78,8 @@ def test_every_fragment_is_used_by_a_document():
     # SG-4: one model's influence at N = 8; SG-5: one count
     ("sg4_influence.json", lambda d: d["influence"][0].__setitem__(0, 0.5), {"docs/results-paper-b.md"}),
     ("sg5_margin.json", lambda d: d["counts"]["0.1"]["nonconstant"].__setitem__(0, 9), {"docs/results-paper-b.md"}),
+    # Theorem 4.5: one cell's certified count
+    ("theorem45.json", lambda d: d["cells"]["uniform/N=98"].update(bound_holds=29), {"docs/results-paper-b.md"}),
     # one mutant survives
     ("mutants.json", lambda d: d.update(caught=d["caught"] - 1), {"README.md"}),
     # one PARITY run of the SG-8 budget transition learns
