@@ -29,7 +29,7 @@ import threading
 from numeric.validation import InputError
 from verify.common.provenance import begin_run, end_run, written_summary
 
-COMMAND_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants", "runs")
+COMMAND_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants", "runs", "reproduce")
 
 
 class Terminated(KeyboardInterrupt):

@@ -26,6 +26,7 @@ from typing import Callable
 
 from numeric.validation import InputError, check_choice, check_int
 from verify.cli.options import MAX_THREADS, integer
+from verify.report.reproduction import Agreement, exact, proportions, structure
 
 DEFAULT_OUT_DIR = "docs"
 #: where the smoke plans write by default (never into the committed results)
@@ -52,13 +53,23 @@ def _all_figures(data_dir, fig_dir, files):
 @dataclass(frozen=True)
 class Run:
     """One named full run: what it is, the data files it writes (under ``OUT_DIR/data``), the
-    function that runs it, ``run(data_dir, quick, progress)``, and the one that draws the
-    figures of those files, ``figures(data_dir, fig_dir, files)``."""
+    function that runs it, ``run(data_dir, quick, progress)``, the one that draws the figures
+    of those files, ``figures(data_dir, fig_dir, files)``, and the figure files it draws
+    (under ``OUT_DIR/figures``; a run that wraps a command drawing its own figures draws them
+    in ``run``). ``commands``: the command lines a run wraps (the recorded options, ``{data}``
+    and ``{figures}`` standing for the output folders), checked against a data file's
+    provenance record. How ``boolverify reproduce`` compares a rerun with the committed file,
+    fixed before looking at data (:mod:`verify.report.reproduction`): ``agreement`` for the
+    full plan (default: exact, the runs are seeded), ``quick_agreement`` for the quick plan."""
 
     description: str
     data: tuple
     run: Callable
     figures: Callable
+    figure_files: tuple = ()
+    quick_agreement: Agreement = structure("the quick plan's sizes match no record of the full plan")
+    agreement: Agreement = exact()
+    commands: tuple = ()
 
     def draw(self, data_dir, fig_dir) -> dict:
         """The figures of this run's data files: ``{data file: [written paths]}``."""
@@ -166,31 +177,303 @@ def _no_run(data_dir, quick, progress):
     return None
 
 
-#: the named full runs, in the order ``--list`` shows them
+def _fill(argv, data_dir):
+    fig_dir = Path(data_dir).parent / "figures"
+    return [str(a).format(data=data_dir, figures=fig_dir) for a in argv]
+
+
+def _commands(*commands, quick=None):
+    """A run that is one or more ``boolverify`` command lines with their recorded options
+    (``quick``: the command lines of the quick form); each runs in this process."""
+    def run(data_dir, is_quick, progress):
+        from verify.cli import main
+
+        (Path(data_dir).parent / "figures").mkdir(parents=True, exist_ok=True)
+        for argv in quick if is_quick and quick is not None else commands:
+            argv = _fill(argv, data_dir)
+            progress("boolverify " + " ".join(argv))
+            if main(argv) != 0:
+                raise InputError(f"'boolverify {' '.join(argv)}' failed (message above)")
+    return run
+
+
+def _bench(module, options, quick_options):
+    """A benchmark of ``bench/`` (``python -m bench.<module>``), run as its own process."""
+    def run(data_dir, is_quick, progress):
+        import subprocess
+
+        argv = [sys.executable, "-m", f"bench.{module}", *(quick_options if is_quick else options),
+                "--json", str(Path(data_dir) / f"bench_{module}.json")]
+        progress(" ".join(argv[1:]))
+        if subprocess.run(argv).returncode != 0:
+            raise InputError(f"'{' '.join(argv[1:])}' failed (message above)")
+    return run
+
+
+def _sg1_profiles(data_dir, quick, progress):
+    from verify.report.sensitivity_figures import docs_figure
+
+    docs_figure(stem=Path(data_dir).parent / "figures" / "sg1_profiles", N=12 if quick else 16)
+    progress("sg1 profiles drawn")
+
+
+def _merge_volume(parts, out, note):
+    """One volume file from the JSON files of several ``sensitivity volume`` commands: their
+    curves and training records in order, the functions they name, ``note``."""
+    import json
+
+    from verify.common.atomic_io import atomic_write_json
+
+    merged = {"functions": [], "solution": "trained", "curves": [], "training": [], "note": note}
+    for part in parts:
+        data = json.loads(Path(part).read_text())
+        merged["functions"] += [f for f in data["functions"] if f not in merged["functions"]]
+        merged["curves"] += data["curves"]
+        merged["training"] += data.get("training", [])
+    merged["functions"] = sorted(merged["functions"])
+    atomic_write_json(out, merged)
+
+
+_VOLUME = ["sensitivity", "volume", "--seed", "0", "--threads", "1"]
+_TRAINED = [*_VOLUME, "--solution", "trained", "--steps", "2000", "--tries", "4", "--models", "200"]
+_TRAINED_NOTE = ("as formalised in boolverify: trained solutions (SG-8 training loop, float64, exact on all "
+                 "2^N strings), Gaussian perturbations of every parameter")
+#: the N = 12 trained curves: 9 consecutive points of the default grid 10^(-4 + k/6) per function
+_N12_GRID = {"first": range(14, 23), "majority": range(10, 19), "parity": range(6, 15)}
+
+
+def _trained_volume(data_dir, quick, progress):
+    import tempfile
+
+    parts = ([["--function", "first,majority,parity", "--N", "4,6,8"], ["--function", "first,majority", "--N", "10"],
+              ["--function", "parity", "--N", "10"]] if not quick else [["--function", "first", "--N", "4"]])
+    options = _TRAINED if not quick else [*_VOLUME, "--solution", "trained", "--steps", "300", "--tries", "1",
+                                          "--models", "20"]
+    with tempfile.TemporaryDirectory() as tmp:
+        files = [Path(tmp) / f"part{k}.json" for k in range(len(parts))]
+        for part, out in zip(parts, files):
+            _commands([*options, *part, "--json", str(out)])(data_dir, False, progress)
+        _merge_volume(files, Path(data_dir) / "local_volume_trained.json",
+                      _TRAINED_NOTE + "; merged from the three commands of docs/results-paper-b.md (N = 4, 6, 8; "
+                      "FIRST and MAJORITY at N = 10; PARITY at N = 10)")
+        if quick:
+            return
+        files = []
+        for function, ks in _N12_GRID.items():
+            sigmas = ",".join(repr(10.0 ** (-4 + k / 6)) for k in ks)
+            files.append(Path(tmp) / f"n12_{function}.json")
+            argv = [*_TRAINED, "--function", function, "--N", "12", "--models", "100", "--sigmas", sigmas,
+                    "--json", str(files[-1])]
+            _commands(argv)(data_dir, False, progress)
+        _merge_volume(files, Path(data_dir) / "local_volume_trained_N12.json",
+                      _TRAINED_NOTE + "; N = 12, 100 directions per sigma on a 9-point subset of the default grid "
+                      "per function; merged from the three commands of docs/results-paper-b.md")
+
+
+def _trained_volume_figure(data_dir, fig_dir, files):
+    import json
+
+    from verify.report.volume_figures import volume_figure
+
+    curves = []
+    for name in ("local_volume_trained.json", "local_volume_trained_N12.json"):
+        if (Path(data_dir) / name).exists():
+            curves += json.loads((Path(data_dir) / name).read_text())["curves"]
+    if not curves:
+        return {}
+    constructed = Path(data_dir) / "local_volume.json"
+    compare = None
+    if constructed.exists():
+        Ns = {c["N"] for c in curves}
+        compare = [c for c in json.loads(constructed.read_text())["curves"] if c["N"] in Ns]
+    Path(fig_dir).mkdir(parents=True, exist_ok=True)
+    return {"local_volume_trained.json": [volume_figure(curves, Path(fig_dir) / "local_volume_trained.png",
+                                                        compare=compare)]}
+
+
+def _bhattamishra(data_dir, quick, progress):
+    """The public code of Bhattamishra et al. is read from the folder in
+    ``BOOLVERIFY_BHATTAMISHRA_SOURCE`` (or the fetched copy the module finds itself)."""
+    import os
+
+    from verify.experiments import bhattamishra_init_agreement as agreement
+
+    argv = ["--out", str(Path(data_dir) / "bhattamishra_init_agreement.json")]
+    if os.environ.get("BOOLVERIFY_BHATTAMISHRA_SOURCE"):
+        argv += ["--source", os.environ["BOOLVERIFY_BHATTAMISHRA_SOURCE"]]
+    if quick:
+        argv += ["--models", "20"]
+    progress("python -m verify.experiments.bhattamishra_init_agreement " + " ".join(argv))
+    if agreement.main(argv) != 0:
+        raise InputError("the Bhattamishra agreement run failed (message above)")
+
+
+def _seed_bases(data_dir, quick, progress):
+    """``boolverify check`` at seed bases 1-20, summarised by :mod:`verify.report.seed_bases`
+    (the quick form: base 1, claim SX-1, quick profile)."""
+    import tempfile
+
+    import json
+
+    from verify.cli import main
+    from verify.common.atomic_io import atomic_write_text
+    from verify.report.seed_bases import summarise
+
+    with tempfile.TemporaryDirectory() as tmp:
+        reports = []
+        for base in (1,) if quick else range(1, 21):
+            reports.append(Path(tmp) / f"base{base}.json")
+            argv = ["check", "--seed", str(base), "--json", str(reports[-1])]
+            argv += ["--profile", "quick", "--claim", "SX-1"] if quick else ["--profile", "full"]
+            progress("boolverify " + " ".join(argv))
+            if main(argv) not in (0, 1):
+                raise InputError(f"'boolverify {' '.join(argv)}' failed (message above)")
+        summary = summarise({str(p): json.loads(p.read_text()) for p in reports})
+        atomic_write_text(Path(data_dir) / "seed_bases.json", json.dumps(summary, indent=1) + "\n")
+
+
+def _pair(*stems) -> tuple:
+    """The PNG and PDF file of each figure stem."""
+    return tuple(f"{stem}.{ext}" for stem in stems for ext in ("png", "pdf"))
+
+
+#: how a quick sweep's cells are compared with the full sweep's (the quick plan measures a few
+#: of its (d, m) or (d, n) cells with fewer seeds)
+_SWEEP_CELLS = proportions([("successes", "n_seeds")], ("d", "m", "c", "eps"))
+_SAMPLE_CELLS = proportions([("both_successes", "population_successes")], ("regime", "d", "n", "m"))
+_TIMINGS = structure("benchmark timings depend on the machine and its load")
+_COMPARE = ["xor", "compare", "--d", "1000", "--m", "32", "--seeds", "400", "--train-seeds", "30", "--steps", "2000",
+            "--out", "{data}/xor_compare.json"]
+_STEP_D64 = ["xor", "step", "--d", "64", "--m", "32", "--seed", "0", "--json", "{data}/xor_step_d64.json"]
+_CONSTRUCTED = ["--function", "first,majority,parity", "--N", "4,6,8,10,12", "--models", "400"]
+_CONSTRUCTED_QUICK = ["--function", "first,majority,parity", "--N", "4", "--models", "40"]
+_CURVES = proportions([("exact", "models")], ("function", "N", "include_ln", "sigma"))
+_LEGACY_SAMPLES = [["xor", "samples", "--d", str(d), "--n", ",".join(str(k * d * d) for k in ks), "--m", "32",
+                    "--seeds", str(seeds), "--out", "{data}/xor_samples.json"] for d, ks, seeds in (
+                        (16, (1, 2, 4, 8, 16, 32, 64), 40), (32, (2, 4, 8, 16, 32, 64), 40),
+                        (64, (4, 8, 16, 32, 64), 40), (128, (16, 32, 64), 20))]
+
+#: the named full runs, in the order ``--list`` shows them; every file of docs/data and
+#: docs/figures is named by exactly one (tests/verify/cli/test_cli_reproduce.py)
 RUNS = {
     "xor-sweep": Run("paper A one-step sweep over (d, m), d = 10^2 .. 10^8 (SX-4, SX-7; plans.FULL_SWEEP, "
-                     "FULL_SWEEP_LARGE)", ("xor_sweep.json",), _xor_sweep, _paper_a_figures),
+                     "FULL_SWEEP_LARGE)", ("xor_sweep.json",), _xor_sweep, _paper_a_figures,
+                     _pair("xor_success_heatmap", "xor_success_heatmap_limit", "xor_mstar"), _SWEEP_CELLS),
     "xor-samples-grid": Run("paper A one step on n samples, n*(d) (SX-6; plans.FINITE_FULL_DS)",
                             ("xor_samples_grid.json",), _finite("one_step", "xor_samples_grid.json"),
-                            _paper_a_figures),
+                            _paper_a_figures, _pair("xor_nstar"), _SAMPLE_CELLS),
     "xor-fixed-sample": Run("paper A training on a fixed sample, n*(d) (SX-6; plans.FINITE_FULL_DS)",
                             ("xor_fixed_sample_training.json",),
-                            _finite("gradient_flow", "xor_fixed_sample_training.json"), _paper_a_figures),
+                            _finite("gradient_flow", "xor_fixed_sample_training.json"), _paper_a_figures,
+                            _pair("xor_nstar_training"), _SAMPLE_CELLS),
+    "xor-samples-legacy": Run("paper A one step on n = k d^2 samples, the earlier SX-6 grid kept as a record "
+                              "(plans.SAMPLES_FULL; quick: its d = 16 row with 8 seeds)", ("xor_samples.json",),
+                              _commands(*_LEGACY_SAMPLES, quick=[[*_LEGACY_SAMPLES[0][:-4], "--seeds", "8",
+                                                                  *_LEGACY_SAMPLES[0][-2:]]]),
+                              _no_figures, (), _SWEEP_CELLS, commands=tuple(_LEGACY_SAMPLES)),
+    "xor-compare": Run("paper A softmax against linear and erf attention, one step and 2000 GD/Adam steps (SX-5)",
+                       ("xor_compare.json",), _commands(_COMPARE, quick=[[*_COMPARE[:4], "--m", "8", "--seeds", "8",
+                                                                          "--train-seeds", "2", "--steps", "20",
+                                                                          *_COMPARE[-2:]]]),
+                       _paper_a_figures, _pair("xor_loss_curves"), commands=(_COMPARE,)),
+    "xor-step-d64": Run("paper A attention of both heads before and after one step, d = 64, m = 32 (SX-8)",
+                        ("xor_step_d64.json",),
+                        _commands([*_STEP_D64, "--figure", "{figures}/xor_attention_d64.png"],
+                                  ["xor", "step", "--d", "64", "--m", "32", "--seed", "0", "--figure",
+                                   "{figures}/xor_attention_d64.pdf"]),
+                        _no_figures, _pair("xor_attention_d64"), exact(), commands=(_STEP_D64,)),
+    "sg1-profiles": Run("sensitivity profiles of MAJORITY, PARITY, 3-sparse parity, FIRST, a random function "
+                        "and 5-sparse MAJORITY at N = 16 (SG-1; quick: N = 12)", (), _sg1_profiles, _no_figures,
+                        _pair("sg1_profiles")),
     "sg2": Run("P(K_0 >= 1) of uniformly random functions, exact and Monte Carlo (SG-2; plans.SG2_REPORT)",
-               ("sg2_random_functions.json",), _sg2, _no_figures),
+               ("sg2_random_functions.json",), _sg2, _no_figures, (),
+               proportions([("hits", "samples")], ("N", "seed"))),
     "sg4": Run("largest single-bit influence of random transformers against N (SG-4; plans.SG4_FULL)",
-               ("sg4_influence.json",), _sg("sg4"), _paper_b_figures),
+               ("sg4_influence.json",), _sg("sg4"), _paper_b_figures, _pair("sg4_influence_vs_N")),
     "sg5": Run("margin-xi recognition of random transformers (SG-5; plans.SG5_FULL)",
-               ("sg5_margin.json",), _sg("sg5"), _paper_b_figures),
+               ("sg5_margin.json",), _sg("sg5"), _paper_b_figures, _pair("sg5_margin_vs_N")),
     "sg6": Run("exact profiles of random transformers at eps = 0 (SG-6; plans.SG6_FULL, SG6_D32_FULL)",
-               ("sg6_random_profiles.json",), _sg("sg6"), _paper_b_figures),
+               ("sg6_random_profiles.json",), _sg("sg6"), _paper_b_figures,
+               _pair("sg6_K0_fraction_vs_N", "sg6_profiles_per_init")),
     "theorem45": Run("Theorem 4.5 past its crossover, K_0 >= N^a at N* .. 4 N* (plans.THEOREM45_FULL, "
-                     "THEOREM45_BHATTAMISHRA)", ("theorem45.json",), _theorem45, _paper_b_figures),
+                     "THEOREM45_BHATTAMISHRA)", ("theorem45.json",), _theorem45, _paper_b_figures, ("theorem45.png",)),
     "sg8-training": Run("training on MAJORITY, FIRST, PARITY at N = 8, 16, 24 (SG-8; plans.SG8_TRAINING)",
-                        ("sg8_training.json",), _sg8("sg8_training.json", "SG8_TRAINING"), _sg8_figures),
+                        ("sg8_training.json",), _sg8("sg8_training.json", "SG8_TRAINING"), _sg8_figures,
+                        _pair("sg8_training_profiles")),
     "sg8-parity-transition": Run("where PARITY stops being learned, N = 10 .. 16 at 1000 steps (SG-8; "
                                  "plans.SG8_PARITY_TRANSITION)", ("sg8_parity_transition.json",),
                                  _sg8("sg8_parity_transition.json", "SG8_PARITY_TRANSITION"), _no_figures),
+    "local-volume": Run("SG-9 local radius around the constructed solutions, N = 4 .. 12, 400 directions per sigma "
+                        "(quick: N = 4, 40)", ("local_volume.json",),
+                        _commands([*_VOLUME, *_CONSTRUCTED, "--json", "{data}/local_volume.json"],
+                                  quick=[[*_VOLUME, *_CONSTRUCTED_QUICK, "--json", "{data}/local_volume.json"]]),
+                        _no_figures, (), _CURVES),
+    "local-volume-no-ln": Run("SG-9 local radius with the layer norms unperturbed, N = 4, 8, 12 (quick: N = 4, 40)",
+                              ("local_volume_no_ln.json",),
+                              _commands([*_VOLUME, *_CONSTRUCTED[:3], "4,8,12", *_CONSTRUCTED[4:], "--no-ln",
+                                         "--json", "{data}/local_volume_no_ln.json"],
+                                        quick=[[*_VOLUME, *_CONSTRUCTED_QUICK, "--no-ln", "--json",
+                                                "{data}/local_volume_no_ln.json"]]),
+                              _no_figures, (), _CURVES),
+    "certified-volume": Run("SG-9 certified boxes theta* +- h beside the sampled curves, and the local-volume "
+                            "figure (quick: N = 4, 40)", ("certified_volume.json",),
+                            _commands([*_VOLUME, *_CONSTRUCTED, "--certify", "--json", "{data}/certified_volume.json",
+                                       "--figure", "{figures}/local_volume.png"],
+                                      quick=[[*_VOLUME, *_CONSTRUCTED_QUICK, "--certify", "--json",
+                                              "{data}/certified_volume.json", "--figure",
+                                              "{figures}/local_volume.png"]]),
+                            _no_figures, ("local_volume.png",), _CURVES),
+    "local-volume-trained": Run("SG-9 local radius around trained solutions, N = 4 .. 10 and the N = 12 subset "
+                                "grid, and its figure (quick: FIRST at N = 4, 300 steps, 20 directions)",
+                                ("local_volume_trained.json", "local_volume_trained_N12.json"), _trained_volume,
+                                _trained_volume_figure, ("local_volume_trained.png",),
+                                structure("a quick training budget gives other solutions, whose curves no "
+                                          "committed record matches"), commands=(_TRAINED,)),
+    "local-volume-trained-seed10": Run("SG-9 a second trained solution per cell, training seeds from 10, "
+                                       "N = 4, 6, 8 (quick: FIRST at N = 4)", ("local_volume_trained_seed10.json",),
+                                       _commands([*_TRAINED, "--train-seed", "10", "--function",
+                                                  "first,majority,parity", "--N", "4,6,8", "--json",
+                                                  "{data}/local_volume_trained_seed10.json"],
+                                                 quick=[[*_VOLUME, "--solution", "trained", "--steps", "300",
+                                                         "--tries", "1", "--models", "20", "--train-seed", "10",
+                                                         "--function", "first", "--N", "4", "--json",
+                                                         "{data}/local_volume_trained_seed10.json"]]),
+                                       _no_figures, (), structure("a quick training budget gives other solutions"),
+                                       commands=(_TRAINED,)),
+    "bhattamishra-agreement": Run("SG-6 the public random-transformer inits of Bhattamishra et al. against "
+                                  "boolverify's (its code from BOOLVERIFY_BHATTAMISHRA_SOURCE or the fetched "
+                                  "copy; quick: 20 models per side)", ("bhattamishra_init_agreement.json",),
+                                  _bhattamishra, _no_figures, (),
+                                  structure("the quick plan draws fewer models per side")),
+    "seed-bases": Run("boolverify check at seed bases 1 .. 20, every decision's outcome counts (quick: base 1, "
+                      "SX-1)", ("seed_bases.json",), _seed_bases, _no_figures, (),
+                      structure("the quick plan runs one base and one claim")),
+    "mutants": Run("boolverify mutants: every planted bug of the catalogue and the test that catches it (quick: "
+                   "one mutant)", ("mutants.json",),
+                   _commands(["mutants", "--json", "{data}/mutants.json", "--jobs", "2"],
+                             quick=[["mutants", "--json", "{data}/mutants.json", "--only", "loss_drops_t_squared",
+                                     "--jobs", "1"]]),
+                   _no_figures, (), structure("the quick plan runs one mutant"),
+                   structure("per-mutant times and messages depend on the machine; caught status is "
+                             "compared by the check of docs/report.md")),
+    "bench-xor": Run("benchmark of the two-head model (python -m bench.xor --repeats 7)", ("bench_xor.json",),
+                     _bench("xor", ["--repeats", "7"], ["--quick", "--repeats", "1"]), _no_figures, (), _TIMINGS,
+                     _TIMINGS),
+    "bench-sensitivity": Run("benchmark of exact sensitivity profiles (python -m bench.sensitivity --repeat 9 "
+                             "--large)", ("bench_sensitivity.json",),
+                             _bench("sensitivity", ["--repeat", "9", "--large"],
+                                    ["--N", "12", "--fourier-N", "8", "--repeat", "1"]),
+                             _no_figures, (), _TIMINGS, _TIMINGS),
+    "bench-transformer": Run("benchmark of random-transformer profiles (python -m bench.transformer --speed-only "
+                             "--N 20 --N-plain 16 --N-sample 256 --strings 8 --repeats 3)", ("bench_transformer.json",),
+                             _bench("transformer", ["--speed-only", "--N", "20", "--N-plain", "16", "--N-sample", "256",
+                                                    "--strings", "8", "--repeats", "3"],
+                                    ["--speed-only", "--N", "8", "--N-plain", "6", "--N-sample", "16", "--strings",
+                                     "2", "--repeats", "1"]), _no_figures, (), _TIMINGS, _TIMINGS),
+    "bench-local-volume": Run("benchmark of the batched local-volume pass (python -m bench.local_volume)",
+                              ("bench_local_volume.json",),
+                              _bench("local_volume", [], ["--N", "6", "--models", "8", "--loop-models", "2",
+                                                          "--repeats", "1"]), _no_figures, (), _TIMINGS, _TIMINGS),
     "figures": Run("no run: redraw every figure from the data files present", (), _no_run, _all_figures),
 }
 
@@ -284,9 +567,10 @@ def run(args) -> int:
     for path, made in replaced:
         print(f"runs: replacing {path} ({made})", file=sys.stderr, flush=True)
     if args.list:
+        width = max(map(len, RUNS))
         for name, r in RUNS.items():
-            files = ", ".join(f"data/{f}" for f in r.data) or "-"
-            print(f"{name:18s} {r.description}\n{'':19s}-> {files}")
+            files = ", ".join([f"data/{f}" for f in r.data] + [f"figures/{f}" for f in r.figure_files]) or "-"
+            print(f"{name:{width}s} {r.description}\n{'':{width + 1}s}-> {files}")
         return 0
     import torch
 

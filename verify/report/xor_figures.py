@@ -12,6 +12,7 @@ from pathlib import Path
 from numeric.validation import InputError
 from numeric.vocabulary import ATTENTIONS
 from verify.common.atomic_io import FIGURE_SUFFIXES, pyplot, save_figure
+from verify.report.statements import law_verdict
 
 _NOTE = "as formalised in boolverify"
 
@@ -95,9 +96,9 @@ def threshold_law_plot(summary, stem, size="m", data=()):
     ax.set_yscale("log")
     ax.set_xlabel("d")
     ax.set_ylabel(f"{size}*(d)")
-    verdict = summary.get("comparison", "-")
-    ax.set_title(f"thresholds by binomial likelihood over all cells; polylog vs power: {verdict}\n{_NOTE}",
-                 fontsize=8)
+    # the verdict is the documents' sentence (verify.report.statements), never a second wording
+    verdict = law_verdict(summary).replace(" (", "\n(", 1) if "comparison" in summary else "one group: no law"
+    ax.set_title(f"thresholds by binomial likelihood over all cells; {verdict}\n{_NOTE}", fontsize=7)
     ax.legend(fontsize=6.5)
     return _save(fig, stem, data)
 

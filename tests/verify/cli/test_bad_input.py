@@ -108,6 +108,12 @@ RUNS = [
     (["runs", "sg5", "--quick", "--out-dir", "{in}/f"], {"f": "a file, not a folder"}),
     (["runs", "sg5", "--quick", "--out-dir", ""], {}),
     (["runs", "--no-such-option"], {}),
+    (["reproduce"], {}),
+    (["reproduce", "no-such-run", "--out-dir", "{out}/s"], {}),
+    (["reproduce", "figures", "--out-dir", "{out}/s"], {}),
+    (["reproduce", "sg2", "--quick", "--out-dir", "{out}/s"], {}),  # no committed docs/data here
+    (["reproduce", "sg2", "--quick", "--committed", "{in}", "--out-dir", "{out}/s"], {"f": "no data/ folder"}),
+    (["reproduce", "sg2", "--quick", "--threads", "0", "--out-dir", "{out}/s"], {}),
 ]
 
 XOR_STEP = [[*(["xor", "step"]), *args] for args in (
