@@ -386,8 +386,42 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            "points of each box inside their enclosures",
            ("enclosures", "*, N = *: outputs outside their enclosures*")),
         _I("points tried in a certified box", "sampler", "numeric.certified_volume.box_points", ("_check_certified",),
-           "corners exactly on the box's corners, inner points moved and inside it; at 100h some corner does not "
-           "compute f", ("*, N = *: points tried in the certified box*", "*, N = *: points of the certified box*")),
+           "corners exactly on the box's corners, inner points moved and inside it, both sides of theta* for every "
+           "entry; at 100h some corner does not compute f", ("*, N = *: points tried in the certified box*", "*, N = *: points of the certified box*",
+            "*, N = *: parameter entries whose * corners*")),
+        _I("construction constants", "construction constant", "numeric.constructions.construct",
+           ("test_construction_constants_follow_their_derivation",),
+           "recomputed in Arb from each construction's derivation: FIRST's position-0 weight e^2 / (e^2 + 1) and its "
+           "threshold separation, the MLP thresholds phi(s*), PARITY's kinks",
+           ("constants", "construction constants against their derivation*")),
+        _I("interval operations", "certifier", "numeric.intervals",
+           ("test_interval_operations_against_arb",),
+           "on adversarial operand sets (both signs, across 0, degenerate, subnormal, huge) every float64 enclosure "
+           "holds the exact Arb range and its ends lie within the stated ulps of it",
+           ("interval_operations", "interval operations (*", "the same: ends farther from the exact ends*")),
+        _I("torch.exp where the certifier exponentiates", "certifier", "numeric.intervals.exp",
+           ("test_interval_operations_against_arb", "test_certified_enclosures_hold_the_exact_forward_pass"),
+           "torch.exp against Arb at adversarial inputs and at every score difference the certifier exponentiates: "
+           "error within the ulp the exp enclosure's widening assumes",
+           ("exp_error_ulps", "exp_at_score_differences", "torch.exp against Arb at *")),
+        _I("exact forward pass inside the enclosures", "certifier", "numeric.certified_volume.interval_forward",
+           ("test_certified_enclosures_hold_the_exact_forward_pass",),
+           "an independent Arb forward pass at theta* (h = 0) and at points of each certified box: every "
+           "intermediate and output inside its float64 enclosure, every string",
+           ("exact_forward_pass", "*, N = *: exact (Arb) intermediates outside*")),
+        _I("reported certified half-width", "certifier",
+           "verify.experiments.certified_volume.largest_certified_half_width", ("_check_certified",),
+           "the reported h certified again as reported, and the refused end of the bisection's bracket refused",
+           ("*, N = *: the reported h = * certified again*",)),
+        _I("directions of the volume points", "sampler", "numeric.local_volume.perturbation_chunks",
+           ("test_perturbation_sampler_known_answers",),
+           "every direction one volume point draws, chunk by chunk, is distinct from every other",
+           ("*, N = *: distinct directions among*",)),
+        _I("simultaneous radius intervals", "estimator", "verify.stats.intervals.crossing_interval",
+           ("test_radius_estimator_known_answers",),
+           "synthetic curves with a known radius: misses at most the simultaneous level allows; a per-sigma interval "
+           "misses too often and fails",
+           ("simultaneous_coverage",)),
     ),
 }
 

@@ -112,11 +112,11 @@ def test_a_marker_naming_no_fragment_is_refused():
 def test_mstar_figure_title_states_the_documents_verdict(sx4_summary, monkeypatch, tmp_path):
     titles = []
 
-    def capture(fig, path, **kwargs):
+    def capture(fig, paths, data=(), **kwargs):
         titles.append(fig.axes[0].get_title())
-        return path
+        return paths
 
-    monkeypatch.setattr(xor_figures, "atomic_savefig", capture)
+    monkeypatch.setattr(xor_figures, "save_figure", capture)
     xor_figures.threshold_law_plot(sx4_summary, tmp_path / "xor_mstar", size="m")
     verdict = statements.law_verdict(sx4_summary)
     assert titles and all(verdict in title.replace("\n", " ") for title in titles)
