@@ -400,17 +400,19 @@ def _theorem45_crossover(data):
     return f"crossover `N* = {p['N_star']}` for `(D, L) = ({p['D']}, {p['L']})`"
 
 
-def _sg8_seed_bases(data):
-    summary = data.json("seed_bases.json")
-    claim = next(c for c in summary["claims"] if c["claim"] == "SG-8")
-    bases = sorted(claim["bases"])
-    where = f"{bases[0]}–{bases[-1]}" if bases == list(range(bases[0], bases[-1] + 1)) else ", ".join(map(str, bases))
-    decisions = [d for d in summary["decisions"] if d["claim"] == "SG-8"]
-    if all(d["counts"]["pass"] == len(d["bases"]) for d in decisions):
-        return f"over seed bases {where} every SG-8 decision passed at every base"
-    counts = {k: sum(d["counts"][k] for d in decisions) for k in ("pass", "inconclusive", "fail")}
-    return (f"over seed bases {where} the SG-8 decisions came out {counts['pass']} pass, "
-            f"{counts['inconclusive']} inconclusive, {counts['fail']} fail")
+def _seed_bases_sentence(claim_id):
+    def render(data):
+        summary = data.json("seed_bases.json")
+        claim = next(c for c in summary["claims"] if c["claim"] == claim_id)
+        bases = sorted(claim["bases"])
+        where = f"{bases[0]}–{bases[-1]}" if bases == list(range(bases[0], bases[-1] + 1)) else ", ".join(map(str, bases))
+        decisions = [d for d in summary["decisions"] if d["claim"] == claim_id]
+        if all(d["counts"]["pass"] == len(d["bases"]) for d in decisions):
+            return f"over seed bases {where} every {claim_id} decision ({len(decisions)} of them) passed at every base"
+        counts = {k: sum(d["counts"][k] for d in decisions) for k in ("pass", "inconclusive", "fail")}
+        return (f"over seed bases {where} the {len(decisions)} {claim_id} decisions came out {counts['pass']} pass, "
+                f"{counts['inconclusive']} inconclusive, {counts['fail']} fail")
+    return render
 
 
 def _mutants(data):
@@ -566,7 +568,8 @@ FRAGMENTS: dict[str, Fragment] = {
     "sx5-others": Fragment(("xor_compare.json",), _sx5_others),
     "sx6-legacy": Fragment(("xor_samples.json",), _sx6_legacy),
     "theorem45-crossover": Fragment(("theorem45.json",), _theorem45_crossover),
-    "sg8-seed-bases": Fragment(("seed_bases.json",), _sg8_seed_bases),
+    "sg8-seed-bases": Fragment(("seed_bases.json",), _seed_bases_sentence("SG-8")),
+    "sg9-seed-bases": Fragment(("seed_bases.json",), _seed_bases_sentence("SG-9")),
     "mutants": Fragment(("mutants.json",), _mutants),
     "sg2-exact-table": Fragment(("sg2_random_functions.json",), _sg2_exact_table),
     "sg2-monte-carlo-table": Fragment(("sg2_random_functions.json",), _sg2_monte_carlo_table),
