@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 from numeric.validation import InputError, reject
+from verify.report.seed_bases import bases_text
 from verify.report.statements import decade, dispersion, sx4_fit, sx4_statement
 
 #: the documents with rendered fragments, relative to the project root
@@ -404,8 +405,7 @@ def _seed_bases_sentence(claim_id):
     def render(data):
         summary = data.json("seed_bases.json")
         claim = next(c for c in summary["claims"] if c["claim"] == claim_id)
-        bases = sorted(claim["bases"])
-        where = f"{bases[0]}–{bases[-1]}" if bases == list(range(bases[0], bases[-1] + 1)) else ", ".join(map(str, bases))
+        where = bases_text(claim["bases"], dash="–")
         decisions = [d for d in summary["decisions"] if d["claim"] == claim_id]
         if all(d["counts"]["pass"] == len(d["bases"]) for d in decisions):
             return f"over seed bases {where} every {claim_id} decision ({len(decisions)} of them) passed at every base"

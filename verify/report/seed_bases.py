@@ -100,17 +100,18 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _bases_text(bases):
+def bases_text(bases, dash="-"):
+    """``1-20`` for a run of consecutive bases (``dash`` between the ends), else the list."""
     bases = sorted(bases)
     if bases and bases == list(range(bases[0], bases[-1] + 1)):
-        return f"{bases[0]}-{bases[-1]}" if len(bases) > 1 else str(bases[0])
+        return f"{bases[0]}{dash}{bases[-1]}" if len(bases) > 1 else str(bases[0])
     return ", ".join(map(str, bases))
 
 
 def render(summary: dict) -> str:
     """The Markdown of the region: per claim its status counts, then every stochastic decision
     with its counts (exact decisions summed per claim)."""
-    lines = [f"Seed bases {_bases_text(summary['bases'])}, one `boolverify check --json` report per base "
+    lines = [f"Seed bases {bases_text(summary['bases'])}, one `boolverify check --json` report per base "
              "(`python -m verify.report.seed_bases`; data `docs/data/seed_bases.json`). *Designed* is the largest "
              "inconclusive probability a claim file computes for its own plan before the data; *95 % bound* is the "
              "one-sided Clopper-Pearson upper bound of the inconclusive rate from the counts alone.", "",
@@ -203,4 +204,4 @@ if __name__ == "__main__":
     begin_script("verify.report.seed_bases")  # the provenance of what it writes
     sys.exit(main())
 
-__all__ = ["summarise", "merge", "render", "update_doc", "START", "END"]
+__all__ = ["summarise", "merge", "render", "update_doc", "bases_text", "START", "END"]
