@@ -6,8 +6,8 @@
 Reports perturbed models per second over all 2^N strings, measured in one run (median of
 ``--repeats``; wall time and the process's CPU time, which a busy machine disturbs less):
 
-- batched: :func:`numeric.local_volume.volume_point` (draw ``--models`` perturbations, the
-  batched one-layer pass of :func:`numeric.local_volume.batched_outputs`, compare with the table);
+- batched: :func:`numeric.transformer.volume_point` (draw ``--models`` perturbations, the
+  batched one-layer pass of :func:`numeric.transformer.batched_outputs`, compare with the table);
 - loop: the same perturbations one model at a time, each loaded into a
   :class:`~numeric.transformer.BooleanTransformer` and evaluated by
   :func:`numeric.transformer.evaluate_all` (``--loop-models`` of them);
@@ -25,8 +25,8 @@ import time
 import torch
 
 from numeric.boolean import truth_table
-from numeric.constructions import construct
-from numeric.local_volume import (
+from numeric.transformer import construct
+from numeric.transformer import (
     batched_outputs, kept_values, load_parameters, perturbed_parameters, volume_point,
 )
 from numeric.transformer import BooleanTransformer, evaluate_all

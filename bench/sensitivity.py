@@ -3,7 +3,7 @@
 1. Profile at ``N = 24`` against the floor of ``N`` passes over the table. The floor is
    ``N`` calls of ``torch.bitwise_xor(t[:2^(N-1)], t[2^(N-1):], out=buf)`` on the uint8 table:
    one contiguous elementwise pass per bit that reads the whole table once (the least any
-   flip-based method does). Both methods of :func:`numeric.sensitivity.profile` are timed:
+   flip-based method does). Both methods of :func:`numeric.boolean.profile` are timed:
    ``bitsliced`` (the CPU default) and ``bytes``. Ratios are measured in one run, floor and
    method interleaved, best of ``--repeat``, both in wall-clock time and in CPU time of the
    (single) working thread; the latter is the stable number on a shared, loaded machine.
@@ -41,7 +41,7 @@ def profile_vs_floor(N=24, repeat=5, seed=0, methods=("bitsliced", "bytes")):
     import torch
 
     from numeric.boolean import truth_table
-    from numeric.sensitivity import profile
+    from numeric.boolean import profile
 
     t = truth_table("random", N, seed=seed, allow_large=True)
     half = 1 << (N - 1)
@@ -71,7 +71,7 @@ def profile_vs_floor(N=24, repeat=5, seed=0, methods=("bitsliced", "bytes")):
 
 def fourier_vs_character_matrix(N=12, repeat=3, seed=0):
     from numeric.boolean import truth_table
-    from numeric.sensitivity import character_matrix_average_sensitivity, fourier_average_sensitivity
+    from numeric.boolean import character_matrix_average_sensitivity, fourier_average_sensitivity
 
     t = truth_table("random", N, seed=seed)
     fast = _best(lambda: fourier_average_sensitivity(t), repeat)

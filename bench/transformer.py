@@ -12,9 +12,9 @@ Reports, measured in one run:
   table, and that both give the same profile;
 - the eos-only last layer against the full last layer (same outputs);
 - strings per second, side by side: the exact profile at ``N`` by the table-driven pass of
-  :func:`numeric.transformer_eval.evaluate_all` against the plain batched forward pass
+  :func:`numeric.transformer.evaluate_all` against the plain batched forward pass
   (the model's forward on 256-string chunks, ``--N-plain``), and the sampled sensitivities at
-  ``--N-sample`` (each string with its N neighbours, :mod:`numeric.transformer_sample`) against
+  ``--N-sample`` (each string with its N neighbours, :mod:`numeric.transformer`) against
   the plain batched forward of the same strings in passes of 256 sequences; ``--repeats``
   runs each, reporting the median. ``--speed-only`` runs only these.
 """
@@ -26,10 +26,10 @@ import time
 
 import torch
 
-from numeric.sensitivity import profile
+from numeric.boolean import profile
 from numeric.transformer import TransformerConfig, evaluate_all, random_model
-from numeric.transformer_eval import evaluate_all_blowup, strings
-from numeric.transformer_sample import neighbour_sensitivities, sample_strings
+from numeric.transformer import evaluate_all_blowup, strings
+from numeric.transformer import neighbour_sensitivities, sample_strings
 
 
 def _table_profile(model, N):

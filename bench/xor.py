@@ -7,7 +7,7 @@ All numbers are measured in one run and reported as ratios (medians of repeats):
    over one read of ``V`` (one mat-vec ``V theta``): ``grad_over_one_read`` (the one-pass
    gradient, goal <= 1.2) beside ``two_pass_over_one_read`` (the full-vector path that reads
    ``V`` twice, kept as the fallback). Which path ``population_grad`` ran on this machine and
-   why (:mod:`numeric.xor_path`), and the time of both paths forced, so that the choice can be
+   why (:mod:`numeric.xor`), and the time of both paths forced, so that the choice can be
    checked: ``default_is_faster``.
 2. The speed-up over autograd through the expanded closed form (same ``d, m``).
 3. The speed-up over a Monte-Carlo gradient with ``n = d`` samples at ``d = 10^4``.
@@ -60,9 +60,9 @@ def _interleaved(fns, repeats):
 
 def _gradient_at_the_floor(d, m, support, gen, repeats):
     """Population gradient against the memory floor (two passes over V) and against autograd."""
-    from numeric.attention import attention_weights
+    from numeric.xor import attention_weights
     from numeric.xor import population_grad, sample_embeddings, sample_init
-    from numeric.xor_forms import closed_form_loss
+    from numeric.xor import closed_form_loss
 
     V = sample_embeddings(d, m, generator=gen)
     th, tt = sample_init(m, generator=gen)
@@ -94,7 +94,7 @@ def _gradient_at_the_floor(d, m, support, gen, repeats):
                cpu_floor=cmed["floor"], cpu_grad=cmed["grad"], cpu_autograd=cmed["autograd"],
                t_one_read=med["one_read"], t_two_pass=med["two_pass"], t_one_pass=med["one_pass"],
                cpu_one_read=cmed["one_read"], cpu_two_pass=cmed["two_pass"], cpu_one_pass=cmed["one_pass"])
-    from numeric.xor_path import choose_path, resolve_path
+    from numeric.xor import choose_path, resolve_path
 
     ran = resolve_path()
     res["path"], res["path_reason"], res["block_bytes"] = ran.path, ran.reason, ran.block_bytes
@@ -154,7 +154,7 @@ def _batched_seeds(d2, m, seeds, support, gen, repeats):
 
 def cpu_description() -> str:
     """The CPU's model name and last-level cache, as the OS reports them."""
-    from numeric.xor_path import cache_sizes
+    from numeric.xor import cache_sizes
 
     name = platform.processor() or platform.machine()
     try:

@@ -1,5 +1,5 @@
 r"""Outward-rounded interval arithmetic in float64 torch: the operations through which
-:mod:`numeric.certified_volume` encloses the forward pass of a transformer over a box of
+:mod:`numeric.transformer` encloses the forward pass of a transformer over a box of
 parameters. Each operation takes :class:`Interval` enclosures ``[lo, hi]`` (elementwise, two
 float64 tensors of one shape) of its operands and returns an enclosure of the exact
 (real-number) result for every point of them.

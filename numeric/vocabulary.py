@@ -16,7 +16,7 @@ FUNCTION_PARAMS = {
     "random": ("seed",),
 }
 
-#: boolverify's four initialisation schemes of the Boolean transformer (``numeric.transformer_model.initialize_``).
+#: boolverify's four initialisation schemes of the Boolean transformer (``numeric.transformer._model.initialize_``).
 INIT_SCHEMES = ("uniform", "gaussian", "xavier_uniform", "xavier_normal")
 #: The four initialisations of the public random-transformer code of Bhattamishra et al.
 #: (satwik77/Transformer-Simplicity, ``RandFLTAtt/src/components/sanplay.py``), options of the

@@ -208,3 +208,23 @@ def law_holds(values, law, false_fail: float) -> bool:
     if (2 * norm.cdf(math.sqrt(3)) - 1) ** n <= false_fail:
         ok = ok and float(z.abs().max()) > math.sqrt(3)
     return ok
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def is_public_path(target: str) -> bool:
+    """Whether a dotted path names a public object: its attribute part (after the longest
+    importable module) has no private name. A private module (``numeric.xor._forms``) may hold a
+    public object; the object is what a mutant wraps or a seam names, found where it is bound."""
+    import importlib
+
+    parts = target.split(".")
+    for k in range(len(parts), 0, -1):
+        try:
+            importlib.import_module(".".join(parts[:k]))
+        except ImportError:
+            continue
+        return not any(_private(p) for p in parts[k:])
+    return False

@@ -153,17 +153,16 @@ def test_checker_catches_a_planted_upward_import_and_cycle(tmp_path):
             dst = tmp_path / src.relative_to(ROOT)
             dst.parent.mkdir(parents=True, exist_ok=True)
             dst.write_text(src.read_text())
-    engine = tmp_path / "numeric" / "boolean.py"
+    engine = tmp_path / "numeric" / "boolean" / "_functions.py"
     engine.write_text(engine.read_text() + "\nfrom verify.reference.bounds import crossover\n")
     graph = import_graph(tmp_path)
-    assert any(b.startswith("numeric.boolean:") for b in upward_imports(graph))
-    sens = tmp_path / "numeric" / "boolean.py"
-    sens.write_text(sens.read_text() + "\nfrom numeric.sensitivity import profile\n")
-    assert any("numeric.boolean" in c and "numeric.sensitivity" in c for c in cycles(import_graph(tmp_path)))
+    assert any(b.startswith("numeric.boolean._functions:") for b in upward_imports(graph))
+    sens = tmp_path / "numeric" / "boolean" / "_functions.py"
+    sens.write_text(sens.read_text() + "\nfrom numeric.boolean._sensitivity import profile\n")
+    assert any("numeric.boolean._functions" in c and "numeric.boolean._sensitivity" in c for c in cycles(import_graph(tmp_path)))
 
 
-@pytest.mark.parametrize("module", ["numeric.xor", "numeric.boolean", "numeric.sensitivity",
-                                    "numeric.transformer"])
+@pytest.mark.parametrize("module", ["numeric.xor", "numeric.boolean", "numeric.transformer"])
 def test_engine_loads_no_symbolic_side(module):
     code = (f"import sys, {module}; bad = [m for m in ('sympy', 'mpmath', 'verify') "
             "if m in sys.modules]; assert not bad, bad")
@@ -180,3 +179,78 @@ def test_stats_load_no_torch():
     code = ("import sys, verify.stats; bad = [m for m in ('torch', 'sympy', 'mpmath') "
             "if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+# --------------------------------------------------------------------------- private modules
+
+#: the library: every module outside the tests
+_LIBRARY = ("numeric", "verify", "theorems", "bench")
+#: the longest a library file may grow before it is split by concept
+MAX_LIBRARY_LINES = 600
+
+
+def _private_owner(module: str) -> str | None:
+    """The package whose private module ``module`` is (``numeric.xor`` for ``numeric.xor._stream``),
+    or None for a public module."""
+    parts = module.split(".")
+    for k, part in enumerate(parts):
+        if part.startswith("_") and not part.startswith("__"):
+            return ".".join(parts[:k])
+    return None
+
+
+def private_imports(root: Path = ROOT) -> list[str]:
+    """``module:line imports target`` for every library module that imports a private module
+    (a name starting with ``_``) of a package it is not inside."""
+    files = dict(module_files(root))
+    known = set(files)
+    bad = []
+    for mod, path in files.items():
+        if mod.split(".")[0] not in _LIBRARY:
+            continue
+        for target, line in imports_of(mod, path, known):
+            owner = _private_owner(target)
+            if owner is not None and not (mod == owner or mod.startswith(owner + ".")):
+                bad.append(f"{mod}:{line} imports {target}")
+    return sorted(set(bad))
+
+
+def long_files(root: Path = ROOT) -> list[str]:
+    # a claim is one theorem file, however long its known-answer checks make it
+    return [f"{path.relative_to(root)}: {n} lines" for top in _LIBRARY if top != "theorems" for path in sorted((root / top).rglob("*.py"))
+            if (n := len(path.read_text().splitlines())) > MAX_LIBRARY_LINES]
+
+
+def test_no_library_module_imports_another_packages_private_module():
+    assert private_imports() == []
+
+
+def test_private_import_check_catches_a_planted_one(tmp_path):
+    for top in _TOP:
+        for src in (ROOT / top).rglob("*.py"):
+            dst = tmp_path / src.relative_to(ROOT)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            dst.write_text(src.read_text())
+    user = tmp_path / "verify" / "experiments" / "training.py"
+    user.write_text(user.read_text() + "\nfrom numeric.transformer._model import initialize_\n")
+    sibling = tmp_path / "numeric" / "transformer" / "_eval.py"
+    sibling.write_text(sibling.read_text() + "\nfrom numeric.xor import _stream\n")
+    found = private_imports(tmp_path)
+    assert any(f.startswith("verify.experiments.training:") and f.endswith("numeric.transformer._model")
+               for f in found), found
+    assert any(f.startswith("numeric.transformer._eval:") and f.endswith("numeric.xor._stream") for f in found), found
+    assert len(found) == 2, found
+
+
+def test_engine_has_one_package_per_model():
+    packages = sorted(p.parent.name for p in (ROOT / "numeric").glob("*/__init__.py"))
+    assert packages == ["boolean", "transformer", "xor"]
+    flat = sorted(p.stem for p in (ROOT / "numeric").glob("*.py") if p.stem != "__init__")
+    assert flat == ["intervals", "validation", "vocabulary"]
+    for package in packages:
+        modules = [p.name for p in (ROOT / "numeric" / package).glob("*.py") if p.name != "__init__.py"]
+        assert all(m.startswith("_") for m in modules), modules
+
+
+def test_no_library_file_is_over_the_line_limit():
+    assert long_files() == []

@@ -13,14 +13,14 @@ import torch
 
 import numeric.vocabulary as vocabulary
 from numeric import xor as nx
-from numeric.attention import (ATTENTION_MAPS, attention_jvp, attention_map, attention_vjp,
+from numeric.xor._attention import (ATTENTION_MAPS, attention_jvp, attention_map, attention_vjp,
                                attention_weights, map_jvp, map_vjp)
 from numeric.transformer import preset_config, random_model
-from numeric.transformer_eval import boolean_table, model_profile, random_profiles
-from numeric.transformer_model import READOUT_RULES, TransformerConfig, readout_table
-from numeric.transformer_sample import sampled_sensitivities
+from numeric.transformer._eval import boolean_table, model_profile, random_profiles
+from numeric.transformer._model import READOUT_RULES, TransformerConfig, readout_table
+from numeric.transformer._sample import sampled_sensitivities
 from numeric.validation import InputError
-from numeric.xor_stream import StreamedEmbeddings
+from numeric.xor._stream import StreamedEmbeddings
 from verify.cli import main
 from verify.reference import population_grad as ref_grad
 from verify.reference import population_loss as ref_loss
@@ -182,7 +182,7 @@ def test_every_table_profile_and_sample_refuses_an_unimplemented_readout(fake_re
 def test_tables_and_profiles_read_the_models_readout(readout):
     model = _model_with_readout(readout, seed=5)
     N = 5
-    from numeric.transformer_eval import evaluate_all, table_profile
+    from numeric.transformer._eval import evaluate_all, table_profile
 
     expected = readout_table(evaluate_all(model, N), readout)
     assert torch.equal(boolean_table(model, N), expected)

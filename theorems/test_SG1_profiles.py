@@ -3,7 +3,7 @@ MAJORITY (as formalised in boolverify, docs/claims.md#sg-1).
 
 Two independent checks: a sympy proof for all N (symbolic N, N = 2m and N = 2m + 1) built
 from a sum over Hamming weights (verify.symbolic.profile_proofs), and exact enumeration of all
-2^N strings with the torch engine (numeric.sensitivity.profile), N <= 20.
+2^N strings with the torch engine (numeric.boolean.profile), N <= 20.
 """
 
 import math
@@ -11,7 +11,7 @@ import math
 import pytest
 
 from numeric.boolean import truth_table
-from numeric.sensitivity import profile
+from numeric.boolean import profile
 from verify.stats.decisions import exact
 from verify.symbolic.profile_proofs import FORMS, formula_profile, prove_all
 from verify.experiments.claim_rules import SG1

@@ -35,7 +35,7 @@ import pytest
 import sympy as sp
 import torch
 
-from numeric.sensitivity import profile
+from numeric.boolean import profile
 from verify.common.seeds import seed
 from verify.experiments.plans import SG2_FAST, SG2_SLOW
 from verify.experiments.claim_rules import SG2

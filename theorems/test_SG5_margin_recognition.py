@@ -38,7 +38,7 @@ Two checks; the numbers are those of :data:`verify.experiments.claim_rules.SG5` 
    decides this, exactly, before the data (planted: the plan back at 400 models fails it).
 
    *Known answers* (exact, before the rules use the data): the recognition estimator
-   (:func:`numeric.transformer_eval.margin_recognition`) on outputs whose answer is known (all
+   (:func:`numeric.transformer.margin_recognition`) on outputs whose answer is known (all
    accepted, all rejected, both with every margin met, one string undecided), and the rows of
    the table of the first ``eps_models`` models and of every model it says recognises, recomputed from their outputs by the plain definition
    (every :math:`|T| \ge \xi`, both signs), the same seeds and parameter vector at both N.
@@ -81,7 +81,7 @@ import pytest
 import torch
 
 from numeric.transformer import TransformerConfig, evaluate_all, random_model
-from numeric.transformer_eval import margin_recognition
+from numeric.transformer import margin_recognition
 from verify.common.seeds import seed
 from verify.common.tolerances import assert_close
 from verify.experiments.plans import SG5_FAST, SG5_SLOW

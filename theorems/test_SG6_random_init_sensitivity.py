@@ -236,7 +236,7 @@ def test_density_matched_references_by_enumeration(evidence):
     """E_p[K_0] and E_p[as] of a Bernoulli(p) random function against exact sums over all
     2^(2^N) functions (weight p^ones (1-p)^zeros), with rational p; and the order statistic
     the median bound uses, against the binomial law it rests on."""
-    from numeric.sensitivity import profile
+    from numeric.boolean import profile
 
     rows = []
     for N in (1, 2, 3):

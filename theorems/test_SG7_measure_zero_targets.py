@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from numeric.boolean import truth_table
-from numeric.sensitivity import min_sensitivity, profile
+from numeric.boolean import min_sensitivity, profile
 from verify.stats.decisions import exact
 from verify.symbolic.profile_proofs import FORMS, formula_profile, prove_dictator, prove_parity, prove_sparse_parity
 from verify.experiments.claim_rules import SG7

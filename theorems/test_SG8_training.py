@@ -125,7 +125,7 @@ import pytest
 import torch
 
 from numeric.boolean import exact_mean_sensitivity, truth_table
-from numeric.transformer_eval import strings
+from numeric.transformer import strings
 from numeric.vocabulary import TRAINING_TARGETS
 from verify.common.seeds import seed, seed_offset
 from verify.common.tolerances import tolerance

@@ -1,5 +1,5 @@
 r"""SG-9 (as formalised in boolverify): the geometry of paper B, measured locally. Around one
-explicit solution :math:`\theta^*` per function (:mod:`numeric.constructions`: FIRST, strict
+explicit solution :math:`\theta^*` per function (:mod:`numeric.transformer`: FIRST, strict
 MAJORITY, PARITY at :math:`\varepsilon = 0`, :math:`D = 6`, :math:`L = 1`, :math:`H = 1`,
 :math:`F = \max(N, 2)`, the same shape for the three at each N), how much of parameter space
 still computes the function, as N grows. The numbers below are those of
@@ -47,7 +47,7 @@ probability at most :math:`2(1 - \text{radius\_level}) = 1\%`):
 
 1. Exact premise: each construction computes f on all :math:`2^N` strings for N = 1 ..
    ``exact_N_max`` (the model's own evaluation), and the batched pass of
-   :mod:`numeric.local_volume` at :math:`\theta^*` agrees at every N of the plan. Pass iff no
+   :mod:`numeric.transformer` at :math:`\theta^*` agrees at every N of the plan. Pass iff no
    string differs.
 2. Sampler known answers. At :math:`\sigma = 0` every one of ``models`` perturbations computes
    f (exact). At ``huge_sigma`` the one-sided ``level`` upper bound of the fraction is below
@@ -77,7 +77,7 @@ probability at most :math:`2(1 - \text{radius\_level}) = 1\%`):
 6. PARITY below MAJORITY at every N of the plan: :math:`r_\text{PARITY}(N) <
    r_\text{MAJORITY}(N)`, three-way as in 5.
 
-**Certified boxes** (:mod:`verify.experiments.certified_volume`, :mod:`numeric.certified_volume`:
+**Certified boxes** (:mod:`verify.experiments.certified_volume`, :mod:`numeric.transformer`:
 outward-rounded interval arithmetic through the whole forward pass, over all :math:`2^N`
 strings, at every N of the plan up to ``certified_N_max``). Exact where no interval is named:
 the bisection, the known answers and the orderings are deterministic; only the points tried in
@@ -97,7 +97,7 @@ a box come from the seed base, and every one of them must compute f.
    certified on all :math:`2^N` strings (a box that cannot be certified is reported as not
    certified, with no half-width, and fails: each construction computes f with a positive
    margin, rule 7). Soundness: ``soundness_points`` corners and as many points inside the box
-   (:func:`numeric.certified_volume.box_points`), evaluated by the ordinary float64 forward
+   (:func:`numeric.transformer.box_points`), evaluated by the ordinary float64 forward
    pass, all compute f on every string; the points' sampler is checked first (corners exactly on
    corners, inside points moved and within the box, and at ``control_factor`` h some corner
    does not compute f: the check sees a box that is too large).
@@ -137,7 +137,7 @@ a box come from the seed base, and every one of them must compute f.
   (half corners) lies in every enclosure the certificate relies on (scores, attention weights,
   attention output, both layer norms, MLP units, T), string by string, with no tolerance.
 - Rule 2 also: the ``models`` directions of one volume point, drawn chunk by chunk as
-  :func:`numeric.local_volume.volume_point` draws them, are pairwise distinct.
+  :func:`numeric.transformer.volume_point` draws them, are pairwise distinct.
 - Rule 3 (c), simultaneity: ``simultaneous_curves`` curves of independent binomial counts at
   1/2 + ``plateau_offset`` up to a known radius (between the middle grid points of PARITY's grid)
   and 1/2 - ``plateau_offset`` beyond, the hardest case for the interval (every grid point can put
@@ -205,9 +205,9 @@ from scipy.stats import binom
 
 from numeric.boolean import truth_table
 from numeric import intervals
-from numeric.certified_volume import box_points, interval_forward, interval_outputs, parameter_box
-from numeric.constructions import AMPLITUDE, CONSTRUCTED, K_CONST, attention_sharpness, construct
-from numeric.local_volume import (batched_outputs, kept_values, parameter_names, perturbation_chunks,
+from numeric.transformer import box_points, interval_forward, interval_outputs, parameter_box
+from numeric.transformer import AMPLITUDE, CONSTRUCTED, K_CONST, attention_sharpness, construct
+from numeric.transformer import (batched_outputs, kept_values, parameter_names, perturbation_chunks,
                                   perturbed_parameters, stacked_parameters, volume_point)
 from numeric.transformer import boolean_table
 from verify.common.seeds import seed
@@ -253,7 +253,7 @@ def test_constructions_compute_their_functions_exactly(evidence):
 
 def test_construction_constants_follow_their_derivation(evidence):
     """The constants of the constructions recomputed in Arb from their derivation
-    (:mod:`numeric.constructions`), not copied: FIRST's attention puts weight e^beta / (e^beta + N)
+    (:mod:`numeric.transformer`), not copied: FIRST's attention puts weight e^beta / (e^beta + N)
     on the marked position 0, and the derivation fixes e^beta = e^2 N, so at the string
     1 0 ... 0 the exact weight of position 0 is e^2 / (e^2 + 1) at every N, and the two ranges of
     s are separated by the threshold 1/2; the MLP thresholds are phi(s*) with phi(s) = s /

@@ -128,9 +128,9 @@ from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from numeric import xor as nx  # noqa: E402
-from numeric.attention import attention_weights  # noqa: E402
+from numeric.xor import attention_weights  # noqa: E402
 from numeric.vocabulary import ATTENTIONS  # noqa: E402
-from numeric.xor_forms import closed_form_loss  # noqa: E402
+from numeric.xor import closed_form_loss  # noqa: E402
 from verify.common.tolerances import NAMED, UNIT_ROUNDOFF, assert_close, tolerance  # noqa: E402
 
 _UNDERFLOW = 1e-280  # below float64's normal range no relative accuracy is possible

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from numeric import attention_weights, xor
-from numeric.cls_transformer import CLSTransformer, all_inputs, cls_population_loss, cls_step
+from numeric.xor import CLSTransformer, all_inputs, cls_population_loss, cls_step
 from verify.common.tolerances import NAMED, assert_close
 from verify.stats.decisions import exact
 from verify.symbolic.cls_identity import prove_cls_identity

@@ -56,7 +56,7 @@ import inspect
 import pytest
 import torch
 
-from numeric.xor_metrics import step_metrics
+from numeric.xor import step_metrics
 from verify.common.seeds import seed_offset
 from verify.experiments.known_answers import (
     instance_sampler_check, instance_sampler_decision, specialisation_instances, success_threshold_check,

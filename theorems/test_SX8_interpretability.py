@@ -35,7 +35,7 @@ import pytest
 import torch
 
 from numeric import xor
-from numeric.xor_metrics import step_metrics
+from numeric.xor import step_metrics
 from verify.common.seeds import seed_offset
 from verify.experiments.xor_sweeps import cell_support, make_instances
 from verify.stats.decisions import exact, lower_bound_above

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from numeric.attention import (ATTENTIONS, attention_jvp, attention_map, attention_vjp,
+from numeric.xor._attention import (ATTENTIONS, attention_jvp, attention_map, attention_vjp,
                                attention_weights, logits, map_jvp, map_vjp)
 from verify.common.tolerances import assert_close
 from tests.helpers import raises_input_error
@@ -54,7 +54,7 @@ def test_map_jvp_and_vjp_equal_the_jacobian(attention):
     J = torch.autograd.functional.jacobian(lambda x: attention_map(x, attention), z)
     _close_tensors(map_jvp(z, dz, attention), J @ dz, f"{attention} jvp")
     _close_tensors(map_vjp(z, dz, attention), J.T @ dz, f"{attention} vjp")
-    # Jacobians (numeric.attention docstring): softmax (diag g - g g^T), linear I/d,
+    # Jacobians (numeric.xor._attention docstring): softmax (diag g - g g^T), linear I/d,
     # erf diag(2/sqrt(pi) e^{-z^2})/d
     g = torch.softmax(z, -1)
     expected = {"softmax": torch.diag(g) - torch.outer(g, g), "linear": torch.eye(5, dtype=torch.float64) / 5,

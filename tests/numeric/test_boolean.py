@@ -1,4 +1,4 @@
-"""Unit tests of numeric.boolean: truth tables, labels and exact facts of one registry, string
+"""Unit tests of numeric.boolean._functions: truth tables, labels and exact facts of one registry, string
 index convention, bad input."""
 
 import itertools
@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import torch
 
-from numeric.boolean import (
+from numeric.boolean._functions import (
     DEFAULT_MAX_N, FUNCTIONS, HARD_MAX_N, REGISTRY_NAMES, all_strings, baseline_accuracy, check_N,
     exact_mean_sensitivity, exact_profile_fraction, hamming_weights, labels, smallest_N, truth_table,
 )
-from numeric.sensitivity import profile
+from numeric.boolean._sensitivity import profile
 from tests.helpers import raises_input_error
 from verify.common.tolerances import NAMED
 

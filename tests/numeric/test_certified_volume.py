@@ -1,4 +1,4 @@
-"""Certified boxes (numeric.certified_volume): the enclosures contain every float64 forward pass
+"""Certified boxes (numeric.transformer._certified_volume): the enclosures contain every float64 forward pass
 of a parameter vector in the box, are tight at h = 0, a certified box computes the function at
 every point tried, a large box and a wrong table are refused, every string is seen, bad input is
 refused."""
@@ -8,13 +8,13 @@ import math
 import pytest
 import torch
 
-from numeric.boolean import truth_table
-from numeric.certified_volume import (
+from numeric.boolean._functions import truth_table
+from numeric.transformer._certified_volume import (
     Interval, attention_weights, box_points, certified_strings, certify_box, exp, interval_outputs, layer_norm, mul,
     parameter_box, reciprocal_sqrt, square, total,
 )
-from numeric.constructions import CONSTRUCTED, construct
-from numeric.local_volume import batched_outputs, kept_values, parameter_names, stacked_parameters
+from numeric.transformer._constructions import CONSTRUCTED, construct
+from numeric.transformer._local_volume import batched_outputs, kept_values, parameter_names, stacked_parameters
 from numeric.transformer import TransformerConfig, evaluate_all, random_model
 from tests.helpers import raises_input_error
 from verify.common.tolerances import sum_tolerance, tolerance

@@ -1,4 +1,4 @@
-"""numeric.cls_transformer: masks, shapes, bad input, and agreement with the two-head model."""
+"""numeric.xor._cls: masks, shapes, bad input, and agreement with the two-head model."""
 
 
 import pytest
@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from numeric import attention_weights, xor
-from numeric.cls_transformer import CLSTransformer, all_inputs, cls_population_loss, cls_step
+from numeric.xor._cls import CLSTransformer, all_inputs, cls_population_loss, cls_step
 from verify.common.tolerances import assert_close
 from tests.helpers import raises_input_error
 

@@ -4,9 +4,9 @@ evaluation; the batched evaluation of perturbed one-layer models agrees with it.
 import pytest
 import torch
 
-from numeric.boolean import truth_table
-from numeric.constructions import CONSTRUCTED, construct, construction_config, phi
-from numeric.local_volume import (
+from numeric.boolean._functions import truth_table
+from numeric.transformer._constructions import CONSTRUCTED, construct, construction_config, phi
+from numeric.transformer._local_volume import (
     batched_outputs, kept_values, load_parameters, parameter_names, perturbed_parameters, volume_point,
 )
 from numeric.transformer import BooleanTransformer, TransformerConfig, boolean_table, evaluate_all, random_model
@@ -104,7 +104,7 @@ def test_batched_rejects_other_conventions():
 
 
 def test_certifier_rejects_deeper_models():
-    from numeric.certified_volume import parameter_box
+    from numeric.transformer._certified_volume import parameter_box
 
     with raises_input_error("model", "one-layer"):
         parameter_box(random_model(TransformerConfig(D=4, L=2, H=1, N_max=4), "gaussian", 0), 0.1)

@@ -5,7 +5,7 @@ them against Arb on adversarial operands (theorems/test_SG9_local_volume.py)."""
 
 import torch
 
-import numeric.certified_volume as certified_volume
+import numeric.transformer._certified_volume as certified_volume
 from numeric import intervals
 from numeric.intervals import TRANSCENDENTAL_STEPS, Interval, exp, mul, round_down, round_up, square
 

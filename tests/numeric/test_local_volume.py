@@ -1,12 +1,12 @@
-"""The perturbation directions of numeric.local_volume: volume_point evaluates the chunks of
+"""The perturbation directions of numeric.transformer._local_volume: volume_point evaluates the chunks of
 perturbation_chunks, each direction a fresh draw from one generator stream."""
 
 import torch
 
-from numeric.constructions import construct
-from numeric.local_volume import (batched_outputs, kept_values, perturbation_chunks, stacked_parameters,
+from numeric.transformer._constructions import construct
+from numeric.transformer._local_volume import (batched_outputs, kept_values, perturbation_chunks, stacked_parameters,
                                   volume_point)
-from numeric.boolean import truth_table
+from numeric.boolean._functions import truth_table
 
 
 def test_chunks_cover_every_model_with_distinct_directions():

@@ -1,4 +1,4 @@
-"""Unit and Hypothesis tests of numeric.sensitivity against a brute-force definition."""
+"""Unit and Hypothesis tests of numeric.boolean._sensitivity against a brute-force definition."""
 
 import itertools
 from fractions import Fraction
@@ -9,8 +9,8 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numeric.boolean import DEFAULT_MAX_N, all_strings, truth_table
-from numeric.sensitivity import (
+from numeric.boolean._functions import DEFAULT_MAX_N, all_strings, truth_table
+from numeric.boolean._sensitivity import (
     as_table, average_sensitivity, character_matrix_average_sensitivity, fourier_average_sensitivity,
     fourier_coefficients, from_msb_first, from_normalized, from_pm1, max_sensitivity,
     min_sensitivity, profile, sensitivity, to_msb_first, to_normalized, to_pm1, walsh_hadamard,
@@ -246,7 +246,7 @@ def test_cuda_profile_equals_cpu():
 
 def test_profile_without_numpy_bitwise_count(monkeypatch):
     # numpy < 2.0 has no np.bitwise_count: the byte-table popcount must give the same profile
-    import numeric.bitsliced as bs
+    import numeric.boolean._bitsliced as bs
 
     a = np.random.default_rng(0).integers(0, 2**63, size=1000, dtype=np.uint64)
     assert bs.popcount_sum_lut(a) == sum(bin(int(v)).count("1") for v in a)

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from numeric.transformer import BooleanTransformer, TransformerConfig, evaluate_all, model_profile, random_model
-from numeric.transformer_eval import boolean_table, fast_path_applies
-from numeric.transformer_sample import neighbour_sensitivities, sample_strings, sampled_sensitivities
+from numeric.transformer._eval import boolean_table, fast_path_applies
+from numeric.transformer._sample import neighbour_sensitivities, sample_strings, sampled_sensitivities
 from numeric.validation import InputError
 from verify.common.tolerances import tolerance
 from verify.experiments.sampled_profiles import model_record, sampled_profiles, string_generator
@@ -149,7 +149,7 @@ def test_fast_pass_only_where_it_applies():
     with raises_input_error("fast"):
         evaluate_all(random_model(TransformerConfig(D=8, L=2, H=2, N_max=8), "uniform", 0), 4, fast=1)
     try:
-        from numeric.transformer_model import preset_config
+        from numeric.transformer._model import preset_config
     except ImportError:
         return
     other = random_model(preset_config("bhattamishra", D=8, L=2, N_max=8), "uniform", 0)

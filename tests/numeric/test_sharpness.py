@@ -1,4 +1,4 @@
-"""numeric.sharpness: sigma = 0 gives exactly 0, the known answer of a quadratic loss (exact with
+"""numeric.transformer._sharpness: sigma = 0 gives exactly 0, the known answer of a quadratic loss (exact with
 a symmetric design of draws, within a stated Monte Carlo bound with Gaussian draws), the
 vectorised and the looped evaluation agree, explicit draws are used as given, and bad input."""
 
@@ -9,11 +9,11 @@ import math
 import pytest
 import torch
 
-from numeric.boolean import all_strings, labels
-from numeric.constructions import construct
-from numeric.sharpness import (gaussian_draws, model_sharpness, mse_loss_of, perturbation_sharpness,
+from numeric.boolean._functions import all_strings, labels
+from numeric.transformer._constructions import construct
+from numeric.transformer._sharpness import (gaussian_draws, model_sharpness, mse_loss_of, perturbation_sharpness,
                                sigma_from_rho)
-from numeric.transformer_model import TransformerConfig, random_model
+from numeric.transformer._model import TransformerConfig, random_model
 from numeric.validation import InputError
 from verify.common.tolerances import assert_close, sum_tolerance
 

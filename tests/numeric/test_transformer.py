@@ -1,4 +1,4 @@
-"""Unit and property tests of the paper-B transformer (numeric.transformer, numeric.transformer_eval)."""
+"""Unit and property tests of the paper-B transformer (numeric.transformer, numeric.transformer._eval)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from numeric.transformer import (
     evaluate_all_blowup, initialize_, margin_recognition, max_influence, model_profile,
     random_model,
 )
-from numeric.transformer_eval import strings
+from numeric.transformer._eval import strings
 from numeric.validation import InputError
 from verify.common.tolerances import assert_close, tolerance
 from tests.helpers import raises_input_error

@@ -1,4 +1,4 @@
-"""The convention options of the Boolean transformer (numeric.transformer_model) and its two
+"""The convention options of the Boolean transformer (numeric.transformer._model) and its two
 presets, against a plain-Python forward pass written here from the descriptions (no model code
 is reused): pre-/post-LN, final LN, biased/unbiased variance, eps inside the square root or
 added to the standard deviation, token-embedding scale, zero biases, identity LN, the three
@@ -17,7 +17,7 @@ import torch
 from numeric.transformer import (
     BooleanTransformer, TransformerConfig, initialize_, random_model,
 )
-from numeric.transformer_model import (
+from numeric.transformer._model import (
     CONVENTIONS, PRESET_SPECS, check_init_scheme, preset_config, preset_init, readout_table, sinusoidal_positions,
 )
 from numeric.validation import InputError

@@ -16,9 +16,9 @@ import torch
 from numeric.xor import (check_embeddings, default_lr, empirical_grad, empirical_loss, one_step,
                          population_grad, population_loss, sample_data, sample_embeddings,
                          sample_init)
-from numeric.xor_forms import closed_form_loss, closed_form_weight_grad, residual_polynomial
-from numeric.xor_metrics import limit_step_attention, step_metrics
-from numeric.attention import ATTENTIONS, attention_weights
+from numeric.xor._forms import closed_form_loss, closed_form_weight_grad, residual_polynomial
+from numeric.xor._metrics import limit_step_attention, step_metrics
+from numeric.xor._attention import ATTENTIONS, attention_weights
 from verify.common.tolerances import NAMED, assert_close, tolerance
 from tests.helpers import raises_input_error, xor_instance
 

@@ -8,10 +8,10 @@ entry of the CPU result.
 import pytest
 import torch
 
-from numeric.attention import ATTENTIONS
+from numeric.xor._attention import ATTENTIONS
 from numeric.xor import (default_lr, empirical_grad, empirical_loss, one_step, population_grad,
                          population_loss, sample_data, sample_embeddings, sample_init)
-from numeric.xor_metrics import limit_step_attention, step_metrics
+from numeric.xor._metrics import limit_step_attention, step_metrics
 from verify.common.tolerances import assert_close
 
 pytestmark = pytest.mark.gpu
@@ -71,7 +71,7 @@ def test_metrics_limit_and_empirical_on_cuda():
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
 def test_one_pass_gradient_on_cuda_equals_cpu(dtype, monkeypatch):
-    import numeric.xor_blocks as xb
+    import numeric.xor._blocks as xb
 
     # small GPU blocks: several blocks, the running maximum rescaled on the device
     monkeypatch.setattr(xb, "GPU_BLOCK_BYTES", 1 << 16)
@@ -94,7 +94,7 @@ def test_one_pass_gradient_on_cuda_equals_cpu(dtype, monkeypatch):
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
 @pytest.mark.parametrize("attention", ATTENTIONS)
 def test_streamed_embeddings_on_cuda_equal_cpu(attention, dtype):
-    from numeric.xor_stream import (StreamedEmbeddings, stream_loss_and_grad, stream_one_step,
+    from numeric.xor._stream import (StreamedEmbeddings, stream_loss_and_grad, stream_one_step,
                                     stream_step_metrics)
 
     d, m = 40_000, 8

@@ -1,4 +1,4 @@
-"""The choice between the one-pass and the two-pass gradient (numeric.xor_path): a pure function
+"""The choice between the one-pass and the two-pass gradient (numeric.xor._path): a pure function
 of the cache size or a measured ratio; forcing a path by argument or environment; both paths
 give the same gradient within the tolerance table."""
 
@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from numeric import xor as nx
-from numeric.attention import ATTENTIONS
-from numeric.xor_path import (ENV_VAR, MAX_BLOCK_BYTES, MIN_BLOCK_BYTES, cache_sizes, choose_path,
+from numeric.xor._attention import ATTENTIONS
+from numeric.xor._path import (ENV_VAR, MAX_BLOCK_BYTES, MIN_BLOCK_BYTES, cache_sizes, choose_path,
                               machine_choice, resolve_path)
 from tests.helpers import raises_input_error
 from verify.common.tolerances import assert_close

@@ -1,4 +1,4 @@
-"""Streamed embeddings (numeric.xor_stream) and the one-pass gradient: streamed == materialised
+"""Streamed embeddings (numeric.xor._stream) and the one-pass gradient: streamed == materialised
 V for loss, gradient, step and metrics; both == the 50-digit reference at small d (also near
 a solution and where the one-pass moments cancel); reproducibility; bad input."""
 
@@ -9,12 +9,12 @@ import pytest
 import torch
 
 from numeric import xor as nx
-from numeric.attention import ATTENTIONS
-from numeric.xor_metrics import predicted_assignment, step_metrics
-from numeric.xor_forms import ClosedFormState
-from numeric.xor_blocks import one_pass_grad, slices, sums_pass, weight_pullback
-from numeric.xor_population import head_logits
-from numeric.xor_stream import (StreamedEmbeddings, stream_grad, stream_loss,
+from numeric.xor._attention import ATTENTIONS
+from numeric.xor._metrics import predicted_assignment, step_metrics
+from numeric.xor._forms import ClosedFormState
+from numeric.xor._blocks import one_pass_grad, slices, sums_pass, weight_pullback
+from numeric.xor._population import head_logits
+from numeric.xor._stream import (StreamedEmbeddings, stream_grad, stream_loss,
                                 stream_loss_and_grad, stream_one_step,
                                 stream_predicted_assignment, stream_step_metrics,
                                 streamed_instance)
@@ -235,7 +235,7 @@ def test_bad_input(make, name):
 
 def test_device_code_path_and_float32_on_cpu(monkeypatch):
     """The branch-free running maximum (what a GPU runs) and float32 give the same results."""
-    import numeric.xor_blocks as xb
+    import numeric.xor._blocks as xb
 
     E = StreamedEmbeddings(20_000, 8, 6, block=3000)
     V = E.materialize()

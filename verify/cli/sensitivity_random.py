@@ -8,7 +8,7 @@ same density), and the models with K_0 = 0 by seed and function.
 ``bounds``: the 50-digit bounds of :mod:`verify.reference.bounds` (Theorem 4.5 exponent and its
 Lambert-W crossover, the eps > 0 blowup bound, the packing bound).
 
-The profiles are computed by :mod:`numeric.transformer_eval` and summarised by
+The profiles are computed by :mod:`numeric.transformer` and summarised by
 :mod:`verify.experiments.random_transformers`; the figure is drawn by
 :mod:`verify.report.sensitivity_figures`. This module parses the options and prints.
 """
@@ -94,7 +94,7 @@ def register(sub):
 def _resolve_preset(args) -> None:
     """Fill the options left at ``None`` from the preset (``--H``, ``--F``, ``--eps``,
     ``--readout``, ``--dtype``, ``--init``, ``--B``)."""
-    from numeric.transformer_model import PRESET_SPECS
+    from numeric.transformer import PRESET_SPECS
 
     spec = PRESET_SPECS[args.preset]
     for name, value in (("H", spec["H"]), ("eps", spec["eps"]), ("init", spec["init"]), ("B", spec["B"]),
@@ -107,7 +107,7 @@ def _resolve_preset(args) -> None:
 
 def _validate_random(args) -> None:
     """Option checks before any work (the ranges of TransformerConfig and initialize_)."""
-    from numeric.transformer_eval import ENUM_LIMIT
+    from numeric.transformer import ENUM_LIMIT
 
     _resolve_preset(args)
     try:
@@ -133,7 +133,7 @@ def _validate_random(args) -> None:
 def _check_preset_options(args) -> None:
     """``--bias``, ``--input-scale`` and the public init schemes against the preset, with the
     options' spellings; the model layer's own check (:func:`check_init_scheme`) then agrees."""
-    from numeric.transformer_model import check_init_scheme
+    from numeric.transformer import check_init_scheme
 
     check_real(args.input_scale, "--input-scale", lo=0, lo_open=True)
     if args.preset != "bhattamishra":
@@ -177,7 +177,7 @@ def _random(args) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
-    from numeric.transformer_model import PRESET_SPECS
+    from numeric.transformer import PRESET_SPECS
     from verify.experiments.random_transformers import (
         RANDOM_FUNCTION_P_K0, sample_models, summarize_models, summarize_profiles,
     )

@@ -2,7 +2,7 @@
 N (paper B, as formalised in boolverify).
 
 Per model, ``--strings`` uniform strings and their N one-bit neighbours are evaluated
-(:mod:`numeric.transformer_sample`); the estimated fraction of zero-sensitivity strings
+(:mod:`numeric.transformer`); the estimated fraction of zero-sensitivity strings
 ``k0_fraction`` gets an exact Clopper-Pearson interval ``k0_ci``
 (:mod:`verify.experiments.sampled_profiles`). Model ``i`` is the model of seed ``--seed + i``,
 as in ``boolverify sensitivity random``, whose exact ``k0_fraction`` it estimates.

@@ -2,7 +2,7 @@
 boolverify; :mod:`verify.experiments.local_volume`).
 
 For each ``--N``, a solution of ``--function`` — its explicit construction
-(:mod:`numeric.constructions`, ``--solution constructed``, the default) or a trained model
+(:mod:`numeric.transformer`, ``--solution constructed``, the default) or a trained model
 (``--solution trained``: the SG-8 training loop, float64, D = 16, L = 2, H = 2, eps = 1e-5, seeds
 ``--train-seed``, +1, ... tried in order, at most ``--tries`` runs of ``--steps`` AdamW steps, until
 one computes the function on all 2^N strings) — is perturbed

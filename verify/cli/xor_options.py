@@ -84,7 +84,7 @@ def add_common_options(p):
 def check_common(args):
     from verify.cli.options import check_distinct_files, check_figure_output, check_output
 
-    # the success criterion is defined for eps < 1/2 (numeric.xor_metrics)
+    # the success criterion is defined for eps < 1/2 (numeric.xor)
     check_real(args.eps, "--eps", lo=0, hi=0.5, lo_open=True, hi_open=True)
     check_real(args.c, "--c", lo=0, lo_open=True)
     check_figure_output(args.figure)

@@ -1,7 +1,7 @@
 """`boolverify xor step --stream …`: one population step with embeddings generated block by
-block (:mod:`numeric.xor_stream`), so that ``d`` is limited by time, not memory.
+block (:mod:`numeric.xor`), so that ``d`` is limited by time, not memory.
 
-The instance follows :func:`numeric.xor_stream.streamed_instance`: the same seed mixing as
+The instance follows :func:`numeric.xor.streamed_instance`: the same seed mixing as
 ``make_instances``/``cell_support``, but ``V`` is drawn per block and the support by two
 ``randint`` draws, so a streamed instance is not the materialised instance of the same seed.
 Passes over ``V`` (each regenerates it): one for the loss and the gradient (two more only where
@@ -49,7 +49,7 @@ def streamed_step(args):
     import torch
 
     from numeric import xor
-    from numeric.xor_stream import (stream_loss_and_grad, stream_predicted_assignment,
+    from numeric.xor import (stream_loss_and_grad, stream_predicted_assignment,
                                     stream_step_metrics, streamed_instance)
 
     E, support, th0, tt0 = streamed_instance(d, m, args.seed, tag=1)

@@ -738,7 +738,7 @@ def _profile_forms(bits):
     import numpy as np
     import torch
 
-    from numeric import sensitivity
+    from numeric import boolean as sensitivity
 
     K = [int(k) for k in sensitivity.profile(torch.from_numpy(np.ascontiguousarray(bits, dtype=np.uint8)))]
     N = len(K) - 1

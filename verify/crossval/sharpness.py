@@ -16,7 +16,7 @@ Two ways to put both implementations on the same model with the same draws:
 - **Their model** (:func:`public_to_boolverify`). ``TorchModel`` (torch's post-LN encoder, ReLU
   MLP of width ``D``, LN :math:`\varepsilon = 10^{-5}`, a linear head read at the last position,
   token and position embeddings of width ``D/2`` concatenated) is a
-  :class:`~numeric.transformer_model.BooleanTransformer` of the ``boolverify`` conventions with
+  :class:`~numeric.transformer.BooleanTransformer` of the ``boolverify`` conventions with
   ``F = D`` and ``eps`` its LN epsilon: token rows :math:`(E_t, 0)`, position rows
   :math:`(0, P_n)`. boolverify reads at an appended ``eos``, the public model at its last token;
   so the public model is fed the ``N`` bits followed by one fixed bit ``c`` and the ``eos`` row is
@@ -30,7 +30,7 @@ Two ways to put both implementations on the same model with the same draws:
 In both, their function runs with ``rng = torch.Generator().manual_seed(seed)`` and torch's
 default dtype set to float64 (so its draws and its model are float64; the code itself draws in
 the default dtype) and torch's fused encoder-layer kernel off (:func:`_public_settings`), and :func:`replay_public_draws` draws the same numbers from the same seed in
-their order for boolverify's :func:`numeric.sharpness.model_sharpness`.
+their order for boolverify's :func:`numeric.transformer.model_sharpness`.
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ from pathlib import Path
 import torch
 
 from numeric.boolean import all_strings, labels
-from numeric.sharpness import model_sharpness
-from numeric.transformer_model import BooleanTransformer, TransformerConfig, random_model
-from numeric.constructions import construct
+from numeric.transformer import model_sharpness
+from numeric.transformer import BooleanTransformer, TransformerConfig, random_model
+from numeric.transformer import construct
 from numeric.validation import InputError, check_bool, check_int, check_real, reject
 from verify.common.tolerances import tolerance
 

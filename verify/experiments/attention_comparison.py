@@ -19,7 +19,7 @@ import torch
 from numeric import xor
 from numeric.validation import check_choice, check_int, check_real
 from numeric.vocabulary import ATTENTIONS, OPTIMIZERS
-from numeric.xor_metrics import step_metrics
+from numeric.xor import step_metrics
 from verify.experiments.records import AttentionComparison
 from verify.experiments.xor_sweeps import cell_support, make_instances
 

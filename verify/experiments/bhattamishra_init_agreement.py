@@ -38,7 +38,7 @@ import numpy as np
 import torch
 from scipy import stats
 
-from numeric.transformer_model import preset_config
+from numeric.transformer import preset_config
 from numeric.validation import check_int
 from verify.experiments.bhattamishra_public import (
     PUBLIC_INIT_METHODS, public_initialize_, public_model, public_table,

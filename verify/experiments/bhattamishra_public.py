@@ -10,7 +10,7 @@ needs only torch once the debugger ``ipdb`` it imports is stubbed. Its scripts
 run; their model construction and init calls are restated in :func:`public_model` and
 :func:`public_initialize_` from the scripts' text.
 
-The public model's correspondence with :class:`numeric.transformer_model.BooleanTransformer`
+The public model's correspondence with :class:`numeric.transformer.BooleanTransformer`
 (preset ``bhattamishra``): token ids ``'0' -> 0``, ``'1' -> 1``, end token ``'s' -> 2`` at
 position N (its fourth, pad, row is never read); ``encoder.weight`` is ``tok`` times
 :math:`\sqrt D` in the forward pass; ``pos_encoder.pe[p, 0]`` is ``pos[p]``; per layer

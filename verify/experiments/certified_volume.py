@@ -1,10 +1,10 @@
 r"""Certified boxes around the explicit solutions (paper B, as formalised in boolverify; beside the
 sampled local volume of :mod:`verify.experiments.local_volume`): for the construction
-:math:`\theta^*` of FIRST, MAJORITY or PARITY (:mod:`numeric.constructions`), the largest
+:math:`\theta^*` of FIRST, MAJORITY or PARITY (:mod:`numeric.transformer`), the largest
 half-width :math:`h` found by bisection for which **every** parameter vector of the box
 :math:`\theta^* \pm h` (every parameter, layer-norm gains and biases included unless
 ``include_ln=False``) is proved by outward-rounded interval arithmetic
-(:mod:`numeric.certified_volume`) to compute the function on **every** one of the :math:`2^N`
+(:mod:`numeric.transformer`) to compute the function on **every** one of the :math:`2^N`
 strings, and its log-volume :math:`M \log(2h)`.
 
 **Bisection** (:func:`largest_certified_half_width`): on :math:`\log h` over ``[lo, hi]`` with a
@@ -61,7 +61,7 @@ class CertifiedVolume:
     ``half_width``/``log_volume``: of the largest certified box (``None``: not even the box at
     ``lowest`` was certified); ``refused_half_width``: the smallest refused half-width of the
     final bracket (``None`` when the box at ``highest`` was certified); ``box``: that certified
-    box's record (:class:`numeric.certified_volume.CertifiedBox`, as a dict)."""
+    box's record (:class:`numeric.transformer._certified_volume.CertifiedBox`, as a dict)."""
 
     function: str
     N: int
@@ -85,12 +85,12 @@ class CertifiedVolume:
 
 def certified_box_check(function: str, N: int, half_width: float, *, model_function: str | None = None,
                         include_ln: bool = True):
-    r"""The :class:`~numeric.certified_volume.CertifiedBox` of :math:`\theta^* \pm h`: the
+    r"""The :class:`~numeric.transformer._certified_volume.CertifiedBox` of :math:`\theta^* \pm h`: the
     construction of ``model_function`` (default ``function``) checked against the truth table
     of ``function`` on all :math:`2^N` strings."""
     from numeric.boolean import truth_table
-    from numeric.certified_volume import certify_box
-    from numeric.constructions import CONSTRUCTED, construct
+    from numeric.transformer import certify_box
+    from numeric.transformer import CONSTRUCTED, construct
 
     check_choice(function, "function", CONSTRUCTED)
     model_function = function if model_function is None else check_choice(model_function, "model_function",
@@ -132,8 +132,8 @@ def certificate_known_answers(N: int) -> KnownAnswers:
     FIRST, MAJORITY's construction refused against MAJORITY's table with one string flipped,
     the last or :func:`first_half_string` (exactly :math:`2^N - 1` strings certified each)."""
     from numeric.boolean import truth_table
-    from numeric.certified_volume import certify_box
-    from numeric.constructions import CONSTRUCTED, construct
+    from numeric.transformer import certify_box
+    from numeric.transformer import CONSTRUCTED, construct
 
     N = check_int(N, "N", lo=2, hi=MAX_N)
     own = tuple(certified_box_check(fn, N, 0.0).as_dict() for fn in CONSTRUCTED)
@@ -155,14 +155,14 @@ def corner_fraction(function: str, N: int, half_width: float, *, models: int = 2
                     include_ln: bool = True) -> float:
     r"""The fraction of ``models`` random corners :math:`\theta^* + h s` of the box (``s``: signs
     drawn from a CPU generator seeded ``seed``, one per perturbed parameter;
-    :func:`numeric.certified_volume.box_points`) whose float64 forward pass
-    (:func:`numeric.local_volume.batched_outputs`) computes ``function`` on all strings."""
+    :func:`numeric.transformer.box_points`) whose float64 forward pass
+    (:func:`numeric.transformer.batched_outputs`) computes ``function`` on all strings."""
     import torch
 
     from numeric.boolean import truth_table
-    from numeric.certified_volume import box_points
-    from numeric.constructions import CONSTRUCTED, construct
-    from numeric.local_volume import batched_outputs, kept_values
+    from numeric.transformer import box_points
+    from numeric.transformer import CONSTRUCTED, construct
+    from numeric.transformer import batched_outputs, kept_values
 
     check_choice(function, "function", CONSTRUCTED)
     N = check_int(N, "N", lo=1, hi=MAX_N)
@@ -182,9 +182,9 @@ def largest_certified_half_width(function: str, N: int, *, lowest: float = DEFAU
     """The :class:`CertifiedVolume` of the construction of ``function`` at length ``N`` by
     bisection on log h over ``[lowest, highest]`` (module docstring); ``progress(i, total)`` is
     called after each certification."""
-    from numeric.certified_volume import certify_box
+    from numeric.transformer import certify_box
     from numeric.boolean import truth_table
-    from numeric.constructions import CONSTRUCTED, construct
+    from numeric.transformer import CONSTRUCTED, construct
 
     check_choice(function, "function", CONSTRUCTED)
     N = check_int(N, "N", lo=1, hi=MAX_N)

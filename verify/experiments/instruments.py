@@ -77,7 +77,7 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            "equals enumeration at 50 digits down to L < 1e-55; a perturbed reference and wrong closed forms are "
            "refused", ("max_abs_diff", "max_rel_diff_near_solution", "smallest_loss_checked", "cases", "mismatch",
                        "rejected")),
-        _I("float64 engine loss", "reported quantity", "numeric.xor_forms.ClosedFormState.loss",
+        _I("float64 engine loss", "reported quantity", "numeric.xor._forms.ClosedFormState.loss",
            ("test_torch_population_loss_equals_50_digit_reference",),
            "equals the 50-digit reference to rtol 1e-10 (Hypothesis) and near solutions (L < 1e-20), where the "
            "expanded form has no digits left",
@@ -102,7 +102,7 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
         _I("float64 tolerance row", "tolerance row", "verify.common.tolerances.TOLERANCES", ("test_torch_population_grad_equals_reference_autograd_and_gradcheck",),
            "negative control: a value off by two float32 roundings is refused by the row's bound and by is_close",
            ("negative_control_tolerance", "relative error of the gradient")),
-        _I("float64 engine gradient", "reported quantity", "numeric.xor_population.population_grad",
+        _I("float64 engine gradient", "reported quantity", "numeric.xor._population.population_grad",
            ("test_torch_population_grad_equals_reference_autograd_and_gradcheck",),
            "equals the 50-digit reference and autograd, and passes gradcheck",
            ("instances", "max_rel_err_vs_*", "smallest_gradient_checked", "gradcheck_passed",
@@ -112,14 +112,14 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
         _I("CLS identity", "reference", "verify.symbolic.cls_identity.prove_cls_identity", ("test_sympy_identity",),
            "the sympy residual of the CLS transformer against the two-head model is zero",
            ("nonzero_residuals_k*_m*_p*", "forward_residual")),
-        _I("CLS transformer", "reference", "numeric.cls_transformer.CLSTransformer",
+        _I("CLS transformer", "reference", "numeric.xor.CLSTransformer",
            ("test_forward_equals_two_head_model", "test_one_step_equals_scaled_theta_step"),
            "forward pass equals the two-head model on all 2^8 inputs; a step on W_Q equals a theta step with the "
            "scaled rate", ("max_abs_err_*", "loss_tf", "loss_model", "max_theta_move",
                            "max |CLS transformer - two-head model|*")),
     ),
     "SX-4": (
-        _I("success metric and its eta -> inf limit", "estimator", "numeric.xor_metrics.step_metrics",
+        _I("success metric and its eta -> inf limit", "estimator", "numeric.xor._metrics.step_metrics",
            ("_known_answers",),
            "constructed specialisations on orthogonal embeddings: both heads right and the swap succeed, head 2 "
            "uniform and both heads on a do not",
@@ -196,7 +196,7 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            ("known_answer_success_threshold", "success threshold of the cells behind m*")),
     ),
     "SX-8": (
-        _I("predicted and realised assignments", "estimator", "numeric.xor_metrics.predicted_assignment",
+        _I("predicted and realised assignments", "estimator", "numeric.xor.predicted_assignment",
            ("_measure", "_decide"),
            "recomputed in the file from plain definitions (sign((v_a - v_b) . theta0), the stepped attention), "
            "never asked of the function under test",
@@ -216,7 +216,7 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            ("test_symbolic_profiles_for_all_N", "test_majority_literal_and_K0_fraction"),
            "sympy proofs over Hamming weights for symbolic N; MAJORITY's literal K_0 and its Stirling ratio",
            ("proofs", "checks_*", "failed symbolic profile checks*", "majority_K0_fraction", "stirling_ratio_*")),
-        _I("exact profiles by enumeration", "reference", "numeric.sensitivity.profile",
+        _I("exact profiles by enumeration", "reference", "numeric.boolean.profile",
            ("test_enumeration_matches_proof_N_le_20", "test_enumeration_matches_proof_all_dictators_and_sparse_sets"),
            "enumeration equals the proofs for N <= 20, every dictator and sparse set",
            ("N_range", "profiles_compared")),
@@ -235,7 +235,7 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            ("P(K_0>=1) at N=*", "E[K_0] at N=*", "monte_carlo", "level_two_sided", "limit_1_minus_1_over_e")),
     ),
     "SG-3": (
-        _I("blowup of the layer norms", "estimator", "numeric.transformer_model.BooleanTransformer.layer_norm",
+        _I("blowup of the layer norms", "estimator", "numeric.transformer.BooleanTransformer.layer_norm",
            ("test_z_and_beta_bounded_for_eps_positive", "test_bound_is_attained_at_zero_variance",
             "test_no_bound_at_eps_zero"),
            "bounded for all parameters (Hypothesis); the bound attained at zero variance; no bound at eps = 0",
@@ -251,7 +251,7 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            "a linear stand-in whose influences read back the positions: distinct, in range, uniform within "
            "Hoeffding bounds", ("known_answer_positions", "positions of * draws*", "geometric_mean_influence",
                                "N_times_geometric_mean", "(model, N) cells with a positive sampled max influence")),
-        _I("eps ablation", "estimator", "numeric.transformer_model.BooleanTransformer.__init__", ("_check",),
+        _I("eps ablation", "estimator", "numeric.transformer.BooleanTransformer.__init__", ("_check",),
            "two-sided: no visible change at eps = 1e-5, some change above rounding, a visible one at eps = 1",
            ("eps_0_vs_eps_*", "largest relative change of a sampled max influence*")),
         _I("the plan's size", "construction constant", "verify.experiments.plans.SG4_FAST", ("_design",),
@@ -266,12 +266,12 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
             "exact supremum")),
     ),
     "SG-5": (
-        _I("margin recognition", "estimator", "numeric.transformer_eval.margin_recognition", ("_known_answers",),
+        _I("margin recognition", "estimator", "numeric.transformer.margin_recognition", ("_known_answers",),
            "outputs with a known answer (all accepted, all rejected, both signs with every margin, one string "
            "undecided); the table's rows of the first models and of every recognising model recomputed",
            ("margin recognition of a non-constant function*", "rows of the recognition table*",
             "recognising_nonconstant", "only_small_N", "only_large_N", "* | N=*)", "share recognising at N=*")),
-        _I("eps ablation", "estimator", "numeric.transformer_model.BooleanTransformer.__init__", ("_check_models",),
+        _I("eps ablation", "estimator", "numeric.transformer.BooleanTransformer.__init__", ("_check_models",),
            "no recognition changes at eps = 1e-5, max |dT| < xi/100, and at eps = 1 a change > xi",
            ("eps_0_*", "models_whose_recognition_changes_*", "largest |T(eps = *) - T(eps = 0)|*",
             "models whose recognition at N = * differs*")),
@@ -283,10 +283,10 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            ("table", "max_crossover_N", "certificate_loosest_row", "packing crossover N* for D = *")),
     ),
     "SG-6": (
-        _I("each init scheme's law", "sampler", "numeric.transformer_model.initialize_", ("_check_init_law",),
+        _I("each init scheme's law", "sampler", "numeric.transformer.initialize_", ("_check_init_law",),
            "one model per scheme: variance and shape of its parameters against the scheme's law",
            ("*_init_law", "*: mean of (parameter / its law's sd)^2*")),
-        _I("bhattamishra preset", "construction constant", "numeric.transformer_model.PRESET_SPECS",
+        _I("bhattamishra preset", "construction constant", "numeric.transformer._model.PRESET_SPECS",
            ("decide_preset_conventions",),
            "every convention of the public code (pre-LN and a final LN, unbiased std + eps, sqrt(D) scale, ...), "
            "one head, MLP width 2D", ("preset_conventions", "* preset: conventions differing*", "plan")),
@@ -308,7 +308,7 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
         _I("float64 tolerance row", "tolerance row", "verify.common.tolerances.TOLERANCES", ("test_forward_pass_matches_independent_loop",),
            "negative control: a value off by two float32 roundings is refused by the row's bound and by is_close",
            ("negative_control_tolerance", "|T_model - T_loop|")),
-        _I("forward pass", "reference", "numeric.transformer_model.BooleanTransformer.run",
+        _I("forward pass", "reference", "numeric.transformer.BooleanTransformer.run",
            ("test_forward_pass_matches_independent_loop",), "every output against an independent loop",
            ("max_abs_difference", "spread_of_T", "max |T_model - T_loop|*")),
         _I("Theorem 4.5 exponent and crossover", "certifier", "verify.reference.bounds.theorem_exponent",
@@ -357,11 +357,11 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            ("(threads, deterministic algorithms) seen*", "the caller's (threads*", "trained parameters of one seed*")),
     ),
     "SG-9": (
-        _I("constructions and the batched pass", "construction constant", "numeric.local_volume.batched_outputs",
+        _I("constructions and the batched pass", "construction constant", "numeric.transformer.batched_outputs",
            ("test_constructions_compute_their_functions_exactly",),
            "each construction computes f on all 2^N strings (N = 1 ... 12); the batched pass agrees at theta*",
            ("strings where a construction*", "strings_checked", "wrong", "exact_known_answer")),
-        _I("perturbation sampler", "sampler", "numeric.local_volume.perturbed_parameters",
+        _I("perturbation sampler", "sampler", "numeric.transformer.perturbed_parameters",
            ("test_perturbation_sampler_known_answers",),
            "at sigma = 0 every perturbation computes f; at sigma = 100 the fraction's 99 % upper bound < 0.1; every "
            "parameter moves and (theta - theta*)/sigma has variance 1 (99.9 % chi^2 interval)",
@@ -374,22 +374,22 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            ("known_answers", "coverage", "radius interval of*", "rate at which the radius interval misses*", "radii",
             "r_parity(*) < r_*", "reported_not_decided", "plan")),
         _I("certifier (interval arithmetic over all 2^N strings)", "certifier",
-           "numeric.certified_volume.certified_strings", ("test_certifier_known_answers", "_check_certified"),
+           "numeric.transformer._certified_volume.certified_strings", ("test_certifier_known_answers", "_check_certified"),
            "each construction certified at h = 0 on all strings; a table wrong at one string only refused with "
            "exactly 2^N - 1 certified; MAJORITY's construction refused against FIRST's table",
            ("*'s construction at h = 0, N = *: strings certified", "MAJORITY's construction at h = 0*",
             "*, N = *: theta* +- h certified*", "* (certified half-widths)", "certified_reported_not_decided",
             "*, N = *: certified half-width over the sampled radius*")),
-        _I("output enclosures", "certifier", "numeric.certified_volume.interval_outputs",
+        _I("output enclosures", "certifier", "numeric.transformer.interval_outputs",
            ("test_certified_enclosures_contain_the_forward_pass",),
            "each parameter tensor alone widened by the certified h, then the whole box: the float64 outputs at 8 "
            "points of each box inside their enclosures",
            ("enclosures", "*, N = *: outputs outside their enclosures*")),
-        _I("points tried in a certified box", "sampler", "numeric.certified_volume.box_points", ("_check_certified",),
+        _I("points tried in a certified box", "sampler", "numeric.transformer.box_points", ("_check_certified",),
            "corners exactly on the box's corners, inner points moved and inside it, both sides of theta* for every "
            "entry; at 100h some corner does not compute f", ("*, N = *: points tried in the certified box*", "*, N = *: points of the certified box*",
             "*, N = *: parameter entries whose * corners*")),
-        _I("construction constants", "construction constant", "numeric.constructions.construct",
+        _I("construction constants", "construction constant", "numeric.transformer.construct",
            ("test_construction_constants_follow_their_derivation",),
            "recomputed in Arb from each construction's derivation: FIRST's position-0 weight e^2 / (e^2 + 1) and its "
            "threshold separation, the MLP thresholds phi(s*), PARITY's kinks",
@@ -404,7 +404,7 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            "torch.exp against Arb at adversarial inputs and at every score difference the certifier exponentiates: "
            "error within the ulp the exp enclosure's widening assumes",
            ("exp_error_ulps", "exp_at_score_differences", "torch.exp against Arb at *")),
-        _I("exact forward pass inside the enclosures", "certifier", "numeric.certified_volume.interval_forward",
+        _I("exact forward pass inside the enclosures", "certifier", "numeric.transformer.interval_forward",
            ("test_certified_enclosures_hold_the_exact_forward_pass",),
            "an independent Arb forward pass at theta* (h = 0) and at points of each certified box: every "
            "intermediate and output inside its float64 enclosure, every string",
@@ -413,7 +413,7 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            "verify.experiments.certified_volume.largest_certified_half_width", ("_check_certified",),
            "the reported h certified again as reported, and the refused end of the bisection's bracket refused",
            ("*, N = *: the reported h = * certified again*",)),
-        _I("directions of the volume points", "sampler", "numeric.local_volume.perturbation_chunks",
+        _I("directions of the volume points", "sampler", "numeric.transformer.perturbation_chunks",
            ("test_perturbation_sampler_known_answers",),
            "every direction one volume point draws, chunk by chunk, is distinct from every other",
            ("*, N = *: distinct directions among*",)),

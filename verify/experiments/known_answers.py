@@ -241,11 +241,11 @@ def near_miss_heads(d: int, misses, m: int | None = None):
 def success_threshold_check(cells, eps: float) -> dict:
     r"""Whether the one-step cells were judged with the success threshold ``eps`` of the claim:
     every cell's recorded ``eps`` equals it, and at that threshold the success metric
-    (:func:`numeric.xor_metrics.step_metrics`) and its :math:`\eta\to\infty` version
+    (:func:`numeric.xor.step_metrics`) and its :math:`\eta\to\infty` version
     (:func:`verify.experiments.xor_sweeps.limit_success`) accept heads missing ``eps / 2`` of
     their attention and refuse heads missing ``1.5 eps`` and ``3 eps`` (:func:`near_miss_heads`):
     a criterion two or ten times too lax accepts them."""
-    from numeric.xor_metrics import step_metrics
+    from numeric.xor import step_metrics
     from verify.experiments.xor_sweeps import limit_success
 
     recorded = sorted({float(c.key["eps"]) for c in cells})

@@ -1,6 +1,6 @@
 r"""Local volume around a solution (paper B, as formalised in boolverify; the first
 measurement towards the geometry claim): for a solution :math:`\theta^*` of FIRST, MAJORITY or
-PARITY — the explicit construction (:mod:`numeric.constructions`), or a given model such as a
+PARITY — the explicit construction (:mod:`numeric.transformer`), or a given model such as a
 trained one (:func:`trained_solution`), checked to compute the function exactly on all
 :math:`2^N` strings before it is perturbed — the fraction :math:`v(\sigma)` of Gaussian
 perturbations :math:`\theta^* + \sigma z` (:math:`z` standard normal over every parameter,
@@ -72,7 +72,7 @@ class VolumeCurve:
     radius_range: tuple | None
     crossing: str
     seconds: float
-    #: what was perturbed: "constructed" (numeric.constructions) or "given" (a model passed in)
+    #: what was perturbed: "constructed" (numeric.transformer) or "given" (a model passed in)
     solution: str = "constructed"
 
     def as_dict(self) -> dict:
@@ -112,11 +112,11 @@ def check_sigmas(sigmas, name: str = "sigmas") -> tuple:
 
 
 def check_solution(function: str, N: int, model, name: str = "solution"):
-    r"""``model`` must be batchable (:func:`numeric.local_volume.check_batchable`), accept length
+    r"""``model`` must be batchable (:func:`numeric.transformer.check_batchable`), accept length
     ``N``, and compute ``function`` on all :math:`2^N` strings at :math:`\sigma = 0` through the
     batched pass that the measurement uses (a run that did not learn is not a solution)."""
     from numeric.boolean import truth_table
-    from numeric.local_volume import batched_outputs, check_batchable, kept_values, stacked_parameters
+    from numeric.transformer import batched_outputs, check_batchable, kept_values, stacked_parameters
 
     try:
         check_batchable(model)
@@ -138,13 +138,13 @@ def local_volume(function: str, N: int, sigmas=DEFAULT_SIGMAS, models: int = 200
     """The :class:`VolumeCurve` of a solution of ``function`` at length ``N``: ``models``
     perturbations per ``sigma``. The solution is ``solution`` (any model that
     :func:`check_solution` accepts: trained ones, :func:`trained_solution`) or, by default, the
-    construction of :mod:`numeric.constructions` (of MLP width ``F``). ``progress(i)`` is
+    construction of :mod:`numeric.transformer` (of MLP width ``F``). ``progress(i)`` is
     called after grid point ``i``."""
     import torch
 
     from numeric.boolean import truth_table
-    from numeric.constructions import CONSTRUCTED, construct
-    from numeric.local_volume import volume_point
+    from numeric.transformer import CONSTRUCTED, construct
+    from numeric.transformer import volume_point
 
     check_choice(function, "function", CONSTRUCTED if solution is None else ALL_TARGETS)
     N = check_int(N, "N", lo=1, hi=20)

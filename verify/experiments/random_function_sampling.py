@@ -10,7 +10,7 @@ from math import comb
 
 import sympy as sp
 
-from numeric.bitsliced import popcount_sum
+from numeric.boolean import popcount_sum
 from numeric.validation import check_int, check_real
 from verify.reference.random_functions import (
     enumerate_random_functions, expected_K0, poisson_limit, variance_K0,

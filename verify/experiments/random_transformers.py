@@ -14,7 +14,7 @@ import torch
 from numeric.transformer import (
     BooleanTransformer, boolean_table, evaluate_all, initialize_, margin_recognition, max_influence, random_model,
 )
-from numeric.transformer_eval import strings, table_profile
+from numeric.transformer import strings, table_profile
 from numeric.validation import check_int, check_ints, check_real, reject
 from verify.experiments.transformer_records import (
     DensityRatios, ExactInfluenceMaxima, MarginCounts, ModelsSummary, NonconstantDraws, OptimisedMargin,
@@ -68,7 +68,7 @@ def nearest_parity(table, N: int) -> tuple[str, float]:
     r"""The (negated) parity of a set of bits (a DICTATOR for one bit, a constant for none)
     that agrees with the 0/1 ``table`` on the most strings, and that fraction of strings:
     :math:`(1 + |W(S)|/2^N)/2` for the largest Walsh coefficient :math:`|W(S)|`."""
-    from numeric.sensitivity import walsh_hadamard
+    from numeric.boolean import walsh_hadamard
 
     W = walsh_hadamard(torch.as_tensor(table).to(torch.int64))
     S = int(W.abs().argmax())

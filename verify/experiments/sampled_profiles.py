@@ -2,7 +2,7 @@ r"""Sampled sensitivity profiles of random transformers at large N (paper B, as 
 boolverify).
 
 Per model, ``S`` i.i.d. uniform strings and their one-bit neighbours are evaluated
-(:func:`numeric.transformer_sample.sampled_sensitivities`); the number of sampled strings of
+(:func:`numeric.transformer.sampled_sensitivities`); the number of sampled strings of
 sensitivity :math:`k` is a binomial count of :math:`K_k / 2^N`, so :math:`K_0 / 2^N` gets an
 exact Clopper-Pearson interval (``k0_ci``). A model whose :math:`S(N+1)` evaluations all agree
 "looks constant on its sample" (``constant_on_sample``).
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import torch
 
-from numeric.transformer_model import random_model
-from numeric.transformer_sample import sampled_sensitivities
+from numeric.transformer import random_model
+from numeric.transformer import sampled_sensitivities
 from numeric.validation import check_int, check_real, check_seed
 from verify.experiments.transformer_records import ModelSample, SampledProfiles, SampleSummary
 from verify.stats.intervals import clopper_pearson
@@ -34,7 +34,7 @@ def string_generator(seed: int) -> torch.Generator:
 
 
 def model_record(sample, seed: int, *, level: float = 0.95) -> ModelSample:
-    r"""Plain-number record of one model's :class:`~numeric.transformer_sample.SampledSensitivity`
+    r"""Plain-number record of one model's :class:`~numeric.transformer._sample.SampledSensitivity`
     (:class:`~verify.experiments.transformer_records.ModelSample`; both intervals at ``level``)."""
     level = check_real(level, "level", lo=0, hi=1, lo_open=True, hi_open=True)
     S = int(sample.s.numel())
@@ -65,7 +65,7 @@ def sample_model(model, N: int, S: int, seed: int, *, level: float = 0.95, token
 def sampled_profiles(config, scheme: str, N: int, models: int, S: int, *, seed: int = 0, device=None,
                      level: float = 0.95, progress=None, tokens=None, **init_kw) -> SampledProfiles:
     r"""Sampled profiles of ``models`` random transformers (seeds ``seed, seed + 1, ...``, as
-    :func:`numeric.transformer_eval.random_profiles`, so the same seeds give the same models).
+    :func:`numeric.transformer._eval.random_profiles`, so the same seeds give the same models).
 
     Args:
         config: :class:`~numeric.transformer.TransformerConfig` with ``N_max >= N``.

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import torch
 
-from numeric.transformer_model import readout_table
+from numeric.transformer import readout_table
 from numeric.validation import check_choice, check_int, check_ints, check_real
 from numeric.vocabulary import INIT_SCHEMES, PRESETS
 from verify.experiments.transformer_records import Theorem45Cell, Theorem45Model
@@ -69,7 +69,7 @@ def _pilot_constant(model, N, pilot, seed):
 def run_cell(config, scheme, N, *, a, S, target, max_draws, pilot, tokens=None, progress=None,
              **init_kw) -> Theorem45Cell:
     """One (scheme, N) cell: draw models until ``target`` non-constant ones (or ``max_draws``)."""
-    from numeric.transformer_model import random_model
+    from numeric.transformer import random_model
     from verify.experiments.sampled_profiles import sample_model
 
     t0 = time.perf_counter()
@@ -159,7 +159,7 @@ def run_theorem45(path, plan, *, key=None, progress=None) -> dict:
         the run's data: ``params``, ``cells`` (``"scheme/N=..."`` -> :func:`run_cell`), ``note``.
     """
     from verify.common.atomic_io import atomic_write_json
-    from numeric.transformer_model import TransformerConfig
+    from numeric.transformer import TransformerConfig
 
     p = check_plan(**plan)
     Ns, S, S_large, large_from, target = p["Ns"], p["strings"], p["strings_large"], p["large_from"], p["target"]
@@ -168,7 +168,7 @@ def run_theorem45(path, plan, *, key=None, progress=None) -> dict:
         config = TransformerConfig(D=p["D"], L=p["L"], H=p["H"], eps=p["eps"], N_max=max(Ns))
         schemes = p["schemes"] or list(INIT_SCHEMES)
     else:
-        from numeric.transformer_model import preset_config, preset_init
+        from numeric.transformer import preset_config, preset_init
 
         config = preset_config(p["preset"], D=p["D"], L=p["L"], N_max=max(Ns))
         init = preset_init(p["preset"])

@@ -11,7 +11,7 @@ One run: a :class:`numeric.transformer.BooleanTransformer` (or any module mappin
   on the :math:`2^N - m` held-out strings;
 * the **sensitivity profile** of :math:`\hat f`: :math:`K_k = \#\{x : s(x,\hat f) = k\}`,
   exact for :math:`N \le 20` (one batched pass over all strings, then
-  :func:`numeric.sensitivity.profile`); for larger :math:`N` estimated as
+  :func:`numeric.boolean.profile`); for larger :math:`N` estimated as
   :math:`\hat p_k = \#\{j : s(x_j) = k\}/n` from ``profile_samples`` uniform strings
   :math:`x_j` (each evaluated with its :math:`N` one-bit flips), with Wilson intervals that
   hold *simultaneously* for all :math:`k` at level ``confidence`` (Bonferroni over the
@@ -49,7 +49,7 @@ import torch
 from numeric.boolean import (
     baseline_accuracy, exact_mean_sensitivity, labels, smallest_N, truth_table,
 )
-from numeric.transformer_eval import strings  # bit matrix of string indices
+from numeric.transformer import strings  # bit matrix of string indices
 from numeric.validation import (
     InputError, check_bool, check_choice, check_device, check_dtype, check_int, check_real,
 )
@@ -316,7 +316,7 @@ def fit(model, target, N, pool, gen, *, steps, batch_size, loss, lr, weight_deca
 
 
 def _evaluate_exact(model, target, N, held_out_mask, dtype, device, chunk):
-    from numeric.sensitivity import profile
+    from numeric.boolean import profile
 
     table = _table_all(model, N, dtype, device, chunk)
     correct = table == truth_table(target, N).to(torch.int64)

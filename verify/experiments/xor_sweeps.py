@@ -34,8 +34,8 @@ import torch
 
 from numeric import xor
 from numeric.validation import InputError, check_bool, check_device, check_int, check_ints, check_real, reject
-from numeric.xor_metrics import limit_step_attention, predicted_assignment, step_metrics
-from numeric.xor_stream import (instance_seed, stream_loss_and_grad, stream_predicted_assignment,
+from numeric.xor import limit_step_attention, predicted_assignment, step_metrics
+from numeric.xor import (instance_seed, stream_loss_and_grad, stream_predicted_assignment,
                                 stream_step_metrics, streamed_instance)
 from verify.common.atomic_io import config_mismatch, merge_json_records
 from verify.experiments import distributed
@@ -195,7 +195,7 @@ def limit_success(g1a, g1b, g2a, g2b, eps):
 
 
 def check_eps(eps):
-    """The success threshold: a number in (0, 0.5), as :func:`numeric.xor_metrics.step_metrics`
+    """The success threshold: a number in (0, 0.5), as :func:`numeric.xor.step_metrics`
     requires (checked before any cell runs)."""
     return check_real(eps, "eps", lo=0, hi=0.5, lo_open=True, hi_open=True)
 
@@ -218,7 +218,7 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
         run (``"cuda"`` when present; instances are drawn on the CPU either way);
         workers: run the cells on an embedded Dask cluster of that many processes (1..64);
         scheduler: run them on the Dask cluster of this scheduler (``tcp://HOST:8786``);
-        stream: embeddings generated block by block (:func:`numeric.xor_stream.streamed_instance`,
+        stream: embeddings generated block by block (:func:`numeric.xor.streamed_instance`,
             memory ``O(block * m)``, two passes over ``V`` per seed), one seed at a time: for ``d``
             whose ``V`` does not fit in memory. Streamed instances are other draws of the same
             distribution than the materialised ones, so their cells are other cells (the key

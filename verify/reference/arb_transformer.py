@@ -1,9 +1,9 @@
 r"""Arb references for the certified boxes of SG-9 (python-flint balls): the exact ranges of
 the interval operations of :mod:`numeric.intervals` on float operands, and the forward pass of a
-one-layer :class:`~numeric.transformer_model.BooleanTransformer` (boolverify preset: post-LN,
+one-layer :class:`~numeric.transformer.BooleanTransformer` (boolverify preset: post-LN,
 biased variance, :math:`\varepsilon` inside the square root, linear readout) at one parameter
 vector, with every intermediate that the certificate encloses
-(:func:`numeric.certified_volume.interval_forward`).
+(:func:`numeric.transformer.interval_forward`).
 
 Floats enter as the exact binary numbers they are. Sums and products of float64 numbers are
 exact at :data:`EXACT_BITS` (the float64 exponents span fewer than 2200 bits); ``exp``,
@@ -12,7 +12,7 @@ with a float end only when the comparison is certain (Arb's ``<=`` is true only 
 of both balls), so a reference never passes an enclosure by rounding of its own.
 
 Independent of the engine's code: written from the model's definition
-(:mod:`numeric.transformer_model`), in the order of the mathematics, not of the batched or the
+(:mod:`numeric.transformer`), in the order of the mathematics, not of the batched or the
 interval passes.
 """
 

@@ -1,6 +1,6 @@
 """The paper-B transformer's output by plain Python loops: an independent reference forward pass.
 
-Written from the architecture description, not from :mod:`numeric.transformer_model`: loops
+Written from the architecture description, not from :mod:`numeric.transformer`: loops
 over positions, heads and components in float64, from a dict of parameter lists (the names of
 ``BooleanTransformer.state_dict()``). Used by the SG-6 claim test and the conventions tests.
 """

@@ -80,7 +80,7 @@ def docs_figure(stem="docs/figures/sg1_profiles", N=16):
     3-sparse parity, FIRST, a random function and a 5-sparse MAJORITY at ``N``; also returns
     the summaries."""
     from numeric.boolean import truth_table
-    from numeric.sensitivity import profile
+    from numeric.boolean import profile
     from verify.report.sensitivity_profiles import summarise_profile
 
     specs = [("majority", {}), ("parity", {}), ("sparse_parity", {"S": [0, 5, 11]}),

@@ -54,7 +54,7 @@ def read_table_file(path, name="--table"):
 def load_table(path, *, msb_first=False, device=None, allow_large=False, name="--table"):
     """The validated ``uint8`` truth table of a file, in this suite's bit order (``msb_first``:
     the file lists position 0 as the most significant bit), on ``device``."""
-    from numeric.sensitivity import as_table, from_msb_first
+    from numeric.boolean import as_table, from_msb_first
     from numeric.validation import check_device
 
     arr = read_table_file(path, name)
@@ -87,7 +87,7 @@ def profile_counts(table, *, allow_large=False) -> list[int]:
     """The exact profile ``[K_0, ..., K_N]`` of a truth table (tensor or numpy array)."""
     import torch
 
-    from numeric.sensitivity import profile
+    from numeric.boolean import profile
 
     if not isinstance(table, torch.Tensor):
         table = torch.from_numpy(table)

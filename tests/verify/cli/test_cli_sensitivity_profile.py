@@ -42,7 +42,7 @@ def test_table_files(tmp_path, cli):
     rc, _, _ = cli("sensitivity", "profile", "--table", str(and2), "--json", str(js))
     assert rc == 0 and json.loads(js.read_text())["profile"] == [1, 2, 1]
     npy = tmp_path / "maj.npy"
-    from numeric.boolean import truth_table
+    from numeric.boolean._functions import truth_table
 
     np.save(npy, truth_table("majority", 7).numpy())
     rc, out, _ = cli("sensitivity", "profile", "--table", str(npy), "--json", str(js))

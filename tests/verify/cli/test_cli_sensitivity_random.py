@@ -116,9 +116,9 @@ def test_random_lists_models_with_K0_zero(tmp_path, cli, monkeypatch):
     with its seed as DICTATOR x_2."""
     import torch
 
-    import numeric.transformer_eval as te
+    import numeric.transformer._eval as te
 
-    # the tables are read by numeric.transformer_eval.boolean_table from these outputs
+    # the tables are read by numeric.transformer._eval.boolean_table from these outputs
     monkeypatch.setattr(te, "evaluate_all",
                         lambda model, N, chunk=None, fast=None: ((torch.arange(1 << N) >> 2) & 1).double() - 0.5)
     rc, out, err = cli("sensitivity", "random", "--N", "4", "--D", "4", "--L", "1", "--models", "3", "--seed", "40")
@@ -146,7 +146,7 @@ def test_random_lists_models_with_K0_zero(tmp_path, cli, monkeypatch):
 def test_identify_function():
     import torch
 
-    from numeric.boolean import truth_table
+    from numeric.boolean._functions import truth_table
     from verify.experiments.random_transformers import identify_function, nearest_parity
 
     N = 5

@@ -1,4 +1,4 @@
-"""boolverify's sharpness (numeric.sharpness) against Hahn & Rofin's own ``hessian_norm_proxy``
+"""boolverify's sharpness (numeric.transformer._sharpness) against Hahn & Rofin's own ``hessian_norm_proxy``
 (lacoco-lab/sensitivity-hardness, vendored under tests/fixtures/sensitivity_hardness) on the same
 models and the same noise draws (verify.crossval.sharpness), within the float64 tolerance table;
 and the checks that make the comparison able to fail: the replayed draws are theirs, the mapped
@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from numeric.boolean import all_strings, labels
-from numeric.constructions import construct
-from numeric.sharpness import model_sharpness
+from numeric.boolean._functions import all_strings, labels
+from numeric.transformer._constructions import construct
+from numeric.transformer._sharpness import model_sharpness
 from numeric.validation import InputError
 from verify.common.tolerances import assert_close
 from verify.crossval import sharpness as xs

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from numeric.transformer_model import BooleanTransformer, preset_config, random_model, sinusoidal_positions
+from numeric.transformer._model import BooleanTransformer, preset_config, random_model, sinusoidal_positions
 from numeric.vocabulary import BHATTAMISHRA_INIT_SCHEMES
 from verify.common.tolerances import tolerance
 from verify.experiments import bhattamishra_public as bp

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from tests.helpers import PROJECT_ROOT
+from tests.helpers import PROJECT_ROOT, is_public_path
 from tests.instrument_sources import HOLE, defined_functions, printed
 from verify.experiments.instruments import INSTRUMENTS, KINDS, Instrument
 from verify.report.claims import CLAIMS
@@ -73,8 +73,7 @@ def violations(claim_id: str, source: str, instruments, mutants=MUTANTS, theorem
         for pattern in ins.prints:
             if not any(matches(t, pattern) for t in texts):
                 bad.append(f"{ins.name}: pattern {pattern!r} matches nothing {theorem_file} prints")
-        parts = ins.seam.split(".")
-        if any(p.startswith("_") and not (p.startswith("__") and p.endswith("__")) for p in parts):
+        if not is_public_path(ins.seam):
             bad.append(f"{ins.name}: seam {ins.seam} is not public")
         for m in mutants:
             if m.target != ins.seam:

@@ -46,15 +46,15 @@ def test_same_directions_at_every_sigma():
 def test_evaluation_passes_do_not_change_the_counts():
     import torch
 
-    from numeric.boolean import truth_table
-    from numeric.constructions import construct
-    from numeric.local_volume import volume_point
+    from numeric.boolean._functions import truth_table
+    from numeric.transformer._constructions import construct
+    from numeric.transformer._local_volume import volume_point
 
     model, table = construct("first", 6), truth_table("first", 6)
     runs = [volume_point(model, table, 6, 0.08, 40, torch.Generator().manual_seed(3), chunk=chunk)
             for chunk in (32, 32)]
     assert runs[0] == runs[1]
-    import numeric.local_volume as lv
+    import numeric.transformer._local_volume as lv
 
     saved = lv.EVAL_PAIRS
     try:
@@ -80,7 +80,7 @@ def test_sg9_quick_plan_is_decided_with_probability_at_least_99_percent():
     docstring): every decided comparison passes with probability >= 99 %, and each radius
     interval is empty (bounds contradicting a non-increasing curve) with probability below 1 % of
     the 0.5 % that Bonferroni guarantees."""
-    from numeric.constructions import CONSTRUCTED
+    from numeric.transformer._constructions import CONSTRUCTED
     from verify.experiments.claim_rules import SG9
     from verify.experiments.plans import SG9_FAST, sg9_grid
     from verify.stats.intervals import bonferroni_level
@@ -108,7 +108,7 @@ def test_sg9_quick_plan_is_decided_with_probability_at_least_99_percent():
 
 
 def test_given_construction_measures_as_the_construction_path():
-    from numeric.constructions import construct
+    from numeric.transformer._constructions import construct
 
     grid = (1e-3, 1e-2, 1e-1)
     built = local_volume("parity", 4, grid, 12, seed=5)
@@ -119,7 +119,7 @@ def test_given_construction_measures_as_the_construction_path():
 
 
 def test_a_model_that_does_not_compute_the_function_is_refused():
-    from numeric.constructions import construct
+    from numeric.transformer._constructions import construct
     from numeric.transformer import TransformerConfig, random_model
 
     with raises_input_error("solution", "computes parity exactly"):
@@ -138,7 +138,7 @@ def test_a_model_that_does_not_compute_the_function_is_refused():
 def test_trained_solution_computes_the_function_and_is_measured():
     import torch
 
-    from numeric.boolean import truth_table
+    from numeric.boolean._functions import truth_table
     from numeric.transformer import boolean_table
     from verify.experiments.local_volume import trained_solution
 

@@ -1,7 +1,7 @@
 """Streamed sweep cells (``run_sweep(stream=True)``): each seed's outcome, recomputed on the
 materialised streamed ``V`` with the materialised engine (one step, metrics, the eta -> infinity
 limit, the predicted assignment), and the limit attention of the streamed metrics pass against
-:func:`numeric.xor_metrics.limit_step_attention`."""
+:func:`numeric.xor._metrics.limit_step_attention`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from numeric import xor
-from numeric.xor_metrics import limit_step_attention, predicted_assignment, step_metrics
-from numeric.xor_stream import stream_grad, stream_step_metrics, streamed_instance
+from numeric.xor._metrics import limit_step_attention, predicted_assignment, step_metrics
+from numeric.xor._stream import stream_grad, stream_step_metrics, streamed_instance
 from verify.experiments.xor_sweeps import limit_success, run_sweep
 from verify.common.tolerances import tolerance
 from tests.helpers import raises_input_error

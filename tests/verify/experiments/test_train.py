@@ -1,4 +1,4 @@
-"""Unit tests of verify.experiments.training and the training targets of numeric.boolean (the SG-8 training loop) and `boolverify sensitivity train`.
+"""Unit tests of verify.experiments.training and the training targets of numeric.boolean._functions (the SG-8 training loop) and `boolverify sensitivity train`.
 
 The loop is first checked with a tiny stand-in model (a linear threshold unit, which can
 represent MAJORITY and FIRST exactly and PARITY not at all), so that these tests say
@@ -13,11 +13,11 @@ import math
 import pytest
 import torch
 
-from numeric.boolean import (
+from numeric.boolean._functions import (
     all_strings, baseline_accuracy, exact_mean_sensitivity, exact_profile_fraction, labels,
     truth_table,
 )
-from numeric.sensitivity import average_sensitivity, profile
+from numeric.boolean._sensitivity import average_sensitivity, profile
 from verify.cli import main
 from verify.experiments.training import EXACT_LIMIT, TRAINING_THREADS, pinned_threads, train
 from verify.stats.intervals import wilson_interval
@@ -380,7 +380,7 @@ def test_cuda_run_matches_the_contract():
 
 
 def test_bit_matrix_helper_is_shared_with_transformer_eval():
-    import numeric.transformer_eval as te
+    import numeric.transformer._eval as te
     import verify.experiments.training as tr
 
     assert tr.strings is te.strings

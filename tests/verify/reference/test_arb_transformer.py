@@ -6,9 +6,9 @@ textbook ones, and a layer norm without variance is reported undefined."""
 import pytest
 import torch
 
-from numeric.certified_volume import interval_forward, parameter_box
-from numeric.constructions import CONSTRUCTED, construct
-from numeric.local_volume import batched_outputs, perturbed_parameters, stacked_parameters
+from numeric.transformer._certified_volume import interval_forward, parameter_box
+from numeric.transformer._constructions import CONSTRUCTED, construct
+from numeric.transformer._local_volume import batched_outputs, perturbed_parameters, stacked_parameters
 from numeric.transformer import TransformerConfig, random_model
 from verify.common.tolerances import assert_close
 from verify.reference.arb_transformer import arb_forward, arb_parameters, exact_range, flint_arb, ulps_between

@@ -18,7 +18,9 @@ from verify.report.mutation.engine import ROOT, Installed, install, resolve
 from verify.report.mutation import runner
 from verify.report.mutation.catalogue_a import xor_probe_instance
 from verify.report.mutation.runner import MUTANTS, by_name, mutation_summary, run_mutants, select
-from tests.helpers import assert_all_exit, assert_next_run_removes_folder, children_of, raises_input_error
+from tests.helpers import (
+    assert_all_exit, assert_next_run_removes_folder, children_of, is_public_path, raises_input_error,
+)
 
 
 def test_catalogue_has_at_least_58_uniquely_named_mutants():
@@ -42,11 +44,7 @@ def test_target_resolves_and_expected_files_exist(mutant):
 
 
 def test_targets_are_public_names():
-    def private(target):
-        return any(p.startswith("_") and not (p.startswith("__") and p.endswith("__"))
-                   for p in target.split("."))
-
-    assert [m.name for m in MUTANTS if private(m.target)] == []
+    assert [m.name for m in MUTANTS if not is_public_path(m.target)] == []
 
 
 def _same(x, y) -> bool:
@@ -74,18 +72,18 @@ def test_mutant_changes_behaviour_and_undoes(mutant):
 
 def test_install_rebinds_every_module_and_later_imports():
     import numeric.xor
-    import numeric.xor_metrics
-    import numeric.xor_population
+    import numeric.xor._metrics
+    import numeric.xor._population
 
-    original = numeric.xor_population.population_grad
+    original = numeric.xor._population.population_grad
     V, th, tt, sup = xor_probe_instance()
     before = torch.cat(numeric.xor.population_grad(V, th, tt, sup))
     installed = install(by_name("grad_halved"))
     try:
         mutant = installed.replacement
         # bound before install: the defining module and a user module
-        assert numeric.xor_population.population_grad is mutant
-        assert numeric.xor_metrics.population_grad is mutant
+        assert numeric.xor._population.population_grad is mutant
+        assert numeric.xor._metrics.population_grad is mutant
         # the public function (it also takes streamed embeddings) calls the engine's at each call
         assert torch.equal(torch.cat(numeric.xor.population_grad(V, th, tt, sup)), 0.5 * before)
         # what a theorem module does at import, after install
@@ -95,13 +93,13 @@ def test_install_rebinds_every_module_and_later_imports():
         assert mutant.__name__ == "population_grad" and mutant is not original
     finally:
         installed.undo()
-    assert numeric.xor_population.population_grad is original
-    assert numeric.xor_metrics.population_grad is original
+    assert numeric.xor._population.population_grad is original
+    assert numeric.xor._metrics.population_grad is original
     assert torch.equal(torch.cat(numeric.xor.population_grad(V, th, tt, sup)), before)
 
 
 def test_install_on_a_class_replaces_the_class_attribute():
-    from numeric.xor_forms import ClosedFormState
+    from numeric.xor._forms import ClosedFormState
 
     original = ClosedFormState.__dict__["loss"]
     installed = install(by_name("loss_drops_t_squared"))

@@ -24,15 +24,15 @@ _SX8 = "theorems/test_SX8_interpretability.py"
 _SG6 = "theorems/test_SG6_random_init_sensitivity.py"
 
 # the targets, one line each (the public seams the mutants wrap)
-_STATE = "numeric.xor_forms.ClosedFormState"
-_POPULATION = "numeric.xor_population"
-_ONE_PASS_GRAD = "numeric.xor_blocks.normalised_one_pass_grad"
-_FALLBACK_RATIO = "numeric.xor_blocks.FALLBACK_RATIO"
-_MAP = "numeric.attention.map_unchecked"
-_METRICS = "numeric.xor_metrics"
-_STREAM_STEP_METRICS = "numeric.xor_stream.stream_step_metrics"
+_STATE = "numeric.xor._forms.ClosedFormState"
+_POPULATION = "numeric.xor._population"
+_ONE_PASS_GRAD = "numeric.xor._blocks.normalised_one_pass_grad"
+_FALLBACK_RATIO = "numeric.xor._blocks.FALLBACK_RATIO"
+_MAP = "numeric.xor._attention.map_unchecked"
+_METRICS = "numeric.xor._metrics"
+_STREAM_STEP_METRICS = "numeric.xor.stream_step_metrics"
 _FINITE_SAMPLES = "verify.experiments.finite_samples"
-_CLS = "numeric.cls_transformer.CLSTransformer"
+_CLS = "numeric.xor.CLSTransformer"
 _RELAXATION_HESSIAN = "verify.reference.linear_bound.relaxation_hessian"
 _WILSON = "verify.stats.intervals.wilson_interval"
 _CHECK_SUPPORT = "numeric.validation.check_support"
@@ -169,7 +169,7 @@ def _limit():
 def _stream_limit():
     import torch
 
-    from numeric.xor_stream import stream_step_metrics, streamed_instance
+    from numeric.xor import stream_step_metrics, streamed_instance
 
     E, sup, th, tt = streamed_instance(300, 4, 0, block=64)
     va = E.rows([sup[0]])[0]
@@ -189,7 +189,7 @@ def _cls(what):
     def probe():
         import torch
 
-        from numeric.cls_transformer import CLSTransformer, all_inputs
+        from numeric.xor import CLSTransformer, all_inputs
 
         g = torch.Generator().manual_seed(3)
         V, _, _, _ = xor_probe_instance(d=4, m=2)
@@ -391,7 +391,7 @@ def _limit_argmin(original):
         if attention != "softmax":
             return original(V, theta, theta_tilde, support, attention, limit_from)
         if limit_from is None:
-            from numeric.xor_population import population_grad
+            from numeric.xor import population_grad
 
             limit_from = population_grad(V, theta, theta_tilde, support, attention)
         g, gt = limit_from
@@ -474,7 +474,7 @@ def _success_head_one_only(original):
 
 
 def _known_specialisations():
-    from numeric.xor_metrics import step_metrics
+    from numeric.xor import step_metrics
     from verify.experiments.known_answers import specialisation_instances
 
     V, th, tt, sup, _, _ = specialisation_instances()
@@ -545,11 +545,11 @@ def _step_metrics_ten_times_lax(original):
 
 
 def _near_miss_success():
-    from numeric import xor_metrics
+    from numeric import xor
     from verify.experiments.known_answers import near_miss_heads
 
     V, th, tt, s = near_miss_heads(8, (0.03,))
-    return bool(xor_metrics.step_metrics(V, th, tt, s, exact_sup=False)["success"][0])
+    return bool(xor.step_metrics(V, th, tt, s, exact_sup=False)["success"][0])
 
 
 def _finite_samples_unconditional(original):

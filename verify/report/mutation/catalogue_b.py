@@ -25,32 +25,32 @@ _SG8 = "theorems/test_SG8_training.py"
 _SG9 = "theorems/test_SG9_local_volume.py"
 
 # the targets, one line each (the public seams the mutants wrap)
-_NEIGHBOUR_MASKS = "numeric.bitsliced.NEIGHBOUR_MASKS"
-_NEIGHBOUR_SWAPS = "numeric.sensitivity.NEIGHBOUR_SWAPS"
+_NEIGHBOUR_MASKS = "numeric.boolean._bitsliced.NEIGHBOUR_MASKS"
+_NEIGHBOUR_SWAPS = "numeric.boolean._sensitivity.NEIGHBOUR_SWAPS"
 _TRUTH_TABLE = "numeric.boolean.truth_table"
 _LABELS = "numeric.boolean.labels"
-_MODEL = "numeric.transformer_model.BooleanTransformer"
-_RUN = "numeric.transformer_model.BooleanTransformer.run"
-_LAYER_NORM = "numeric.transformer_model.BooleanTransformer.layer_norm"
-_FAST_RUN = "numeric.transformer_eval.FastEvaluator.run"
-_READOUT_TABLE = "numeric.transformer_model.readout_table"
-_MARGIN = "numeric.transformer_eval.margin_recognition"
+_MODEL = "numeric.transformer.BooleanTransformer"
+_RUN = "numeric.transformer.BooleanTransformer.run"
+_LAYER_NORM = "numeric.transformer.BooleanTransformer.layer_norm"
+_FAST_RUN = "numeric.transformer._eval.FastEvaluator.run"
+_READOUT_TABLE = "numeric.transformer.readout_table"
+_MARGIN = "numeric.transformer.margin_recognition"
 _RANDOM = "verify.experiments.random_transformers"
 _BOUNDS = "verify.reference.bounds"
 _MONTE_CARLO = "verify.experiments.random_function_sampling.monte_carlo_K0"
 _VARIANCE_K0 = "verify.reference.random_functions.variance_K0"
 _TRAINING_LABELS = "numeric.boolean.labels"
-_PERTURBED = "numeric.local_volume.perturbed_parameters"
-_BATCHED = "numeric.local_volume.batched_outputs"
+_PERTURBED = "numeric.transformer.perturbed_parameters"
+_BATCHED = "numeric.transformer.batched_outputs"
 _CROSSING_INTERVAL = "verify.stats.intervals.crossing_interval"
-_CERTIFIED_STRINGS = "numeric.certified_volume.certified_strings"
-_ATTENTION_ENCLOSURE = "numeric.certified_volume.attention_weights"
-_ENCLOSURES = "numeric.certified_volume.interval_outputs"
-_BOX_POINTS = "numeric.certified_volume.box_points"
+_CERTIFIED_STRINGS = "numeric.transformer._certified_volume.certified_strings"
+_ATTENTION_ENCLOSURE = "numeric.transformer.attention_weights"
+_ENCLOSURES = "numeric.transformer.interval_outputs"
+_BOX_POINTS = "numeric.transformer.box_points"
 _INTERVALS = "numeric.intervals"
 _LARGEST_CERTIFIED = "verify.experiments.certified_volume.largest_certified_half_width"
 _BONFERRONI = "verify.stats.intervals.bonferroni_level"
-_SHARPNESS = "numeric.constructions.attention_sharpness"
+_SHARPNESS = "numeric.transformer.attention_sharpness"
 
 
 # --------------------------------------------------------------------------- probes
@@ -60,7 +60,7 @@ _SHARPNESS = "numeric.constructions.attention_sharpness"
 def _profile(name, N):
     def probe():
         from numeric.boolean import truth_table
-        from numeric.sensitivity import profile
+        from numeric.boolean import profile
 
         return profile(truth_table(name, N))
     return probe
@@ -79,7 +79,7 @@ def _labels_of(target):
         import torch
 
         from numeric.boolean import labels
-        from numeric.transformer_eval import strings
+        from numeric.transformer import strings
 
         return labels(target, strings(torch.arange(1 << 12), 12))
     return probe
@@ -99,7 +99,7 @@ def _transformer(eps=1e-5, scheme="gaussian"):
 
 def _fast_table():
     from numeric.transformer import TransformerConfig, random_model
-    from numeric.transformer_eval import evaluate_all, fast_path_applies
+    from numeric.transformer import evaluate_all, fast_path_applies
 
     model = random_model(TransformerConfig(D=4, L=2, H=2, eps=1e-5, N_max=6), "gaussian", 0)
     assert fast_path_applies(model)
@@ -215,15 +215,16 @@ def _certified_last_string_flipped():
 def _attention_enclosure():
     import torch
 
-    from numeric.certified_volume import Interval, attention_weights
+    from numeric.intervals import Interval
+    from numeric.transformer import attention_weights
 
     s = torch.tensor([[0.0, 1.0, -1.0]], dtype=torch.float64)
     return attention_weights(Interval(s - 0.5, s + 0.5)).width
 
 
 def _output_enclosures():
-    from numeric.certified_volume import interval_outputs, parameter_box
-    from numeric.constructions import construct
+    from numeric.transformer import interval_outputs, parameter_box
+    from numeric.transformer import construct
 
     model = construct("parity", 3)
     return interval_outputs(model, parameter_box(model, 1e-4), 3).width
@@ -232,8 +233,8 @@ def _output_enclosures():
 def _box_corners():
     import torch
 
-    from numeric.certified_volume import box_points
-    from numeric.constructions import construct
+    from numeric.transformer import box_points
+    from numeric.transformer import construct
 
     return box_points(construct("first", 2), 1e-3, 2, torch.Generator().manual_seed(0), corners=True)["tok"]
 
@@ -282,8 +283,8 @@ def _largest_certified():
 def _directions_of_two_chunks():
     import torch
 
-    from numeric.constructions import construct
-    from numeric.local_volume import perturbation_chunks
+    from numeric.transformer import construct
+    from numeric.transformer import perturbation_chunks
 
     chunks = perturbation_chunks(construct("majority", 2), 1.0, 4, torch.Generator().manual_seed(3), chunk=2)
     return torch.cat([t["tok"] for t in chunks])
@@ -296,7 +297,7 @@ def _bonferroni():
 
 
 def _first_sharpness():
-    from numeric.constructions import attention_sharpness
+    from numeric.transformer import attention_sharpness
 
     return attention_sharpness(4)
 
@@ -312,7 +313,7 @@ def _random_blocks():
 def _control_labels():
     import torch
 
-    from numeric.transformer_eval import strings
+    from numeric.transformer import strings
     from numeric.boolean import labels
 
     return labels("parity01", strings(torch.arange(16), 4))
@@ -328,15 +329,15 @@ def _exact_influence():
 def _perturbed():
     import torch
 
-    from numeric.constructions import construct
-    from numeric.local_volume import perturbed_parameters
+    from numeric.transformer import construct
+    from numeric.transformer import perturbed_parameters
 
     return perturbed_parameters(construct("majority", 3), 0.01, 2, torch.Generator().manual_seed(0))["tok"]
 
 
 def _batched():
-    from numeric.constructions import construct
-    from numeric.local_volume import batched_outputs, stacked_parameters
+    from numeric.transformer import construct
+    from numeric.transformer import batched_outputs, stacked_parameters
 
     model = construct("first", 3)
     return batched_outputs(model, stacked_parameters(model, 1), 3)
@@ -772,7 +773,7 @@ def _exact_influence_mean(original):
     def exact_influence_maximum(model, N, *, chunk=8192):
         import torch
 
-        from numeric.transformer_eval import strings
+        from numeric.transformer import strings
 
         with torch.no_grad():
             idx = torch.arange(2**N)
@@ -826,8 +827,8 @@ def _two_corners_only(original):
     def interval_outputs(model, box, N):
         import torch
 
-        from numeric.certified_volume import Interval
-        from numeric.local_volume import batched_outputs
+        from numeric.intervals import Interval
+        from numeric.transformer import batched_outputs
 
         # the float64 outputs at the box's two extreme corners (every parameter at its lower
         # end, every one at its upper end) taken for the enclosure of the whole box
@@ -906,7 +907,7 @@ def _per_point_level(original):
 
 def _one_side_of_centre(original):
     def box_points(model, half_width, K, generator, **kwargs):
-        from numeric.local_volume import stacked_parameters
+        from numeric.transformer import stacked_parameters
 
         theta = original(model, half_width, K, generator, **kwargs)
         star = stacked_parameters(model, K)
@@ -970,7 +971,7 @@ def _variance_union_off_by_one(original):
 def _z_zeroed(original):
     def perturbed_parameters(model, sigma, K, generator, include_ln=True):
         original(model, sigma, K, generator, include_ln)      # the draws are made ...
-        from numeric.local_volume import stacked_parameters
+        from numeric.transformer import stacked_parameters
 
         return stacked_parameters(model, K)                    # ... and never added: theta* itself
     return perturbed_parameters
@@ -1016,7 +1017,7 @@ def _preset_final_ln_dropped(original):
 
 
 def _bhattamishra_final_ln():
-    from numeric.transformer_model import preset_config
+    from numeric.transformer import preset_config
 
     return preset_config("bhattamishra", D=8).final_ln
 
@@ -1146,10 +1147,10 @@ PAPER_B: tuple[Mutant, ...] = (
     Mutant("training_as_over_N", "trained models' average sensitivity reported as as/N",
            "verify.experiments.training.evaluate", _as_over_N, _tiny_run("as"), (_SG8,)),
     Mutant("xavier_normal_draws_uniform", "the Xavier-normal scheme draws Xavier-uniform values",
-           "numeric.transformer_model.initialize_", _init_scheme_swapped("xavier_normal", "xavier_uniform"),
+           "numeric.transformer.initialize_", _init_scheme_swapped("xavier_normal", "xavier_uniform"),
            _transformer(scheme="xavier_normal"), (_SG6,)),
     Mutant("gaussian_init_draws_box", "the Gaussian scheme draws from the uniform box U(-B, B)",
-           "numeric.transformer_model.initialize_", _init_scheme_swapped("gaussian", "uniform"),
+           "numeric.transformer.initialize_", _init_scheme_swapped("gaussian", "uniform"),
            _transformer(scheme="gaussian"), (_SG6,)),
     Mutant("margin_table_new_model_per_N", "the recognition table draws a new model at each N (not one vector at both)",
            f"{_RANDOM}.margin_table", _margin_table_new_model_per_N, _margin_table_probe, (_SG5,)),
@@ -1170,7 +1171,7 @@ PAPER_B: tuple[Mutant, ...] = (
            (_SG8,)),
     # the instruments' known answers: what each claim prints is checked in its own file
     Mutant("preset_final_layer_norm_dropped", "the bhattamishra preset built without its final layer norm",
-           "numeric.transformer_model.PRESET_SPECS", _preset_final_ln_dropped, _bhattamishra_final_ln, (_SG6,)),
+           "numeric.transformer._model.PRESET_SPECS", _preset_final_ln_dropped, _bhattamishra_final_ln, (_SG6,)),
     Mutant("sg4_supremum_n_minus_one_positions",
            "SG-4's exact supremum flips positions 0 .. N-2 only (off by one)",
            f"{_RANDOM}.influence_positions", _positions_but_last, _linear_probe_supremum, (_SG4,)),
@@ -1234,15 +1235,15 @@ PAPER_B: tuple[Mutant, ...] = (
            _RUN, _pre_ln_runs_post_ln, _pre_ln,
            unit_files=("tests/numeric/test_transformer_conventions.py",)),
     Mutant("sinusoid_sin_cos_swapped", "sinusoidal positions with cos at the even columns and sin at the odd",
-           "numeric.transformer_model.sinusoidal_positions", _sinusoid_sin_cos_swapped, _sinusoid_table,
+           "numeric.transformer.sinusoidal_positions", _sinusoid_sin_cos_swapped, _sinusoid_table,
            unit_files=("tests/numeric/test_transformer_conventions.py::test_sinusoidal_positions_are_the_public_formula",
                        "tests/verify/experiments/test_bhattamishra_public.py")),
     Mutant("public_gaussian_positions_normal", "bhattamishra_gaussian draws the learned positions N(0, s^2), not U(-s, s)",
-           "numeric.transformer_model.initialize_", _public_gaussian_positions_normal, _public_gaussian_pos,
+           "numeric.transformer.initialize_", _public_gaussian_positions_normal, _public_gaussian_pos,
            unit_files=("tests/numeric/test_transformer_conventions.py::test_public_init_draws_each_parameter_from_its_law",)),
     Mutant("readout_bias_drawn_with_layer_biases",
            "biases = scheme_except_readout draws the readout bias too (the public readout has none)",
-           "numeric.transformer_model.initialize_", _readout_bias_drawn_with_layer_biases, _readout_bias_drawn,
+           "numeric.transformer.initialize_", _readout_bias_drawn_with_layer_biases, _readout_bias_drawn,
            unit_files=("tests/numeric/test_transformer_conventions.py::test_public_uniform_is_boolverify_uniform_under_the_preset",)),
     Mutant("model_blocks_restart_seed",
            "random models on a cluster: every block of models starts again at --seed",

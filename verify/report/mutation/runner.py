@@ -16,11 +16,12 @@ from numeric.validation import check_int, reject
 from verify.report.mutation import engine
 from verify.report.mutation.catalogue_a import PAPER_A
 from verify.report.mutation.catalogue_b import PAPER_B
+from verify.report.mutation.catalogue_registries import REGISTRIES
 from verify.report.mutation.engine import DEFAULT_TIMEOUT_S, Mutant
 from verify.report.workers import run_folder, run_workers
 
-#: the whole catalogue, paper A then paper B
-MUTANTS: tuple[Mutant, ...] = PAPER_A + PAPER_B
+#: the whole catalogue: paper A, paper B, then the registries
+MUTANTS: tuple[Mutant, ...] = PAPER_A + PAPER_B + REGISTRIES
 #: the name of a mutation run's temporary folder starts with this, then the process id
 TMP_PREFIX = "boolverify-mutants-"
 

@@ -19,14 +19,14 @@ and ``theta_tilde`` of shape ``(m,)``) and compute what :mod:`numeric.xor` compu
 over the generated blocks (a pass regenerates ``V``; generation dominates the time):
 
 - :func:`stream_loss`: one pass; :func:`stream_grad`, :func:`stream_loss_and_grad`: one pass
-  (the weighted row sums of :mod:`numeric.xor_blocks`), two for a softmax head saturated
+  (the weighted row sums of :mod:`numeric.xor`), two for a softmax head saturated
   off the support, where the softmax moment combination would cancel (the exact row-by-row
   cotangent);
 - :func:`stream_one_step`; :func:`stream_step_metrics`: the entries of
-  :func:`numeric.xor_metrics.step_metrics` with ``exact_sup=False`` (loss after the step, the
+  :func:`numeric.xor.step_metrics` with ``exact_sup=False`` (loss after the step, the
   success criterion, ``eps1, eps2``, the assignment, attention on the support, ``sup_bound``),
   one pass, which with ``limit_from`` also gives the attention of the :math:`\eta\to\infty` step
-  on the support (:func:`numeric.xor_metrics.limit_step_attention`);
+  on the support (:func:`numeric.xor.limit_step_attention`);
   :func:`stream_predicted_assignment`: the two support rows only.
 
 ``numeric.xor.population_loss``, ``population_grad`` and ``one_step`` also accept a
@@ -44,9 +44,9 @@ import torch
 
 from numeric.validation import (check_bool, check_device, check_dtype, check_finite,
                                 check_float_tensor, check_int, check_real, check_support, reject)
-from numeric.attention import check_attention, limit_of, map_entry
-from numeric.xor_blocks import ONE_PASS_BLOCK_BYTES, one_pass_grad, sums_pass, two_pass_grad
-from numeric.xor_population import check_lr
+from numeric.xor._attention import check_attention, limit_of, map_entry
+from numeric.xor._blocks import ONE_PASS_BLOCK_BYTES, one_pass_grad, sums_pass, two_pass_grad
+from numeric.xor._population import check_lr
 
 MAX_MATERIALIZE = 1 << 27          # entries of V that materialize() builds
 _DEFAULT_BLOCK_BYTES = 1 << 24     # rows generated per block: ~16 MiB of float64
@@ -242,14 +242,14 @@ def stream_one_step(E, theta, theta_tilde, support, lr, attention="softmax", pro
 
 def stream_predicted_assignment(E, theta, support):
     r""":math:`\mathrm{sign}((v_a - v_b)\cdot\theta)` (as
-    :func:`numeric.xor_metrics.predicted_assignment`), from the two support rows."""
+    :func:`numeric.xor.predicted_assignment`), from the two support rows."""
     a, b, _ = check_streamed(E, theta, theta, support, "softmax")
     va, vb = E.rows([a, b])
     return torch.sign(((va - vb) * theta).sum())
 
 
 class _LimitArgmax:
-    r"""The :math:`\eta\to\infty` attention of :func:`numeric.xor_metrics.limit_step_attention`
+    r"""The :math:`\eta\to\infty` attention of :func:`numeric.xor.limit_step_attention`
     on the support, accumulated block by block: per head the maximum of :math:`s = -V\nabla L`,
     how many rows attain it (exact ties split the weight evenly) and :math:`s_a, s_b`."""
 
@@ -299,7 +299,7 @@ def _tapped(blocks, *consumers):
 
 def stream_step_metrics(E, theta, theta_tilde, support, eps=0.01, attention="softmax",
                         exact_sup=False, progress=None, limit_from=None):
-    r"""What :func:`numeric.xor_metrics.step_metrics` reports with ``exact_sup=False``, one
+    r"""What :func:`numeric.xor.step_metrics` reports with ``exact_sup=False``, one
     pass over ``V``: ``attn_a_head1, attn_b_head1, attn_a_head2, attn_b_head2, eps1, eps2,
     success, assignment, loss, sup_bound`` (same definitions and the same accurate forms:
     :math:`\epsilon = \sum_{j\ne p}\gamma_j` for softmax, shares of :math:`\|\gamma\|_1` for
@@ -307,7 +307,7 @@ def stream_step_metrics(E, theta, theta_tilde, support, eps=0.01, attention="sof
 
     ``limit_from``: the gradient ``(grad_theta, grad_theta_tilde)`` of the step; then the same
     pass also gives the attention of the :math:`\eta\to\infty` step on the support
-    (:func:`numeric.xor_metrics.limit_step_attention` at ``a`` and ``b``):
+    (:func:`numeric.xor.limit_step_attention` at ``a`` and ``b``):
     ``limit_attn_a_head1, limit_attn_b_head1, limit_attn_a_head2, limit_attn_b_head2`` (softmax
     or erf; linear has no such limit).
     """
@@ -384,7 +384,7 @@ def streamed_instance(d, m, seed, *, tag=1, block=None, dtype=torch.float64, dev
     with ``seed = instance_seed(tag, d, m, seed)``. So a streamed instance differs from the
     materialised one of the same ``(d, m, seed)``.
     """
-    from numeric.xor_population import sample_init
+    from numeric.xor._population import sample_init
 
     d, m = check_int(d, "d", lo=2), check_int(m, "m", lo=1)
     seed = check_int(seed, "seed", lo=0)
@@ -409,8 +409,3 @@ def instance_seed(*parts) -> int:
         h = (h * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
         h ^= h >> 31
     return h & 0x7FFFFFFFFFFFFFFF
-
-
-__all__ = ["MAX_MATERIALIZE", "instance_seed", "StreamedEmbeddings", "check_streamed", "stream_loss",
-           "stream_grad", "stream_loss_and_grad", "stream_one_step", "stream_step_metrics",
-           "stream_predicted_assignment", "streamed_instance"]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import torch
 
-from numeric.attention import limit_of, map_entry
+from numeric.xor._attention import limit_of, map_entry
 from numeric.validation import check_bool, check_real, reject
-from numeric.xor_forms import ClosedFormState
-from numeric.xor_population import check_model, head_logits, population_grad
+from numeric.xor._forms import ClosedFormState
+from numeric.xor._population import check_model, head_logits, population_grad
 
 MAX_EXACT_SUP_D = 20
 _CHUNK_ELEMS = 1 << 22      # entries of one (inputs x batch) block in the exact sup
@@ -30,7 +30,7 @@ def limit_step_attention(V, theta, theta_tilde, support, attention="softmax", li
 
     Args: as :func:`numeric.xor.population_loss`; ``limit_from``: the gradient
     ``(grad_theta, grad_theta_tilde)`` of the step where the caller already has it (as in
-    :func:`numeric.xor_stream.stream_step_metrics`); default :func:`population_grad` at ``theta``.
+    :func:`numeric.xor.stream_step_metrics`); default :func:`population_grad` at ``theta``.
 
     Returns:
         ``(gamma_1, gamma_tilde_1)``, each ``(*batch, d)``.
@@ -204,7 +204,3 @@ def _exact_sup(st, attention, swap, a, b):
         U[rows, p] -= 1
         Ut[rows, q] -= 1
     return sup_over_inputs(U, Ut, p, q)
-
-
-__all__ = ["MAX_EXACT_SUP_D", "limit_step_attention", "predicted_assignment", "step_metrics",
-           "sup_over_inputs"]

@@ -12,10 +12,10 @@ float64 by default, float32 allowed; CPU or CUDA (all inputs on one device).
 Cost: ``population_loss`` reads ``V`` once (one GEMM for both heads). ``population_grad``
 reads it once for an unbatched ``V`` and queries (below), otherwise twice
 (:math:`Z = \Theta V^\top`, then :math:`W V`), plus :math:`O(d)` work.
-Formulas and their numerics: :mod:`numeric.xor_forms`. Step metrics: :mod:`numeric.xor_metrics`.
-Embeddings generated block by block: :mod:`numeric.xor_stream`.
+Formulas and their numerics: :mod:`numeric.xor`. Step metrics: :mod:`numeric.xor`.
+Embeddings generated block by block: :mod:`numeric.xor`.
 
-The passes over blocks of rows of ``V`` (one read for the gradient): :mod:`numeric.xor_blocks`.
+The passes over blocks of rows of ``V`` (one read for the gradient): :mod:`numeric.xor`.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ import math
 
 import torch
 
-from numeric.attention import check_attention, map_unchecked, map_vjp_unchecked
+from numeric.xor._attention import check_attention, map_unchecked, map_vjp_unchecked
 from numeric.validation import (check_device, check_dtype, check_finite, check_float_tensor, check_int,
                                 check_like, check_real, check_support, check_tensor_storage, reject)
-from numeric.xor_blocks import block_rows, one_pass_grad, slices, sums_pass, weight_pullback
-from numeric.xor_path import resolve_path
-from numeric.xor_forms import ClosedFormState
+from numeric.xor._blocks import block_rows, one_pass_grad, slices, sums_pass, weight_pullback
+from numeric.xor._path import resolve_path
+from numeric.xor._forms import ClosedFormState
 
 
 # --------------------------------------------------------------------------- validation
@@ -191,7 +191,7 @@ def population_loss(V, theta, theta_tilde, support, attention="softmax") -> torc
         \quad t = 1 - \gamma_a\tilde\gamma_b - \gamma_b\tilde\gamma_a,\ R = [d]\setminus\{a,b\},
 
     equal to the closed form of SX-1 but with relative error :math:`O(\epsilon(1 + |z|))` also
-    when :math:`L < 10^{-20}` (see :mod:`numeric.xor_forms`; measured against the 50-digit
+    when :math:`L < 10^{-20}` (see :mod:`numeric.xor`; measured against the 50-digit
     reference: <= 4e-13 for logits up to 1e3). Differentiable by autograd (whose backward is
     less accurate near a solution than :func:`population_grad`).
 
@@ -214,14 +214,14 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
     r"""Closed-form gradient :math:`(\nabla_\theta L, \nabla_{\tilde\theta} L)`, no autograd.
 
     :math:`\nabla_\theta L = V^\top J g` with :math:`g = \partial L/\partial\gamma`
-    (evaluated without cancellation near a solution, :mod:`numeric.xor_forms`) and
+    (evaluated without cancellation near a solution, :mod:`numeric.xor`) and
     :math:`J` the Jacobian of the map; for softmax
     :math:`\nabla_\theta L = V^\top(\gamma\odot(g - (\gamma\cdot g)\mathbf 1))`. Cost
     :math:`O(dm)`: with ``V`` of shape ``(d, m)`` and queries ``(m,)``, one pass over ``V``
-    (weighted row sums, with online-softmax rescaling for softmax: :mod:`numeric.xor_blocks`) and a
+    (weighted row sums, with online-softmax rescaling for softmax: :mod:`numeric.xor`) and a
     fallback to two passes where the softmax sums would cancel; batched, exactly two passes.
     On the CPU the one pass runs where it is the faster path on this machine (its cache size:
-    :mod:`numeric.xor_path`); both paths agree within the tolerance table.
+    :mod:`numeric.xor`); both paths agree within the tolerance table.
 
     Args: as :func:`population_loss`; ``path``: ``"one-pass"``, ``"two-pass"`` or ``"auto"``
     (default: the ``BOOLVERIFY_GRAD_PATH`` environment variable, else ``"auto"``).
@@ -375,10 +375,3 @@ def empirical_grad(V, theta, theta_tilde, X, y, attention="softmax"):
     """
     _, g, gt = _empirical(V, theta, theta_tilde, X, y, attention, need_grad=True)
     return g, gt
-
-
-__all__ = [
-    "check_model", "head_logits", "check_lr", "check_embeddings", "sample_embeddings", "sample_init", "default_lr",
-    "population_loss", "population_grad", "one_step",
-    "sample_data", "empirical_loss", "empirical_grad",
-]

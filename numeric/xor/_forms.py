@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import torch
 
-from numeric.attention import map_entry, map_unchecked
+from numeric.xor._attention import map_entry, map_unchecked
 
 
 def closed_form_loss(gamma: torch.Tensor, gamma_tilde: torch.Tensor, support) -> torch.Tensor:
@@ -247,6 +247,3 @@ class ClosedFormState:
         W = Gam * (G - (dotK + gamk * gk)[..., None])
         W.scatter_(-1, k, (gamk * (cK * gk - dotK))[..., None])
         return W
-
-
-__all__ = ["ClosedFormState", "closed_form_loss", "closed_form_weight_grad", "residual_polynomial"]

@@ -321,12 +321,3 @@ def _parity(N, positions, dev):
     for n in positions:
         bit_view(t, N, n)[:, 1, :] ^= 1
     return t
-
-
-__all__ = [
-    "DEFAULT_MAX_N", "HARD_MAX_N", "FUNCTIONS", "REGISTRY_NAMES", "PARITY_TYPE", "MAJORITY_TYPE",
-    "resolve", "smallest_N", "truth_table", "labels", "baseline_accuracy", "exact_mean_sensitivity",
-    "exact_profile_fraction", "all_strings",
-    "hamming_weights", "check_N", "check_position", "check_positions", "memory_limit",
-    "bit_view", "bit_counts",
-]

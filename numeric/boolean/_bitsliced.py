@@ -1,4 +1,4 @@
-r"""CPU fast path of :func:`numeric.sensitivity.profile`: bit-sliced counters in numpy.
+r"""CPU fast path of :func:`numeric.boolean.profile`: bit-sliced counters in numpy.
 
 The table is packed 64 strings per ``uint64`` word (``np.packbits``, little bit order, so
 bit ``j`` of word ``w`` is string ``64 w + j``). Per chunk of :math:`2^c` strings:

@@ -365,11 +365,3 @@ def attention_vjp(V: torch.Tensor, theta: torch.Tensor, g: torch.Tensor,
     z = _logits(V, theta)
     check_finite(z, "V @ theta", hint="V contains NaN/inf or the logits overflow")
     return _vt_mul(V, map_vjp_unchecked(z, g, attention))
-
-
-__all__ = [
-    "ATTENTIONS", "AttentionMap", "ATTENTION_MAPS", "attention_map_of", "map_entry", "limit_of",
-    "check_attention", "attention_map", "map_jvp", "map_vjp", "logits",
-    "map_unchecked", "map_vjp_unchecked", "check_logits", "check_embeddings_and_query",
-    "attention_weights", "attention_jvp", "attention_vjp",
-]

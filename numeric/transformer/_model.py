@@ -728,10 +728,3 @@ def random_model(config: TransformerConfig | None, scheme: str, seed: int, *, de
     if device is not None:
         model = model.to(device)
     return model
-
-
-__all__ = [
-    "EOS", "SCHEMES", "CONVENTIONS", "PRESET_SPECS", "TransformerConfig", "BooleanTransformer", "check_transformer",
-    "initialize_", "random_model", "preset_config", "preset_init", "ReadoutRule", "READOUT_RULES",
-    "readout_rule", "readout_table", "check_init_scheme", "sinusoidal_positions", "SINUSOID_PERIOD",
-]

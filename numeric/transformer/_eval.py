@@ -15,7 +15,7 @@ import math
 
 import torch
 
-from numeric.transformer_model import BooleanTransformer, check_transformer
+from numeric.transformer._model import BooleanTransformer, check_transformer
 from numeric.validation import check_bool, check_int, check_real, reject
 
 #: Largest N whose 2^N strings are enumerated (2^24 ~ 1.7e7 forward passes).
@@ -54,7 +54,7 @@ def fast_path_applies(model) -> bool:
 
 def fast_evaluator(model, N, chunk):
     """The table-driven pass for strings of length ``N``, ``chunk`` strings at a time (for
-    :mod:`numeric.transformer_sample`); ``None`` where :func:`fast_path_applies` does not."""
+    :mod:`numeric.transformer`); ``None`` where :func:`fast_path_applies` does not."""
     return FastEvaluator(model, N, chunk) if fast_path_applies(model) else None
 
 
@@ -296,8 +296,8 @@ def boolean_table(model: BooleanTransformer, N: int, *, chunk: int | None = None
 
 def table_profile(table: torch.Tensor) -> torch.Tensor:
     r"""Profile :math:`K_k = \#\{x : s(x, f) = k\}` of a 0/1 table, via
-    :func:`numeric.sensitivity.profile` (flips are table lookups, no model evaluation)."""
-    from numeric.sensitivity import profile
+    :func:`numeric.boolean.profile` (flips are table lookups, no model evaluation)."""
+    from numeric.boolean import profile
 
     return profile(table)
 
@@ -392,7 +392,7 @@ def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, 
     Returns:
         int64 tensor ``(models, N+1)``; row ``i`` is :math:`(K_0, \dots, K_N)` of model ``i``.
     """
-    from numeric.transformer_model import random_model
+    from numeric.transformer._model import random_model
 
     models = check_int(models, "models", lo=1)
     out = torch.empty(models, N + 1, dtype=torch.int64) if isinstance(N, int) and N >= 0 else None
@@ -402,10 +402,3 @@ def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, 
         if progress is not None:
             progress(i)
     return out
-
-
-__all__ = [
-    "check_length", "FastEvaluator", "fast_evaluator", "fast_path_applies", "random_profiles",
-    "ENUM_LIMIT", "strings", "evaluate_all", "evaluate_all_blowup", "boolean_table",
-    "table_profile", "model_profile", "margin_recognition", "max_influence",
-]

@@ -175,6 +175,3 @@ def cls_step(model: CLSTransformer, support, lr):
     with torch.no_grad():
         model.W_Q -= lr * model.W_Q.grad
     return theta0, model.theta().detach().clone()
-
-
-__all__ = ["CLSTransformer", "all_inputs", "cls_population_loss", "cls_step"]

@@ -35,7 +35,7 @@ from torch.func import functional_call, vmap
 
 from numeric.validation import check_bool, check_int, check_real, reject
 
-#: Parameters of a :class:`~numeric.transformer_model.BooleanTransformer` left without noise by
+#: Parameters of a :class:`~numeric.transformer.BooleanTransformer` left without noise by
 #: default: the positional table, as the public code leaves its ``positional_encoding``.
 DEFAULT_EXCLUDED = ("pos",)
 
@@ -208,7 +208,7 @@ def model_sharpness(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, si
                     rho: float | None = None, draws: int = 10, generator: torch.Generator | None = None,
                     noise: dict | None = None, exclude=DEFAULT_EXCLUDED, vectorize: bool = True) -> SharpnessEstimate:
     r"""Sharpness of the mean squared error of ``model`` (its real output, e.g. :math:`T(x)` of a
-    :class:`~numeric.transformer_model.BooleanTransformer`) on the batch ``(x, y)``.
+    :class:`~numeric.transformer.BooleanTransformer`) on the batch ``(x, y)``.
 
     Exactly one of ``sigma`` (absolute noise scale) and ``rho`` (:func:`sigma_from_rho`, over the
     noised parameters) is given; exactly one of ``generator`` (``draws`` float64 draws of every
@@ -237,7 +237,3 @@ def model_sharpness(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, si
     if rho is not None:
         sigma = sigma_from_rho(rho, sum(params[k].numel() for k in noise))
     return perturbation_sharpness(mse_loss_of(model, x, y), params, sigma, noise, vectorize=vectorize)
-
-
-__all__ = ["DEFAULT_EXCLUDED", "SharpnessEstimate", "gaussian_draws", "sigma_from_rho", "perturbation_sharpness",
-           "mse_loss_of", "model_sharpness"]

@@ -1,15 +1,15 @@
 r"""Passes over blocks of rows of ``V`` for the two-head model, shared by the materialised
-(:mod:`numeric.xor_population`) and the streamed (:mod:`numeric.xor_stream`) paths.
+(:mod:`numeric.xor`) and the streamed (:mod:`numeric.xor`) paths.
 
 Blocks of rows of ``V`` are an iterable of ``(start, V[start:start + r])`` pairs: a materialised
 ``V`` is cut into :func:`slices`, a streamed one generates them on demand. What depends on the
-attention map is read from its :class:`numeric.attention.AttentionMap`.
+attention map is read from its :class:`numeric.xor._attention.AttentionMap`.
 
 One read of ``V`` (softmax)
 ---------------------------
 With :math:`g = \partial L/\partial\gamma`, :math:`\nabla_\theta L = V^\top(\gamma\odot(g -
 (\gamma\cdot g)\mathbf 1)) = \sum_i W_i v_i`, :math:`W_i = \gamma_i(g_i - \gamma\cdot g)`. Differentiating
-the residual form of :mod:`numeric.xor_forms` (:math:`R = [d]\setminus\{a,b\}`), for
+the residual form of :mod:`numeric.xor` (:math:`R = [d]\setminus\{a,b\}`), for
 :math:`i \in R`
 
 .. math::
@@ -32,10 +32,10 @@ with the weighted row sums over :math:`R` :math:`A_1 = \sum\gamma_i v_i`,
 whose gradient is the same with the heads swapped: six vectors of length ``m``), and scalars
 from the same pass: :math:`\gamma\cdot g = \sum_R\gamma_i g_i + \gamma_a g_a + \gamma_b g_b`
 with :math:`\sum_R\gamma_i g_i = 4c_0P - 4Q + 2\|\tilde\gamma\|^2 N_1` (:math:`N, P, Q` the sums
-of :class:`~numeric.xor_forms.ClosedFormState`), and :math:`g_a, g_b` in their non-cancelling
+of :class:`~numeric.xor._forms.ClosedFormState`), and :math:`g_a, g_b` in their non-cancelling
 forms. The support rows are kept out of the sums and added exactly, with
 :math:`W_a = \gamma_a(c_a g_a - \sum_{j\ne a}\gamma_j g_j)` when head 1 is saturated on ``a``
-(likewise ``b`` and head 2), as in :meth:`~numeric.xor_forms.ClosedFormState.logit_cotangent`.
+(likewise ``b`` and head 2), as in :meth:`~numeric.xor._forms.ClosedFormState.logit_cotangent`.
 
 Every term is accumulated block by block: the logits of a cache-sized block of rows of ``V``,
 its weights :math:`e_i = \exp(z_i - M)` relative to the running maximum ``M`` of each head, and
@@ -69,9 +69,9 @@ import math
 
 import torch
 
-from numeric.attention import map_entry
+from numeric.xor._attention import map_entry
 from numeric.validation import reject
-from numeric.xor_forms import ClosedFormState
+from numeric.xor._forms import ClosedFormState
 
 PULLBACK_BLOCK_BYTES = 1 << 19      # rows of V per block in the pull-back: ~512 KiB (cache)
 
@@ -107,12 +107,12 @@ def weight_pullback(V, W):
 # --------------------------------------------------------------------------- one pass over V
 #
 # Blocks of rows of V: an iterable of (start, V[start:start + r]) pairs; a materialised V is
-# cut into slices, a streamed one (numeric.xor_stream) generates them on demand.
+# cut into slices, a streamed one (numeric.xor) generates them on demand.
 
 # rows of V per block in the streamed one-pass gradient: 16 MiB (re-read from the last-level
 # cache; on the development machine about 1.25x faster than blocks of 1 MiB that fit in L2, which
 # pay more per-block calls and thinner GEMMs: bench/xor.py, docs/performance.md). A materialised
-# V takes the block size that numeric.xor_path derives from this machine's cache.
+# V takes the block size that numeric.xor derives from this machine's cache.
 ONE_PASS_BLOCK_BYTES = 1 << 24
 GPU_BLOCK_BYTES = 1 << 28
 FALLBACK_RATIO = 16.0
@@ -407,10 +407,3 @@ def two_pass_grad(blocks_fn, Th, d, a, b, attention, acc, progress=None):
     if soft:
         out += (gk * (cK * Gk - dotK))[:, None] * vk
     return out[0], out[1]
-
-
-__all__ = [
-    "PULLBACK_BLOCK_BYTES", "ONE_PASS_BLOCK_BYTES", "GPU_BLOCK_BYTES", "FALLBACK_RATIO",
-    "HOST_BRANCH", "weight_pullback", "block_rows", "slices", "BlockSums", "sums_pass",
-    "one_pass_grad", "normalised_one_pass_grad", "pointwise_one_pass_grad", "two_pass_grad",
-]

@@ -1,5 +1,5 @@
 r"""Sampled sensitivities of a :class:`~numeric.transformer.BooleanTransformer` at lengths where
-the :math:`2^N` strings of :mod:`numeric.transformer_eval` are out of reach (up to ``N_max``,
+the :math:`2^N` strings of :mod:`numeric.transformer` are out of reach (up to ``N_max``,
 e.g. 1024).
 
 For each of ``S`` uniformly random strings :math:`x` the model is evaluated at :math:`x` and at
@@ -9,7 +9,7 @@ with :math:`f = 1[T > 0]`. The strings are i.i.d., so :math:`\#\{i : s(x_i) = k\
 binomial count of :math:`K_k / 2^N`; the intervals are drawn by :mod:`verify`.
 
 Models of the default conventions go through the table-driven pass of
-:mod:`numeric.transformer_eval` (layer-1 tables, no keys or values in the last layer, buffers
+:mod:`numeric.transformer` (layer-1 tables, no keys or values in the last layer, buffers
 reused); any other configuration or preset through the model's own forward pass.
 """
 
@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 import torch
 
-from numeric.transformer_eval import fast_evaluator
-from numeric.transformer_model import READOUT_RULES, check_transformer, readout_rule, readout_table
+from numeric.transformer._eval import fast_evaluator
+from numeric.transformer._model import READOUT_RULES, check_transformer, readout_rule, readout_table
 from numeric.validation import check_int, reject
 
 #: Token positions per forward pass on CPU. At N = 256 one string with its neighbours is
@@ -89,7 +89,7 @@ def _readout(model):
 def _signs(model, x, rows, readout, fast=None):
     """Bits f of the strings ``x`` (``(n, N)``, on the model's device), ``rows`` at a time, by
     the (string-by-string) ``readout`` of the outputs in the model's dtype.
-    ``fast``: the table-driven pass of :func:`numeric.transformer_eval.fast_evaluator` (same
+    ``fast``: the table-driven pass of :func:`numeric.transformer._eval.fast_evaluator` (same
     Boolean values; a pass it declines goes through the model's own forward)."""
     out = torch.empty(x.shape[0], dtype=torch.bool, device=x.device)
     for a in range(0, x.shape[0], rows):
@@ -158,7 +158,3 @@ def sampled_sensitivities(model, N: int, S: int, *, generator: torch.Generator |
     x = sample_strings(N, S, generator)
     f, s = neighbour_sensitivities(model, x, tokens=tokens)
     return SampledSensitivity(x, f.cpu(), s.cpu())
-
-
-__all__ = ["DEFAULT_TOKENS", "DEFAULT_TOKENS_CUDA", "SampledSensitivity", "check_sample_length",
-           "neighbour_sensitivities", "sample_strings", "sampled_sensitivities"]

@@ -1,10 +1,10 @@
 r"""Certified boxes around a solution (as formalised in boolverify): outward-rounded interval
 arithmetic through the whole forward pass of a one-layer
-:class:`~numeric.transformer_model.BooleanTransformer`, over every string of :math:`\{0,1\}^N` at
+:class:`~numeric.transformer.BooleanTransformer`, over every string of :math:`\{0,1\}^N` at
 once, so that **every** parameter vector in a box :math:`\prod_i [\theta^*_i - h, \theta^*_i + h]`
 is proved to compute a given truth table on **every** string.
 
-What is certified is the exact (real-number) model of :mod:`numeric.transformer_model`: each
+What is certified is the exact (real-number) model of :mod:`numeric.transformer`: each
 quantity is enclosed in an interval ``[lo, hi]`` of float64 numbers that contains its exact value
 for every parameter vector of the box. Every operation rounds its lower end towards
 :math:`-\infty` and its upper end towards :math:`+\infty` by one ``torch.nextafter`` step after
@@ -18,7 +18,7 @@ tiny product could fall outside its one-step bound, so :func:`interval_outputs` 
 then.)
 
 The forward pass (one layer, post-LN, linear readout: the ``boolverify`` preset, as
-:func:`numeric.local_volume.batched_outputs` evaluates):
+:func:`numeric.transformer.batched_outputs` evaluates):
 
 - **Embeddings and projections.** Position :math:`n`'s embedding takes two values
   (:math:`x_n = 0, 1`), so keys and values are enclosed once per (position, bit) and gathered
@@ -53,7 +53,7 @@ import torch
 
 from numeric.intervals import (TRANSCENDENTAL_STEPS, Interval, add, divide, exp, mul,
                                reciprocal_sqrt, relu, round_down, round_up, scale, square, sub, total)
-from numeric.local_volume import check_batchable, check_one_layer, parameter_names, stacked_parameters
+from numeric.transformer._local_volume import check_batchable, check_one_layer, parameter_names, stacked_parameters
 from numeric.validation import check_bool, check_int, check_real, reject
 
 #: Longest input certified at once (the enclosures are ``(2^N, N+1, ...)`` tensors).
@@ -125,7 +125,7 @@ def check_box(model, box) -> dict:
 def widened_names(model, include_ln: bool = True, names=None) -> list[str]:
     """The parameters a box widens, in ``named_parameters`` order: ``names`` (a subset of the
     model's parameter names, e.g. one tensor alone) or, by default, every perturbed parameter
-    (:func:`numeric.local_volume.parameter_names`; the LN gains and biases only with
+    (:func:`numeric.transformer.parameter_names`; the LN gains and biases only with
     ``include_ln``)."""
     check_bool(include_ln, "include_ln")
     if names is None:
@@ -156,7 +156,7 @@ def parameter_box(model, half_width: float, *, include_ln: bool = True, names=No
 def box_points(model, half_width: float, K: int, generator: torch.Generator, *, corners: bool,
                include_ln: bool = True, names=None) -> dict:
     r"""``K`` parameter vectors of the box :math:`\theta^* \pm h` as stacked parameters
-    (:func:`numeric.local_volume.stacked_parameters`): :math:`\theta^* + h u` over the widened
+    (:func:`numeric.transformer.stacked_parameters`): :math:`\theta^* + h u` over the widened
     parameters (:func:`widened_names`), :math:`u` drawn on the CPU from ``generator``, one
     ``(K, *shape)`` block per parameter in ``named_parameters`` order: uniform signs (``corners``:
     the box's corners) or uniform on :math:`[-1, 1]` (points inside). The other parameters stay
@@ -309,9 +309,3 @@ def certify_box(model, table: torch.Tensor, N: int, half_width: float, *, functi
                         certified=bool(ok.all()) and int(ok.numel()) == 1 << N,
                         log_volume=M * math.log(2 * h) if h > 0 else -math.inf,
                         margin=float(signed.min()))
-
-
-__all__ = ["TRANSCENDENTAL_STEPS", "MAX_N", "round_down", "round_up", "Interval", "add", "sub", "mul", "scale",
-           "divide", "total", "square", "relu", "exp", "reciprocal_sqrt", "affine", "layer_norm",
-           "attention_weights", "check_box", "widened_names", "parameter_box", "box_points", "interval_forward", "interval_outputs", "certified_strings",
-           "CertifiedBox", "certify_box"]

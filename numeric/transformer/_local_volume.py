@@ -1,6 +1,6 @@
 r"""Local volume around a solution (as formalised in boolverify): the fraction of Gaussian
 perturbations :math:`\theta^* + \sigma z`, :math:`z \sim \mathcal N(0, I_M)`, of a
-:class:`~numeric.transformer_model.BooleanTransformer` that still compute its Boolean function
+:class:`~numeric.transformer.BooleanTransformer` that still compute its Boolean function
 exactly on all :math:`2^N` strings, and the mean fraction of strings that keep their value.
 
 :math:`z` covers every parameter of ``model.named_parameters()`` (embeddings, positions,
@@ -31,7 +31,7 @@ import math
 
 import torch
 
-from numeric.transformer_model import BooleanTransformer, check_transformer
+from numeric.transformer._model import BooleanTransformer, check_transformer
 from numeric.validation import check_bool, check_int, check_real, reject
 
 #: A variance below this multiple of the mean square is checked for all-equal components (the
@@ -59,7 +59,7 @@ def check_batchable(model) -> BooleanTransformer:
 
 def check_one_layer(model) -> BooleanTransformer:
     """:func:`check_batchable` and one layer (what the interval propagation of
-    :mod:`numeric.certified_volume` encloses)."""
+    :mod:`numeric.transformer` encloses)."""
     check_batchable(model)
     if model.config.L != 1:
         reject("model", f"<L = {model.config.L}>", "a one-layer model (the certified interval pass)")
@@ -270,8 +270,3 @@ def load_parameters(model, theta: dict, k: int) -> BooleanTransformer:
         for name, p in model.named_parameters():
             p.copy_(theta[name][k])
     return model
-
-
-__all__ = ["DEFAULT_MODEL_CHUNK", "EVAL_PAIRS", "check_batchable", "check_one_layer", "parameter_names",
-           "stacked_parameters", "perturbed_parameters", "perturbation_chunks", "batched_outputs", "kept_values",
-           "volume_point", "load_parameters"]

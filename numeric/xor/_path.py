@@ -1,6 +1,6 @@
 r"""Which gradient path :func:`numeric.xor.population_grad` runs on this machine.
 
-Two paths give the same gradient within the tolerance table (:mod:`numeric.xor_blocks`):
+Two paths give the same gradient within the tolerance table (:mod:`numeric.xor`):
 
 - ``"one-pass"``: the logits of a block of rows of ``V`` and its six weighted row sums while
   the block is in cache, so ``V`` is read once from memory; it needs the block to stay in the
@@ -132,7 +132,3 @@ def resolve_path(path: str | None = None, device_type: str = "cpu") -> PathChoic
     if path == "auto":
         return auto
     return PathChoice(path, auto.block_bytes, f"forced by {source} = {path!r}")
-
-
-__all__ = ["ENV_VAR", "PATHS", "MAX_BLOCK_BYTES", "MIN_BLOCK_BYTES", "CACHE_SHARE", "PathChoice",
-           "cache_sizes", "choose_path", "machine_choice", "resolve_path"]

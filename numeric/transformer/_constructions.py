@@ -1,7 +1,7 @@
 r"""Explicit parameters of the paper-B transformer (as formalised in boolverify,
-:mod:`numeric.transformer_model`) that compute FIRST, MAJORITY (strict) and PARITY exactly on
+:mod:`numeric.transformer`) that compute FIRST, MAJORITY (strict) and PARITY exactly on
 all :math:`2^N` strings: the solutions :math:`\theta^*` around which the local volume is
-measured (:mod:`numeric.local_volume`).
+measured (:mod:`numeric.transformer`).
 
 All three share one shape, so that their volumes compare at the same :math:`(D, L, H, F, N)`:
 the ``boolverify`` preset (post-LN, biased variance, :math:`\varepsilon` inside the square
@@ -69,7 +69,7 @@ import math
 
 import torch
 
-from numeric.transformer_model import BooleanTransformer, TransformerConfig
+from numeric.transformer._model import BooleanTransformer, TransformerConfig
 from numeric.validation import check_choice, check_int, check_real, reject
 
 #: The functions with an explicit construction.
@@ -153,7 +153,3 @@ def construct(name: str, N: int, *, F: int | None = None, eps: float = 0.0) -> B
     model.out.weight[0, 4] = 1.0
     model.out.weight[0, 5] = -1.0
     return model
-
-
-__all__ = ["CONSTRUCTED", "WIDTH", "K_CONST", "AMPLITUDE", "attention_sharpness", "construction_config", "phi",
-           "construct"]

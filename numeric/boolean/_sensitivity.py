@@ -30,8 +30,8 @@ from fractions import Fraction
 
 import torch
 
-from numeric import bitsliced
-from numeric.boolean import bit_counts, bit_view, memory_limit
+from numeric.boolean import _bitsliced as bitsliced
+from numeric.boolean._functions import bit_counts, bit_view, memory_limit
 from numeric.validation import check_choice, check_int, check_tensor_storage, reject
 
 _WORD = 3  # log2(bytes per int64 word)
@@ -137,7 +137,7 @@ def sensitivity(table, *, max_N=None, allow_large=False, chunk_log=None) -> torc
 
     Args:
         table: truth table of 0/1, length :math:`2^N` (see :func:`as_table`).
-        max_N, allow_large: memory limit on ``N`` (default :data:`numeric.boolean.DEFAULT_MAX_N`).
+        max_N, allow_large: memory limit on ``N`` (default :data:`numeric.boolean._functions.DEFAULT_MAX_N`).
         chunk_log: log2 of the chunk size in strings (tuning; default by device).
     Returns:
         ``torch.uint8`` tensor of shape ``(2**N,)`` on the table's device.
@@ -161,7 +161,7 @@ def profile(table, *, max_N=None, allow_large=False, chunk_log=None, method="aut
             raises it to 32).
         chunk_log: log2 of the chunk size in strings (tuning; default by device and method).
         method: ``"bitsliced"`` (CPU only, ``N >= 6``: packed bit planes and carry-save
-            counters, see :mod:`numeric.bitsliced`), ``"bytes"`` (one byte per string, any
+            counters, see :mod:`numeric.boolean`), ``"bytes"`` (one byte per string, any
             device) or ``"auto"`` (bitsliced on the CPU when ``N >= 6``, else bytes). Both
             give identical counts; the tests check one against the other.
     Returns:
@@ -330,10 +330,3 @@ def from_msb_first(table) -> torch.Tensor:
 to_msb_first = from_msb_first
 
 _HARD = 32
-
-__all__ = [
-    "NEIGHBOUR_SWAPS", "as_table", "profile", "sensitivity", "average_sensitivity", "min_sensitivity",
-    "max_sensitivity", "walsh_hadamard", "fourier_coefficients", "fourier_average_sensitivity",
-    "character_matrix_average_sensitivity", "to_normalized", "from_normalized", "to_pm1",
-    "from_pm1", "from_msb_first", "to_msb_first",
-]
