@@ -3,18 +3,12 @@
 #: Attention maps of the two-head XOR model: softmax, z/d, erf(z)/d.
 ATTENTIONS = ("softmax", "linear", "erf")
 
-#: Boolean functions that :func:`numeric.boolean.truth_table` builds by name.
+#: Boolean functions that :func:`numeric.boolean.truth_table` builds by name (each an entry of
+#: ``numeric.boolean.BOOLEAN_FUNCTIONS``, which holds its parameters).
 FUNCTIONS = (
     "parity", "majority", "first", "dictator", "sparse_parity", "sparse_majority",
     "constant", "random",
 )
-
-#: Parameters each function accepts (anything else is an error, not silently ignored).
-FUNCTION_PARAMS = {
-    "parity": (), "majority": (), "first": (), "dictator": ("i",),
-    "sparse_parity": ("S",), "sparse_majority": ("S",), "constant": ("value",),
-    "random": ("seed",),
-}
 
 #: boolverify's four initialisation schemes of the Boolean transformer (``numeric.transformer._model.initialize_``).
 INIT_SCHEMES = ("uniform", "gaussian", "xavier_uniform", "xavier_normal")
@@ -78,7 +72,7 @@ LOSSES = ("bce", "mse")
 #: Optimizers of the multi-step XOR runs.
 OPTIMIZERS = ("gd", "adam")
 
-__all__ = ["ATTENTIONS", "FUNCTIONS", "FUNCTION_PARAMS", "NAMED_FUNCTIONS", "CONTROL_TARGETS", "ALL_TARGETS",
+__all__ = ["ATTENTIONS", "FUNCTIONS", "NAMED_FUNCTIONS", "CONTROL_TARGETS", "ALL_TARGETS",
            "INIT_SCHEMES", "BHATTAMISHRA_INIT_SCHEMES", "ALL_INIT_SCHEMES", "PRESETS", "NORM_POSITIONS",
            "LN_VARIANCES", "LN_EPS_PLACEMENTS", "EMBEDDING_SCALES", "BIAS_INITS", "POSITION_ENCODINGS", "LN_AFFINE_INITS",
            "READOUTS", "MODEL_DTYPES", "TRAINING_TARGETS", "LOSSES", "OPTIMIZERS", "VOLUME_SOLUTIONS"]

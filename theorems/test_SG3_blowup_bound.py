@@ -20,7 +20,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numeric.transformer import SCHEMES, BooleanTransformer, TransformerConfig, initialize_
+from numeric.transformer import INIT_SCHEME_REGISTRY, SCHEMES, BooleanTransformer, TransformerConfig, initialize_
 from verify.common.tolerances import tolerance
 from verify.reference import certified
 from verify.reference.bounds import blowup_bound
@@ -34,9 +34,10 @@ RTOL = tolerance("float64").rtol
 def _case(D_h, H, L, eps, scheme, scale, seed, N, batch=4):
     cfg = TransformerConfig(D=D_h * H, L=L, H=H, eps=eps, N_max=N)
     model = BooleanTransformer(cfg)
-    initialize_(model, scheme, generator=torch.Generator().manual_seed(seed), B=scale, sigma=scale)
-    if scheme.startswith("xavier"):
-        with torch.no_grad():  # Xavier has no scale knob: rescale every parameter
+    scale_options = {name: scale for name in INIT_SCHEME_REGISTRY[scheme].options}
+    initialize_(model, scheme, generator=torch.Generator().manual_seed(seed), **scale_options)
+    if not scale_options:
+        with torch.no_grad():  # a scheme without a scale knob (Xavier): rescale every parameter
             for p in model.parameters():
                 p.mul_(scale)
     x = torch.randint(0, 2, (batch, N), generator=torch.Generator().manual_seed(seed + 1))

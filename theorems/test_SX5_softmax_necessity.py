@@ -39,7 +39,7 @@ import pytest
 from numeric import xor
 from verify.common.seeds import seed_offset
 from verify.common.tolerances import assert_close, tolerance
-from verify.experiments.attention_comparison import compare, train
+from verify.experiments.attention_comparison import ONE_STEP_BELOW_KEY, compare, threshold_text, train
 from verify.experiments.xor_sweeps import cell_support, make_instances
 from verify.reference import certified
 from verify.reference.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound, matrix_form_loss
@@ -67,10 +67,10 @@ def _known_answers(res, evidence):
     evidence.decide(exact("distinct one-step losses of linear attention over the seeds (independent instances)",
                           f"{distinct} of {len(linear)}", f"pass iff all {n}", distinct == n == len(linear)))
     sm = res.results["softmax"]["one_step"]
-    key = "frac_below_1e-6"  # the summary names its own loss threshold
-    below = sum(1 for L in sm["loss"] if L < float(key.removeprefix("frac_below_")))
-    reported = sm[key] * n
-    evidence.decide(exact("softmax seeds with L < 1e-6: reported fraction x n against the count from the "
+    threshold = SX5.one_step_loss_threshold
+    below = sum(1 for L in sm["loss"] if L < threshold)
+    reported = sm[ONE_STEP_BELOW_KEY] * n
+    evidence.decide(exact(f"softmax seeds with L < {threshold_text(threshold)}: reported fraction x n against the count from the "
                           "per-seed losses", f"{reported:g} vs {below} of {len(sm['loss'])}",
                           "pass iff equal, one loss per seed",
                           len(sm["loss"]) == n and abs(reported - below) <= tol.rtol * n))
@@ -80,9 +80,9 @@ def _assert_comparison(res, evidence):
     _known_answers(res, evidence)
     sm = res.results["softmax"]["one_step"]
     n = res.config["n_seeds"]
-    k = round(sm["frac_below_1e-6"] * n)
+    k = round(sm[ONE_STEP_BELOW_KEY] * n)
     evidence["softmax_one_step_success"] = sm["success_rate"]
-    evidence.decide(lower_bound_above("P(one softmax step reaches L < 1e-6)", k / n,
+    evidence.decide(lower_bound_above(f"P(one softmax step reaches L < {threshold_text(SX5.one_step_loss_threshold)})", k / n,
                                       clopper_pearson(k, n, SX5.level, side="lower"), SX5.level, SX5.softmax_floor))
     for att in ("linear", "erf"):
         one = res.results[att]["one_step"]

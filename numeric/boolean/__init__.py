@@ -8,7 +8,7 @@ and average sensitivities) and ``_bitsliced`` (the bit-sliced CPU fast path of t
 
 from numeric.boolean._bitsliced import popcount_sum
 from numeric.boolean._functions import (
-    all_strings, baseline_accuracy, bit_counts, bit_view, check_N, exact_mean_sensitivity,
+    BOOLEAN_FUNCTIONS, BooleanFunction, function_entry, registry_names, all_strings, baseline_accuracy, bit_counts, bit_view, check_N, exact_mean_sensitivity,
     exact_profile_fraction, hamming_weights, labels, memory_limit, smallest_N, truth_table,
 )
 from numeric.boolean._sensitivity import (
@@ -17,7 +17,7 @@ from numeric.boolean._sensitivity import (
 )
 
 __all__ = [
-    "truth_table", "labels", "all_strings", "hamming_weights", "smallest_N", "check_N", "baseline_accuracy",
+    "BooleanFunction", "BOOLEAN_FUNCTIONS", "function_entry", "registry_names", "truth_table", "labels", "all_strings", "hamming_weights", "smallest_N", "check_N", "baseline_accuracy",
     "exact_mean_sensitivity", "exact_profile_fraction", "memory_limit", "bit_counts", "bit_view",
     "profile", "min_sensitivity", "average_sensitivity", "fourier_average_sensitivity",
     "character_matrix_average_sensitivity", "walsh_hadamard", "as_table", "from_msb_first", "popcount_sum",

@@ -23,7 +23,8 @@ Functions (``name`` of :func:`truth_table`):
                     every device)
 =================== =====================================================================
 
-Named entries (:data:`numeric.vocabulary.NAMED_FUNCTIONS`) stand for one of these at fixed
+Each function is one :class:`BooleanFunction` of :data:`BOOLEAN_FUNCTIONS`. Named entries
+(:data:`numeric.vocabulary.NAMED_FUNCTIONS`) stand for one of these at fixed
 parameters: ``parity01`` is ``sparse_parity`` with ``S = (0, 1)``. The training targets and
 their controls (:data:`numeric.vocabulary.ALL_TARGETS`) are entries of this registry.
 
@@ -40,17 +41,13 @@ One registry, three views of a function given by name and parameters:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
+from numeric import vocabulary
 from numeric.validation import check_choice, check_device, check_int, check_ints, check_seed, reject
-from numeric.vocabulary import FUNCTION_PARAMS, FUNCTIONS, NAMED_FUNCTIONS
-
-#: Every name the registry accepts: the functions and the named entries.
-REGISTRY_NAMES = FUNCTIONS + tuple(NAMED_FUNCTIONS)
-#: Functions computed as the XOR of some positions, and as a strict majority of some positions.
-PARITY_TYPE = ("parity", "first", "dictator", "sparse_parity")
-MAJORITY_TYPE = ("majority", "sparse_majority")
 
 #: Default largest ``N`` for tables and profiles (16 MB per uint8 table); raise it with
 #: ``max_N=`` or ``allow_large=True``.
@@ -147,41 +144,170 @@ def check_positions(S, N, what="S") -> list[int]:
     return sorted(out)
 
 
-def resolve(name, params) -> tuple[str, dict]:
-    """The function of :data:`FUNCTIONS` and its parameters that ``name`` (one of
-    :data:`REGISTRY_NAMES`, case-insensitive) with ``params`` stands for; a parameter the
-    function does not take is refused (a named entry takes none)."""
-    name = check_choice(name.lower() if isinstance(name, str) else name, "name", REGISTRY_NAMES)
-    if name in NAMED_FUNCTIONS:
-        function, fixed = NAMED_FUNCTIONS[name]
+@dataclass(frozen=True)
+class BooleanFunction:
+    r"""One Boolean function of the registry: everything the engine computes about it by name.
+
+    Every function of this module that depends on the function reads it from here (no code
+    branches on its name), so a function is added by adding one entry to :data:`BOOLEAN_FUNCTIONS`
+    (and its name to :data:`numeric.vocabulary.FUNCTIONS`).
+
+    Attributes:
+        name: the function's name in :data:`numeric.vocabulary.FUNCTIONS`.
+        params: the parameters it takes; any other is refused.
+        shortest: the smallest ``N`` for any parameters (0 where the empty string has a value).
+        table: ``table(N, params, device)``: the ``uint8`` truth table over all ``2^N`` strings,
+            ``N`` already checked.
+        labels: ``labels(bits, params)``: the ``int64`` values on a ``(B, N)`` bit matrix.
+        smallest_N: ``smallest_N(params)``: the smallest ``N`` for these parameters.
+        form: ``form(N, params) -> (S, g)``: the positions ``S`` and the 0/1 function ``g`` of
+            the weight on them with :math:`f(x) = g(\sum_{n \in S} x_n)`; the exact facts
+            (baseline accuracy, average sensitivity, profile ``K_k``) follow from it for any
+            ``N``. None where the function has no such form (``random``).
+    """
+
+    name: str
+    params: tuple[str, ...]
+    shortest: int
+    table: Callable
+    labels: Callable
+    smallest_N: Callable
+    form: Callable | None
+
+    def check_params(self, params) -> dict:
+        """``params`` as a dict; a parameter the function does not take is refused."""
+        for key in sorted(set(params) - set(self.params)):
+            takes = ", ".join(self.params) or "none"
+            reject(key, params[key], f"no such parameter ({self.name!r} takes {takes})")
+        return dict(params)
+
+    def check_length(self, N) -> int:
+        """``N`` at least :attr:`shortest` (already an integer >= 0)."""
+        if N < self.shortest:
+            reject("N", N, f"N >= {self.shortest} for {self.name!r}")
+        return N
+
+
+def _xor_of(name, positions, params=(), smallest=lambda params: 1) -> BooleanFunction:
+    """The XOR of ``positions(N, params)``, computed with one in-place pass per bit."""
+    return BooleanFunction(
+        name=name, params=params, shortest=1,
+        table=lambda N, p, dev: _parity(N, positions(N, p), dev),
+        labels=lambda bits, p: bits[:, list(positions(bits.shape[1], p))].to(torch.int64).sum(-1) % 2,
+        smallest_N=smallest, form=lambda N, p: (list(positions(N, p)), lambda w: w % 2))
+
+
+def _strict_majority_of(name, positions, params=(), smallest=lambda params: 1) -> BooleanFunction:
+    """The strict majority of ``positions(N, params)``: 1 iff ``2 |x_S| > |S|`` (ties are 0)."""
+    def table(N, p, dev):
+        S = positions(N, p)
+        return (bit_counts(N, S, dev).to(torch.int16) * 2 > len(S)).to(torch.uint8)
+
+    def labels(bits, p):
+        S = list(positions(bits.shape[1], p))
+        return (2 * bits[:, S].to(torch.int64).sum(-1) > len(S)).to(torch.int64)
+
+    def form(N, p):
+        S = list(positions(N, p))
+        return S, lambda w: int(2 * w > len(S))
+
+    return BooleanFunction(name=name, params=params, shortest=1, table=table, labels=labels,
+                           smallest_N=smallest, form=form)
+
+
+def _random_table(N, params, dev):
+    # drawn on the CPU, so the table is the same on every device
+    seed = check_seed(_required(params, "seed", "random"), "seed")
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randint(0, 2, (1 << N,), generator=gen, dtype=torch.uint8).to(dev)
+
+
+def _random_labels(bits, params):
+    # a random function is its table (memory-limited N): read the values at the strings' indices
+    N = bits.shape[1]
+    index = (bits.to(torch.int64) << torch.arange(N, device=bits.device)).sum(-1)
+    return truth_table("random", N, device=bits.device, **params)[index].to(torch.int64)
+
+
+def _position_after(name, key):
+    """``smallest_N`` of a function of the position ``key``: one past it."""
+    return lambda params: check_int(_required(params, key, name), key, lo=0) + 1
+
+
+def _positions_after(name):
+    """``smallest_N`` of a function of the positions ``S``: one past the largest."""
+    return lambda params: max(check_ints(_required(params, "S", name), "S", lo=0)) + 1
+
+
+#: The Boolean functions the engine implements, keyed by :data:`numeric.vocabulary.FUNCTIONS`.
+BOOLEAN_FUNCTIONS = {
+    "parity": _xor_of("parity", lambda N, p: range(N)),
+    "majority": _strict_majority_of("majority", lambda N, p: range(N)),
+    "first": _xor_of("first", lambda N, p: [0]),
+    "dictator": _xor_of("dictator", lambda N, p: [check_position(_required(p, "i", "dictator"), N, "i")],
+                        params=("i",), smallest=_position_after("dictator", "i")),
+    "sparse_parity": _xor_of("sparse_parity",
+                             lambda N, p: check_positions(_required(p, "S", "sparse_parity"), N),
+                             params=("S",), smallest=_positions_after("sparse_parity")),
+    "sparse_majority": _strict_majority_of(
+        "sparse_majority", lambda N, p: check_positions(_required(p, "S", "sparse_majority"), N),
+        params=("S",), smallest=_positions_after("sparse_majority")),
+    "constant": BooleanFunction(
+        name="constant", params=("value",), shortest=0,
+        table=lambda N, p, dev: torch.full((1 << N,), _constant_value(p), dtype=torch.uint8, device=dev),
+        labels=lambda bits, p: torch.full((bits.shape[0],), _constant_value(p), dtype=torch.int64,
+                                          device=bits.device),
+        smallest_N=lambda params: 0, form=lambda N, p: ([], lambda w, value=_constant_value(p): value)),
+    "random": BooleanFunction(
+        name="random", params=("seed",), shortest=0, table=_random_table, labels=_random_labels,
+        smallest_N=lambda params: 0, form=None),
+}
+
+
+def registry_names() -> tuple[str, ...]:
+    """Every name the registry accepts: the functions of :data:`numeric.vocabulary.FUNCTIONS`
+    and the named entries of :data:`numeric.vocabulary.NAMED_FUNCTIONS` (read at call time)."""
+    return vocabulary.FUNCTIONS + tuple(vocabulary.NAMED_FUNCTIONS)
+
+
+def function_entry(name, what="name") -> BooleanFunction:
+    """The registry entry of a function of :data:`numeric.vocabulary.FUNCTIONS`; a name without
+    one raises :class:`InputError` about ``what`` (never a fallback to another function)."""
+    try:
+        return BOOLEAN_FUNCTIONS[name]
+    except (KeyError, TypeError):
+        reject(what, name, f"one of {tuple(BOOLEAN_FUNCTIONS)}, the Boolean functions the engine "
+               "implements")
+
+
+def resolve(name, params) -> tuple[BooleanFunction, dict]:
+    """The registry entry and the parameters that ``name`` (a function of
+    :data:`numeric.vocabulary.FUNCTIONS` or a named entry, case-insensitive) with ``params``
+    stands for; a parameter the function does not take is refused (a named entry takes none)."""
+    name = check_choice(name.lower() if isinstance(name, str) else name, "name", registry_names())
+    if name in vocabulary.NAMED_FUNCTIONS:
+        function, fixed = vocabulary.NAMED_FUNCTIONS[name]
         for key in sorted(params):
             reject(key, params[key], f"no such parameter ({name!r} is {function} at fixed "
                                      f"parameters and takes none)")
-        return function, dict(fixed)
-    for key in sorted(set(params) - set(FUNCTION_PARAMS[name])):
-        takes = ", ".join(FUNCTION_PARAMS[name]) or "none"
-        reject(key, params[key], f"no such parameter ({name!r} takes {takes})")
-    return name, dict(params)
+        return function_entry(function), dict(fixed)
+    entry = function_entry(name)
+    return entry, entry.check_params(params)
 
 
 def smallest_N(name, **params) -> int:
     """The smallest string length on which the function is defined: 0 for ``constant`` and
     ``random``, one past its largest position for the functions of given positions, else 1."""
-    function, params = resolve(name, params)
-    if function in ("constant", "random"):
-        return 0
-    if function == "dictator":
-        return check_int(_required(params, "i", function), "i", lo=0) + 1
-    if function in ("sparse_parity", "sparse_majority"):
-        return max(check_ints(_required(params, "S", function), "S", lo=0)) + 1
-    return 1
+    entry, params = resolve(name, params)
+    return entry.smallest_N(params)
 
 
 def truth_table(name: str, N: int, *, device=None, max_N=None, allow_large=False, **params) -> torch.Tensor:
     r"""Truth table of a named Boolean function on :math:`\{0,1\}^N`.
 
     Args:
-        name: one of :data:`REGISTRY_NAMES` (case-insensitive).
+        name: a function of :data:`numeric.vocabulary.FUNCTIONS` or a named entry
+            (case-insensitive).
         N: string length, ``N >= 1`` (``N >= 0`` for ``constant`` and ``random``); limited
             to :data:`DEFAULT_MAX_N` unless ``max_N=`` or ``allow_large=True``.
         device: torch device (default CPU).
@@ -190,22 +316,9 @@ def truth_table(name: str, N: int, *, device=None, max_N=None, allow_large=False
     Returns:
         ``torch.uint8`` tensor of 0/1 of shape ``(2**N,)``, entry ``x`` = :math:`f(x)`.
     """
-    name, params = resolve(name, params)
-    N = check_N(N, max_N=max_N, allow_large=allow_large)
-    if N == 0 and name not in ("constant", "random"):
-        reject("N", N, f"N >= 1 for {name!r}")
-    dev = check_device(device)
-    if name in PARITY_TYPE:
-        return _parity(N, _parity_positions(name, N, params), dev)
-    if name in MAJORITY_TYPE:
-        S = _majority_positions(name, N, params)
-        # strict: 2 |x_S| > |S| (no ties count as 1)
-        return (bit_counts(N, S, dev).to(torch.int16) * 2 > len(S)).to(torch.uint8)
-    if name == "constant":
-        return torch.full((1 << N,), _constant_value(params), dtype=torch.uint8, device=dev)
-    seed = check_seed(_required(params, "seed", name), "seed")
-    gen = torch.Generator().manual_seed(seed)
-    return torch.randint(0, 2, (1 << N,), generator=gen, dtype=torch.uint8).to(dev)
+    entry, params = resolve(name, params)
+    N = entry.check_length(check_N(N, max_N=max_N, allow_large=allow_large))
+    return entry.table(N, params, check_device(device))
 
 
 def labels(name: str, bits: torch.Tensor, **params) -> torch.Tensor:
@@ -219,20 +332,10 @@ def labels(name: str, bits: torch.Tensor, **params) -> torch.Tensor:
     tensor, ``N >= 1``.
     Returns: ``(B,)`` int64 tensor of 0/1.
     """
-    name, params = resolve(name, params)
+    entry, params = resolve(name, params)
     check_int(bits.ndim, "bits.ndim", lo=2, hi=2)
-    N = check_int(bits.shape[1], "bits.shape[1]", lo=1)
-    if name in PARITY_TYPE:
-        return bits[:, list(_parity_positions(name, N, params))].to(torch.int64).sum(-1) % 2
-    if name in MAJORITY_TYPE:
-        S = list(_majority_positions(name, N, params))
-        return (2 * bits[:, S].to(torch.int64).sum(-1) > len(S)).to(torch.int64)
-    if name == "constant":
-        return torch.full((bits.shape[0],), _constant_value(params), dtype=torch.int64,
-                          device=bits.device)
-    index = (bits.to(torch.int64) << torch.arange(N, device=bits.device)).sum(-1)
-    table = truth_table(name, N, device=bits.device, **params)
-    return table[index].to(torch.int64)
+    check_int(bits.shape[1], "bits.shape[1]", lo=1)
+    return entry.labels(bits, params)
 
 
 def baseline_accuracy(name: str, N: int, **params) -> float:
@@ -265,22 +368,13 @@ def exact_profile_fraction(name: str, N: int, **params) -> list[float]:
 def _weight_classes(name, N, params):
     """``[(number of strings, f, s)]`` for the weights ``w = 0..|S|`` on the positions ``S`` of
     the function's form ``f(x) = g(sum of x_n over S)``."""
-    name, params = resolve(name, params)
-    N = check_int(N, "N", lo=0)
-    if N == 0 and name not in ("constant", "random"):
-        reject("N", N, f"N >= 1 for {name!r}")
-    if name in PARITY_TYPE:
-        S = list(_parity_positions(name, N, params))
-        g = lambda w: w % 2  # noqa: E731
-    elif name in MAJORITY_TYPE:
-        S = list(_majority_positions(name, N, params))
-        g = lambda w: int(2 * w > len(S))  # noqa: E731
-    elif name == "constant":
-        S, value = [], _constant_value(params)
-        g = lambda w: value  # noqa: E731
-    else:
-        reject("name", name, "a function of the form g(sum of x_n over S) (every one but "
-                             "'random'): exact facts come from that form, not from a table")
+    entry, params = resolve(name, params)
+    N = entry.check_length(check_int(N, "N", lo=0))
+    if entry.form is None:
+        with_form = tuple(n for n, e in BOOLEAN_FUNCTIONS.items() if e.form is not None)
+        reject("name", name, f"one of {with_form}, the functions of the form g(sum of x_n over S): "
+                             "exact facts come from that form, not from a table")
+    S, g = entry.form(N, params)
     k = len(S)
     rest = 2 ** (N - k)
     return [(math.comb(k, w) * rest, g(w),
@@ -293,26 +387,10 @@ def _constant_value(params):
     return int(check_choice(int(value) if isinstance(value, bool) else value, "value", (0, 1)))
 
 
-def _majority_positions(name, N, params):
-    """The positions whose strict majority the majority-type function ``name`` takes."""
-    return range(N) if name == "majority" else check_positions(_required(params, "S", name), N)
-
-
 def _required(params, key, name):
     if key not in params:
         reject(key, "<missing>", f"a value: {name!r} needs the parameter {key}")
     return params[key]
-
-
-def _parity_positions(name, N, params):
-    """The positions whose XOR the parity-type function ``name`` takes."""
-    if name == "parity":
-        return range(N)
-    if name == "first":
-        return [0]
-    if name == "dictator":
-        return [check_position(_required(params, "i", name), N, "i")]
-    return check_positions(_required(params, "S", name), N)
 
 
 def _parity(N, positions, dev):

@@ -66,14 +66,14 @@ the function alone.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
 from numeric.transformer._model import BooleanTransformer, TransformerConfig
 from numeric.validation import check_choice, check_int, check_real, reject
 
-#: The functions with an explicit construction.
-CONSTRUCTED = ("first", "majority", "parity")
 #: Model width and heads of every construction (channels: see the module docstring).
 WIDTH = 6
 #: The constant pair :math:`\pm K` and the output amplitude :math:`A`.
@@ -100,53 +100,111 @@ def phi(s, K: float = K_CONST):
     return s / torch.sqrt((s * s + K * K) / 3.0)
 
 
+@dataclass(frozen=True)
+class Construction:
+    r"""The explicit construction of one Boolean function (module docstring): what differs between
+    the constructions; the shared channels, values, output projection and readout are set by
+    :func:`construct`. A function is given a construction by adding one entry to
+    :data:`CONSTRUCTIONS`, keyed by its name in ``numeric.boolean.BOOLEAN_FUNCTIONS``.
+
+    Attributes:
+        name: the function's name.
+        units: ``units(N)``: the MLP units the construction uses (``F`` must be at least that).
+        attention: ``attention(model, N)``: sets the attention that forms the statistic ``s``
+            at eos; None for uniform attention (:math:`W_q = W_k = 0`, :math:`s = |x|/(N+1)`).
+        mlp: ``mlp(layer, N)``: sets the MLP's :math:`p(\varphi)` on channel 4 of the output
+            projection (:func:`construct` copies it, negated, into channel 5).
+    """
+
+    name: str
+    units: Callable
+    attention: Callable | None
+    mlp: Callable
+
+
+def _position_zero_marker(model, N):
+    # the score is beta at position 0 (the marker of channel 4) and 0 elsewhere
+    lay = model.layers[0]
+    model.pos[0, 4] = 1.0
+    lay.q.bias[4] = attention_sharpness(N) * math.sqrt(WIDTH)
+    lay.k.weight[4, 4] = 1.0
+
+
+def _threshold_mlp(s_star):
+    r"""Two units, :math:`p = A(\varphi - \varphi_*)` with :math:`\varphi_* = \varphi(s_*(N))`."""
+    def mlp(lay, N):
+        t = float(phi(s_star(N)))
+        lay.fc1.weight[0, 0], lay.fc1.bias[0] = 1.0, -t
+        lay.fc1.weight[1, 0], lay.fc1.bias[1] = -1.0, t
+        lay.fc2.weight[4, 0], lay.fc2.weight[4, 1] = AMPLITUDE, -AMPLITUDE
+    return mlp
+
+
+def _zigzag_mlp(lay, N):
+    r"""``N`` units interpolating :math:`p(\varphi_k) = A(-1)^{k+1}` at every weight ``k``."""
+    A = AMPLITUDE
+    phis = phi(torch.arange(N + 1, dtype=torch.float64) / (N + 1))
+    vals = A * torch.tensor([1.0 if k % 2 else -1.0 for k in range(N + 1)], dtype=torch.float64)
+    slopes = (vals[1:] - vals[:-1]) / (phis[1:] - phis[:-1])  # m_0 .. m_{N-1}
+    # unit 0: phi - phi_0 + 1 (active on every input), slope m_0
+    lay.fc1.weight[0, 0], lay.fc1.bias[0] = 1.0, -float(phis[0]) + 1.0
+    lay.fc2.weight[4, 0] = slopes[0]
+    lay.fc2.bias[4] = vals[0] - slopes[0]
+    for k in range(1, N):
+        lay.fc1.weight[k, 0], lay.fc1.bias[k] = 1.0, -float(phis[k])
+        lay.fc2.weight[4, k] = slopes[k] - slopes[k - 1]
+
+
+#: The explicit constructions, keyed by the name of the function each computes.
+CONSTRUCTIONS = {
+    "first": Construction("first", units=lambda N: 2, attention=_position_zero_marker,
+                          mlp=_threshold_mlp(lambda N: 0.5)),
+    # strict: |x| > N/2 iff |x| >= floor(N/2) + 1
+    "majority": Construction("majority", units=lambda N: 2, attention=None,
+                             mlp=_threshold_mlp(lambda N: (N // 2 + 0.5) / (N + 1))),
+    "parity": Construction("parity", units=lambda N: N, attention=None, mlp=_zigzag_mlp),
+}
+#: The functions with an explicit construction.
+CONSTRUCTED = tuple(CONSTRUCTIONS)
+
+
+def construction_of(name) -> Construction:
+    """The :class:`Construction` of ``name``; :class:`InputError` listing the constructed
+    functions for any other name."""
+    check_choice(name, "function", CONSTRUCTED)
+    return CONSTRUCTIONS[name]
+
+
 @torch.no_grad()
 def construct(name: str, N: int, *, F: int | None = None, eps: float = 0.0) -> BooleanTransformer:
     """A :class:`BooleanTransformer` computing ``name`` (one of :data:`CONSTRUCTED`) exactly on
     all strings of length ``N`` (module docstring)."""
-    check_choice(name, "function", CONSTRUCTED)
+    construction = construction_of(name)
     N = check_int(N, "N", lo=1)
     eps = check_real(eps, "eps", lo=0)
     if eps > 0:
         # eps changes phi; the thresholds below assume eps = 0 (the regime of SG-9)
         reject("eps", eps, "0 (the constructions are derived at eps = 0)")
     cfg = construction_config(N, F=F)
-    if name == "parity" and cfg.F < N:
-        reject("F", cfg.F, f"an integer >= N = {N} (PARITY's zigzag has N units)")
+    units = construction.units(N)
+    if cfg.F < units:
+        reject("F", cfg.F, f"an integer >= {units} ({name}'s construction has {units} MLP units)")
     model = BooleanTransformer(cfg)
     for p in model.parameters():
         p.zero_()
     lay = model.layers[0]
     for ln in (lay.ln1, lay.ln2):
         ln.gain.fill_(1.0)
-    K, A = K_CONST, AMPLITUDE
+    K = K_CONST
     model.tok[1, 0] = 1.0
     model.tok[2, 2] = K
     model.tok[2, 3] = -K
     lay.v.weight[0, 0] = 1.0
     lay.o.weight[0, 0] = 1.0
     lay.o.weight[1, 0] = -1.0
-    if name == "first":
-        model.pos[0, 4] = 1.0
-        lay.q.bias[4] = attention_sharpness(N) * math.sqrt(WIDTH)
-        lay.k.weight[4, 4] = 1.0
-    if name in ("first", "majority"):
-        s_star = 0.5 if name == "first" else (N // 2 + 0.5) / (N + 1)
-        t = float(phi(s_star))
-        lay.fc1.weight[0, 0], lay.fc1.bias[0] = 1.0, -t
-        lay.fc1.weight[1, 0], lay.fc1.bias[1] = -1.0, t
-        lay.fc2.weight[4, 0], lay.fc2.weight[4, 1] = A, -A
-    else:
-        phis = phi(torch.arange(N + 1, dtype=torch.float64) / (N + 1))
-        vals = A * torch.tensor([1.0 if k % 2 else -1.0 for k in range(N + 1)], dtype=torch.float64)
-        slopes = (vals[1:] - vals[:-1]) / (phis[1:] - phis[:-1])  # m_0 .. m_{N-1}
-        # unit 0: phi - phi_0 + 1 (active on every input), slope m_0
-        lay.fc1.weight[0, 0], lay.fc1.bias[0] = 1.0, -float(phis[0]) + 1.0
-        lay.fc2.weight[4, 0] = slopes[0]
-        lay.fc2.bias[4] = vals[0] - slopes[0]
-        for k in range(1, N):
-            lay.fc1.weight[k, 0], lay.fc1.bias[k] = 1.0, -float(phis[k])
-            lay.fc2.weight[4, k] = slopes[k] - slopes[k - 1]
+    if construction.attention is not None:
+        construction.attention(model, N)
+    construction.mlp(lay, N)
     # p (e_4 - e_5): copy row 4 of the output projection, negated, into row 5
     lay.fc2.weight[5] = -lay.fc2.weight[4]
     lay.fc2.bias[5] = -lay.fc2.bias[4]

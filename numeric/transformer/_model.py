@@ -52,7 +52,7 @@ token, MLP width :math:`2D`, one head, every weight (embeddings, positions, atte
 readout) :math:`U(-10, 10)`, float32. Its options, each a public command-line choice: sinusoidal
 positions (``-pos_encode absolute``), layer biases drawn like the weights (``bias=True`` of the
 init methods), and the four public init methods (:data:`numeric.vocabulary.BHATTAMISHRA_INIT_SCHEMES`,
-table in :func:`initialize_`); under the preset's conventions boolverify's ``uniform`` draws what
+table in :mod:`numeric.transformer._init`); under the preset's conventions boolverify's ``uniform`` draws what
 ``bhattamishra_uniform`` draws.
 
 **Blowup** (claim SG-3). For each LN application and position :math:`n`,
@@ -78,8 +78,9 @@ from torch import nn
 
 from numeric import vocabulary
 from numeric.validation import InputError, check_bool, check_choice, check_int, check_real, reject
+from numeric.transformer._init import check_init_scheme, draw_parameters_, init_options
 from numeric.vocabulary import (
-    ALL_INIT_SCHEMES, BHATTAMISHRA_INIT_SCHEMES, BIAS_INITS, EMBEDDING_SCALES, LN_AFFINE_INITS, LN_EPS_PLACEMENTS,
+    BIAS_INITS, EMBEDDING_SCALES, LN_AFFINE_INITS, LN_EPS_PLACEMENTS,
     LN_VARIANCES, MODEL_DTYPES, NORM_POSITIONS, POSITION_ENCODINGS, PRESETS as PRESET_NAMES, READOUTS,
 )
 from numeric.vocabulary import INIT_SCHEMES as SCHEMES
@@ -528,7 +529,6 @@ def sinusoidal_positions(rows: int, D: int, dtype=torch.float64) -> torch.Tensor
     return table
 
 
-# -- initialisation --------------------------------------------------------------------
 def _softmax(s):
     r"""Softmax over the last axis in max-subtracted (log-sum-exp) form,
     :math:`e^{s_j - \max s} / \sum_k e^{s_k - \max s}`: finite for any finite logits.
@@ -541,16 +541,6 @@ def _softmax(s):
     return e.div_(e.sum(-1, keepdim=True))
 
 
-def _param_kind(name: str) -> str:
-    if name in ("tok", "pos"):
-        return "embedding"
-    if ".ln1." in name or ".ln2." in name or name.startswith("ln_f."):
-        return "ln_gain" if name.endswith("gain") else "ln_bias"
-    if name.endswith("bias"):
-        return "bias"
-    return "weight"
-
-
 def check_transformer(model):
     """``model`` must be a :class:`BooleanTransformer`."""
     if not isinstance(model, BooleanTransformer):
@@ -558,165 +548,40 @@ def check_transformer(model):
     return model
 
 
-def check_init_scheme(config: TransformerConfig, scheme: str, *, scheme_name: str = "scheme",
-                      biases_name: str = "biases", ln_affine_name: str = "ln_affine") -> str:
-    """``scheme`` must be one of :data:`numeric.vocabulary.ALL_INIT_SCHEMES` and fit ``config``:
-    the public initialisations (:data:`~numeric.vocabulary.BHATTAMISHRA_INIT_SCHEMES`) never draw
-    the layer norms' parameters (``ln_affine = "identity"``) nor a readout bias (``biases`` is
-    ``"zero"`` or ``"scheme_except_readout"``), and their Xavier variants zero every bias
-    (``biases = "zero"``). The ``*_name`` arguments are the names the messages give (a CLI passes
-    its option spellings). Returns ``scheme``."""
-    check_choice(scheme, scheme_name, ALL_INIT_SCHEMES)
-    if scheme not in BHATTAMISHRA_INIT_SCHEMES:
-        return scheme
-    if config.ln_affine != "identity":
-        reject(ln_affine_name, config.ln_affine, f"'identity' under {scheme_name} = {scheme} (the public code's "
-               "layer norms keep gain 1 and bias 0)")
-    if "xavier" in scheme and config.biases != "zero":
-        reject(biases_name, config.biases, f"'zero' under {scheme_name} = {scheme} (the public init_xavuni and "
-               "init_xavnormal zero every bias)")
-    if config.biases not in ("zero", "scheme_except_readout"):
-        reject(biases_name, config.biases, f"'zero' or 'scheme_except_readout' under {scheme_name} = {scheme} "
-               "(the public model's readout has no bias)")
-    return scheme
-
-
-def _bhattamishra_draw(scheme, name, kind, shape, generator, B, sigma, input_scale):
-    """One parameter as the public initialisation ``scheme`` draws it (float64): sanplay.py's
-    ``init_weights``, ``init_gauss_weights``, ``init_xavuni``, ``init_xavnormal``."""
-
-    def uniform(a):
-        return (torch.rand(shape, generator=generator, dtype=torch.float64) * 2 - 1) * a
-
-    def normal(std):
-        return torch.randn(shape, generator=generator, dtype=torch.float64) * std
-
-    def xavier(fan_in, fan_out):
-        if scheme == "bhattamishra_xavier_uniform":
-            return uniform(math.sqrt(6.0 / (fan_in + fan_out)))
-        return normal(math.sqrt(2.0 / (fan_in + fan_out)))
-
-    if kind == "ln_gain":
-        return torch.ones(shape, dtype=torch.float64)
-    if kind == "ln_bias" or name == "out.bias":
-        return torch.zeros(shape, dtype=torch.float64)
-    if scheme == "bhattamishra_uniform":
-        return uniform(B)
-    if scheme == "bhattamishra_gaussian":
-        if name == "tok":
-            return normal(input_scale)
-        if name == "pos":
-            return uniform(input_scale)
-        if name == "out.weight":
-            return normal(1.0)  # dec_init = 1.0, as both public scripts pass it
-        return normal(sigma)
-    if kind == "bias":
-        return torch.zeros(shape, dtype=torch.float64)
-    if name in ("tok", "pos"):
-        return normal(1.0)
-    if name == "out.weight" and scheme == "bhattamishra_xavier_normal":
-        return normal(1.0)
-    return xavier(shape[1], shape[0])
-
-
 @torch.no_grad()
-def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: float = 1.0, sigma: float = 1.0,
-                input_scale: float = 1.0):
-    r"""Re-initialise ``model`` in place with one of boolverify's four schemes
+def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: float | None = None,
+                sigma: float | None = None, input_scale: float | None = None):
+    r"""Re-initialise ``model`` in place by the init scheme ``scheme``: one of boolverify's four
     (:data:`numeric.vocabulary.INIT_SCHEMES`) or one of the four public initialisations of
-    Bhattamishra et al. (:data:`numeric.vocabulary.BHATTAMISHRA_INIT_SCHEMES`).
-
-    boolverify's schemes (ours; they are not the public code's):
-
-    - ``"uniform"``: every parameter (embeddings, weights, biases, LN gains and biases,
-      readout) i.i.d. :math:`U(-B, B)`, i.e. :math:`\theta \sim \mathrm{Unif}([-B,B]^M)`,
-      the box of the theory.
-    - ``"gaussian"``: every parameter i.i.d. :math:`\mathcal N(0, \sigma^2)` (our choice: the
-      absolutely continuous analogue of the box, on all parameters).
-    - ``"xavier_uniform"`` / ``"xavier_normal"``: each weight matrix
-      :math:`W \in \mathbb{R}^{\text{out}\times\text{in}}` from
-      :math:`U(-a, a)`, :math:`a = \sqrt{6/(\text{in}+\text{out})}`, resp.
-      :math:`\mathcal N(0, 2/(\text{in}+\text{out}))`; the embeddings :math:`E, P` with
-      fans :math:`(D, D)` (so their scale does not depend on :math:`N_{\max}`); biases 0;
-      LN gain 1 and bias 0 (the usual practice).
+    Bhattamishra et al. (:data:`numeric.vocabulary.BHATTAMISHRA_INIT_SCHEMES`); what each draws,
+    per parameter group, is in :mod:`numeric.transformer._init` (its registry
+    ``INIT_SCHEME_REGISTRY``).
 
     The config's ``biases="zero"`` sets every bias (readout included) to 0,
     ``biases="scheme_except_readout"`` the readout bias only, and ``ln_affine="identity"`` every
     LN gain to 1 and bias to 0, under any scheme (those are then not drawn, so the other
-    parameters' draws shift).
-
-    The public initialisations (RandFLTAtt/src/components/sanplay.py of
-    satwik77/Transformer-Simplicity), per parameter group; LN gain 1 and bias 0 and no readout
-    bias under all four (:func:`check_init_scheme`); "layer" weights and biases are the
-    attention and MLP ones; the positions are drawn only when ``positions="learned"``:
-
-    ==============================  ================  ================  ===================  ======================  ==========================
-    scheme (public method)          token embedding   learned positions  layer weights        layer biases            readout weight
-    ==============================  ================  ================  ===================  ======================  ==========================
-    ``bhattamishra_uniform``        U(-B, B)          U(-B, B)           U(-B, B)             0, or U(-B, B) [1]      U(-B, B)
-    (``init_weights``)
-    ``bhattamishra_gaussian``       N(0, s^2)         U(-s, s)           N(0, sigma^2)        0, or N(0, sigma^2) [1] N(0, 1)
-    (``init_gauss_weights``)
-    ``bhattamishra_xavier_uniform`` N(0, 1)           N(0, 1)            Xavier-uniform       0                       Xavier-uniform (fans D, 1)
-    (``init_xavuni``)
-    ``bhattamishra_xavier_normal``  N(0, 1)           N(0, 1)            Xavier-normal        0                       N(0, 1)
-    (``init_xavnormal``)
-    ==============================  ================  ================  ===================  ======================  ==========================
-
-    [1] with ``biases="scheme_except_readout"`` (the public ``bias=True``); ``s`` is
-    ``input_scale`` (the public ``-i_init``). Xavier fans are a weight's (in, out).
+    parameters' draws shift). The public initialisations require LN gain 1 and bias 0 and no
+    readout bias (:func:`check_init_scheme`).
 
     Args:
         model: a :class:`BooleanTransformer`.
         scheme: one of :data:`numeric.vocabulary.ALL_INIT_SCHEMES`.
         generator: a CPU ``torch.Generator`` (reproducible draws on every device).
-        B: half-width of the box (``uniform``, ``bhattamishra_uniform``). sigma: standard
-            deviation (``gaussian``; the layer weights of ``bhattamishra_gaussian``).
-        input_scale: token-embedding std and position half-width of ``bhattamishra_gaussian``.
+        B, sigma, input_scale: the scheme's options, ``None`` for the scheme's default (1); an
+            option the scheme does not use is refused. B: half-width of the box (``uniform``,
+            ``bhattamishra_uniform``). sigma: standard deviation (``gaussian``; the layer weights
+            of ``bhattamishra_gaussian``). input_scale: token-embedding std and position
+            half-width of ``bhattamishra_gaussian``.
 
     Returns:
         ``model``.
     """
     check_transformer(model)
     check_init_scheme(model.config, scheme)
-    B = check_real(B, "B", lo=0, lo_open=True)
-    sigma = check_real(sigma, "sigma", lo=0, lo_open=True)
-    input_scale = check_real(input_scale, "input_scale", lo=0, lo_open=True)
+    options = init_options(scheme, B=B, sigma=sigma, input_scale=input_scale)
     if generator is None:
         generator = torch.Generator()
-    D = model.config.D
-    zero_biases = model.config.biases == "zero"
-    zero_readout_bias = model.config.biases == "scheme_except_readout"
-    identity_ln = model.config.ln_affine == "identity"
-    for name, p in model.named_parameters():
-        shape = p.shape
-        kind = _param_kind(name)
-        if scheme in BHATTAMISHRA_INIT_SCHEMES:
-            val = (torch.zeros(shape, dtype=torch.float64) if kind == "bias" and zero_biases
-                   else _bhattamishra_draw(scheme, name, kind, shape, generator, B, sigma, input_scale))
-        elif ((kind == "bias" and (zero_biases or (zero_readout_bias and name == "out.bias")))
-              or (kind == "ln_bias" and identity_ln)):
-            val = torch.zeros(shape, dtype=torch.float64)
-        elif kind == "ln_gain" and identity_ln:
-            val = torch.ones(shape, dtype=torch.float64)
-        elif scheme == "uniform":
-            val = (torch.rand(shape, generator=generator, dtype=torch.float64) * 2 - 1) * B
-        elif scheme == "gaussian":
-            val = torch.randn(shape, generator=generator, dtype=torch.float64) * sigma
-        elif kind in ("bias", "ln_bias"):
-            val = torch.zeros(shape, dtype=torch.float64)
-        elif kind == "ln_gain":
-            val = torch.ones(shape, dtype=torch.float64)
-        else:
-            fan_out, fan_in = (D, D) if kind == "embedding" else (shape[0], shape[1])
-            if scheme == "xavier_uniform":
-                a = math.sqrt(6.0 / (fan_in + fan_out))
-                val = (torch.rand(shape, generator=generator, dtype=torch.float64) * 2 - 1) * a
-            else:
-                std = math.sqrt(2.0 / (fan_in + fan_out))
-                val = torch.randn(shape, generator=generator, dtype=torch.float64) * std
-        p.copy_(val.to(p.device))
-    return model
+    return draw_parameters_(model, scheme, generator, options)
 
 
 def random_model(config: TransformerConfig | None, scheme: str, seed: int, *, device=None, **kw) -> BooleanTransformer:

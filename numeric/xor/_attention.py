@@ -139,8 +139,11 @@ ATTENTION_MAPS = {
 
 def attention_map_of(attention) -> AttentionMap:
     """The engine's :class:`AttentionMap` named ``attention``; :class:`InputError` for a name
-    outside :data:`numeric.vocabulary.ATTENTIONS` or one the engine does not implement."""
-    check_attention(attention)
+    outside :data:`numeric.vocabulary.ATTENTIONS` or one the engine does not implement.
+
+    The one check of the name: every public function resolves its ``attention`` here once and
+    hands the entry to the private helpers, which do not check it again."""
+    check_choice(attention, "attention", vocabulary.ATTENTIONS)
     return map_entry(attention)
 
 
@@ -154,13 +157,13 @@ def map_entry(attention) -> AttentionMap:
                "engine implements")
 
 
-def limit_of(attention):
-    r"""The map's :math:`\eta\to\infty` limit (``limit(s, d)``); :class:`InputError` for a map
-    without one (linear: the weights :math:`V\theta/d` grow without bound)."""
-    amap = attention_map_of(attention)
+def limit_of(amap: AttentionMap):
+    r"""The :math:`\eta\to\infty` limit (``limit(s, d)``) of the resolved map ``amap``;
+    :class:`InputError` for a map without one (linear: the weights :math:`V\theta/d` grow
+    without bound)."""
     if amap.limit is None:
         with_limit = tuple(n for n, m in ATTENTION_MAPS.items() if m.limit is not None)
-        reject("attention", attention, f"one of {with_limit}: {attention!r} has no eta -> infinity "
+        reject("attention", amap.name, f"one of {with_limit}: {amap.name!r} has no eta -> infinity "
                "limit (the weights grow without bound); or use a finite lr")
     return amap.limit
 
@@ -170,8 +173,7 @@ def limit_of(attention):
 
 def check_attention(attention) -> str:
     """Return ``attention`` if it names a known map, else raise :class:`InputError`."""
-    check_choice(attention, "attention", vocabulary.ATTENTIONS)
-    map_entry(attention)
+    attention_map_of(attention)
     return attention
 
 
@@ -204,19 +206,24 @@ def attention_map(z: torch.Tensor, attention: str = "softmax") -> torch.Tensor:
 
 
 def map_unchecked(z, attention):
-    r""":math:`\alpha(z)` for a checked name (no validation)."""
-    return map_entry(attention).weights(z)
+    r""":math:`\alpha(z)` for a name already checked at the public boundary (no validation).
+
+    The one function every weight computation goes through; it takes the name (not the entry)
+    so that a wrapper around it can tell the maps apart."""
+    return ATTENTION_MAPS[attention].weights(z)
 
 
 def _check_map_args(z, t, name, attention):
     """The arguments of :func:`map_jvp` / :func:`map_vjp`: logits ``z`` and a tangent or
-    cotangent ``t`` (named ``name``) of the same dtype and device, both finite."""
-    check_attention(attention)
+    cotangent ``t`` (named ``name``) of the same dtype and device, both finite; returns the
+    map's entry."""
+    amap = attention_map_of(attention)
     check_logits(z)
     check_float_tensor(t, name)
     check_like(t, name, z, "z")
     check_finite(z, "z")
     check_finite(t, name)
+    return amap
 
 
 def map_jvp(z: torch.Tensor, dz: torch.Tensor, attention: str = "softmax",
@@ -233,8 +240,7 @@ def map_jvp(z: torch.Tensor, dz: torch.Tensor, attention: str = "softmax",
     Returns:
         :math:`\dot\gamma`, broadcast shape of ``z`` and ``dz``.
     """
-    _check_map_args(z, dz, "dz", attention)
-    return map_vjp_unchecked(z, dz, attention, gamma)
+    return _check_map_args(z, dz, "dz", attention).vjp(z, dz, gamma)
 
 
 def map_vjp(z: torch.Tensor, g: torch.Tensor, attention: str = "softmax",
@@ -246,13 +252,7 @@ def map_vjp(z: torch.Tensor, g: torch.Tensor, attention: str = "softmax",
 
     Args / Returns: as :func:`map_jvp` with the cotangent ``g`` in place of ``dz``.
     """
-    _check_map_args(z, g, "g", attention)
-    return map_vjp_unchecked(z, g, attention, gamma)
-
-
-def map_vjp_unchecked(z, g, attention, gamma=None):
-    """J g for the symmetric Jacobian J of the map at z (no validation)."""
-    return map_entry(attention).vjp(z, g, gamma)
+    return _check_map_args(z, g, "g", attention).vjp(z, g, gamma)
 
 
 # --------------------------------------------------------------------------- maps of theta
@@ -330,14 +330,14 @@ def attention_jvp(V: torch.Tensor, theta: torch.Tensor, tangent: torch.Tensor,
     Returns:
         :math:`\dot\gamma`, shape ``(*batch, d)``.
     """
-    check_attention(attention)
+    amap = attention_map_of(attention)
     check_embeddings_and_query(V, theta)
     check_embeddings_and_query(V, tangent, tname="tangent")
     check_finite(theta, "theta")
     check_finite(tangent, "tangent")
     z = _logits(V, theta)
     check_finite(z, "V @ theta", hint="V contains NaN/inf or the logits overflow")
-    return map_vjp_unchecked(z, _logits(V, tangent), attention)
+    return amap.vjp(z, _logits(V, tangent), None)
 
 
 def attention_vjp(V: torch.Tensor, theta: torch.Tensor, g: torch.Tensor,
@@ -353,7 +353,7 @@ def attention_vjp(V: torch.Tensor, theta: torch.Tensor, g: torch.Tensor,
     Returns:
         shape ``(*batch, m)``.
     """
-    check_attention(attention)
+    amap = attention_map_of(attention)
     check_embeddings_and_query(V, theta)
     check_float_tensor(g, "g")
     check_like(g, "g", V, "V")
@@ -364,4 +364,4 @@ def attention_vjp(V: torch.Tensor, theta: torch.Tensor, g: torch.Tensor,
     check_finite(g, "g")
     z = _logits(V, theta)
     check_finite(z, "V @ theta", hint="V contains NaN/inf or the logits overflow")
-    return _vt_mul(V, map_vjp_unchecked(z, g, attention))
+    return _vt_mul(V, amap.vjp(z, g, None))

@@ -69,7 +69,7 @@ import math
 
 import torch
 
-from numeric.xor._attention import map_entry
+from numeric.xor._attention import AttentionMap
 from numeric.validation import reject
 from numeric.xor._forms import ClosedFormState
 
@@ -139,12 +139,13 @@ class BlockSums:
     with :math:`e_h = \exp(z_h - M_h)` (softmax) or :math:`e_h = \gamma_h` (linear, erf),
     zero at ``a`` and ``b`` (sums over R); linear and erf add :math:`|e_1|, |e_2|`.
     ``S`` holds their sums, ``Mom`` (6, m) the weighted row sums :math:`E V_{block}`.
+    ``amap``: the :class:`AttentionMap` resolved by the public function.
     """
 
-    def __init__(self, Th, d, a, b, attention, moments):
+    def __init__(self, Th, d, a, b, amap: AttentionMap, moments):
         dev, dt = Th.device, Th.dtype
-        self.Th, self.d, self.a, self.b, self.att, self.moments = Th, d, a, b, attention, moments
-        self.map = map_entry(attention)
+        self.Th, self.d, self.a, self.b, self.moments = Th, d, a, b, moments
+        self.map = amap
         self.soft = self.map.normalised
         # host-side test of the rare max update on the CPU (free there); on a GPU the update is
         # branch-free, so that nothing waits for the device
@@ -259,12 +260,12 @@ class BlockSums:
         t12 = tot[0] * tot[1]
         N = self.S[2:4] / (tot * tot)
         P, Q = self.S[4] / t12, self.S[5] / (t12 * t12)
-        self.state = ClosedFormState.from_sums(ga, gb, SR, N, P, Q, self.a, self.b, self.att)
+        self.state = ClosedFormState.from_sums(ga, gb, SR, N, P, Q, self.a, self.b, self.map)
         return self.state
 
 
-def sums_pass(blocks, Th, d, a, b, attention, moments, check_V=None, progress=None):
-    acc = BlockSums(Th, d, a, b, attention, moments)
+def sums_pass(blocks, Th, d, a, b, amap, moments, check_V=None, progress=None):
+    acc = BlockSums(Th, d, a, b, amap, moments)
     for s, Vb in blocks:
         acc.add(s, Vb)
         if progress is not None:
@@ -352,7 +353,7 @@ def pointwise_one_pass_grad(acc):
     return out[0], out[1]
 
 
-def two_pass_grad(blocks_fn, Th, d, a, b, attention, acc, progress=None):
+def two_pass_grad(blocks_fn, Th, d, a, b, amap, acc, progress=None):
     r"""Exact gradient in two passes over the blocks (the first is ``acc``): the logit
     cotangent of :meth:`ClosedFormState.logit_cotangent` row by row, with the softmax
     argmax term :math:`\gamma_k(c_k g_k - \sum_{j\ne k}\gamma_j g_j)` from sums of the second
@@ -361,7 +362,6 @@ def two_pass_grad(blocks_fn, Th, d, a, b, attention, acc, progress=None):
     ga, gb, N, c0 = st.ga, st.gb, st.N, st.c0
     Ga, Gb = st.support_grad()
     full_o = (N + ga * ga + gb * gb).flip(-1)
-    amap = map_entry(attention)
     soft = amap.normalised
     dt, dev = Th.dtype, Th.device
     out = torch.zeros(2, Th.shape[-1], dtype=dt, device=dev)

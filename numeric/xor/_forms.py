@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import torch
 
-from numeric.xor._attention import map_entry, map_unchecked
+from numeric.xor._attention import ATTENTION_MAPS, AttentionMap, map_unchecked
 
 
 def closed_form_loss(gamma: torch.Tensor, gamma_tilde: torch.Tensor, support) -> torch.Tensor:
@@ -143,18 +143,20 @@ def residual_polynomial(u: torch.Tensor, u_tilde: torch.Tensor, support) -> torc
 
 
 class ClosedFormState:
-    """Weights of both heads and the sums over R = complement of {a, b} (module docstring)."""
+    """Weights of both heads and the sums over R = complement of {a, b} (module docstring).
+
+    ``amap``: the :class:`AttentionMap` that the public function resolved from its name."""
 
     __slots__ = ("Gam", "GamR", "ga", "gb", "ca", "cb", "N", "P", "Q", "c0", "t", "a", "b")
 
-    def __init__(self, Z, a, b, attention):
+    def __init__(self, Z, a, b, amap: AttentionMap):
         self.a, self.b = a, b
-        Gam = map_unchecked(Z, attention)                      # (*batch, 2, d)
+        Gam = map_unchecked(Z, amap.name)                      # (*batch, 2, d)
         GamR = Gam.clone()
         GamR[..., a] = 0
         GamR[..., b] = 0
         ga, gb = Gam[..., a], Gam[..., b]             # (*batch, 2): (head 1, head 2)
-        if map_entry(attention).normalised:
+        if amap.normalised:
             # 1 - gamma_p as a sum of positive terms: no cancellation when gamma_p ~ 1
             SR = GamR.sum(-1)
             ca, cb = SR + gb, SR + ga
@@ -168,7 +170,7 @@ class ClosedFormState:
         self._finish(ga, gb, ca, cb)
 
     @classmethod
-    def from_sums(cls, ga, gb, SR, N, P, Q, a, b, attention):
+    def from_sums(cls, ga, gb, SR, N, P, Q, a, b, amap: AttentionMap):
         """The state from the weights on the support and the sums over R alone (no weight
         vectors: ``Gam`` and ``GamR`` are None), e.g. accumulated block by block over ``V``.
 
@@ -178,7 +180,7 @@ class ClosedFormState:
         self = cls.__new__(cls)
         self.a, self.b = a, b
         self.Gam = self.GamR = None
-        if map_entry(attention).normalised:
+        if amap.normalised:
             ca, cb = SR + gb, SR + ga
         else:
             ca, cb = 1 - ga, 1 - gb
@@ -230,9 +232,12 @@ class ClosedFormState:
         return Ga, Gb
 
     def logit_cotangent(self, Z, attention):
-        r"""``W = J^T G`` (z-space cotangent) for both heads, accurate near a solution."""
+        r"""``W = J^T G`` (z-space cotangent) for both heads, accurate near a solution.
+
+        ``attention``: the name of the state's map, already checked at the public boundary
+        (the name, not the entry, so that a wrapper around this method can tell the maps apart)."""
         G, Ga, Gb = self.weight_grad()
-        amap = map_entry(attention)
+        amap = ATTENTION_MAPS[attention]
         if not amap.normalised:
             return amap.cotangent(Z, G, Z.shape[-1])
         # g_k - gamma.g = c_k g_k - sum_{j != k} gamma_j g_j at the argmax k of each head, with

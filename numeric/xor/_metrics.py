@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from numeric.xor._attention import limit_of, map_entry
+from numeric.xor._attention import attention_map_of, limit_of
 from numeric.validation import check_bool, check_real, reject
 from numeric.xor._forms import ClosedFormState
 from numeric.xor._population import check_model, head_logits, population_grad
@@ -35,15 +35,17 @@ def limit_step_attention(V, theta, theta_tilde, support, attention="softmax", li
     Returns:
         ``(gamma_1, gamma_tilde_1)``, each ``(*batch, d)``.
     """
-    limit = limit_of(attention)
+    limit = limit_of(attention_map_of(attention))
     if limit_from is None:
+        # through the public gradient (which checks the name a second time): the limit is the
+        # gradient's, whatever computes it
         g, gt = population_grad(V, theta, theta_tilde, support, attention)
     else:
         if not isinstance(limit_from, (tuple, list)) or len(limit_from) != 2:
             reject("limit_from", f"<{type(limit_from).__name__}>",
                    "a pair (grad_theta, grad_theta_tilde)")
-        check_model(V, theta, theta_tilde, support, attention)
-        check_model(V, limit_from[0], limit_from[1], support, attention)
+        check_model(V, theta, theta_tilde, support)
+        check_model(V, limit_from[0], limit_from[1], support)
         g, gt = limit_from
     out = []
     for grad in (g, gt):
@@ -133,13 +135,14 @@ def step_metrics(V, theta, theta_tilde, support, eps=0.01, attention="softmax", 
     eps = check_real(eps, "eps", lo=0, hi=0.5, lo_open=True, hi_open=True)
     if exact_sup is not None:
         check_bool(exact_sup, "exact_sup")
-    a, b, batch = check_model(V, theta, theta_tilde, support, attention)
+    amap = attention_map_of(attention)
+    a, b, batch = check_model(V, theta, theta_tilde, support)
     d = V.shape[-2]
     if exact_sup is True and d > MAX_EXACT_SUP_D:
         reject("exact_sup", exact_sup, f"None or False for d = {d}: exact_sup=True needs "
                f"d <= {MAX_EXACT_SUP_D} (2^d inputs)")
-    st = ClosedFormState(head_logits(V, theta, theta_tilde, batch), a, b, attention)
-    ca, cb = _complements(st, attention)
+    st = ClosedFormState(head_logits(V, theta, theta_tilde, batch), a, b, amap)
+    ca, cb = _complements(st, amap)
     plus = (1 + 2 * ca[..., 0]) * (1 + 2 * cb[..., 1])      # head1 <-> a, head2 <-> b
     minus = (1 + 2 * cb[..., 0]) * (1 + 2 * ca[..., 1])
     swap = minus < plus
@@ -153,16 +156,16 @@ def step_metrics(V, theta, theta_tilde, support, eps=0.01, attention="softmax", 
         "success": (eps1 <= eps) & (eps2 <= eps),
         "assignment": torch.where(swap, -1, 1).to(torch.int64),
         "loss": st.loss(),
-        "sup_bound": _sup_bound(st, attention, swap, eps1, eps2),
+        "sup_bound": _sup_bound(st, amap, swap, eps1, eps2),
     }
     if exact_sup is not False and d <= MAX_EXACT_SUP_D:
-        out["sup_exact"] = _exact_sup(st, attention, swap, a, b).reshape(batch)
+        out["sup_exact"] = _exact_sup(st, amap, swap, a, b).reshape(batch)
     return out
 
 
-def _complements(st, attention):
+def _complements(st, amap):
     """``(1 - share of a, 1 - share of b)`` per head, each ``(*batch, 2)``."""
-    if map_entry(attention).normalised:
+    if amap.normalised:
         return st.ca, st.cb                  # 1 - gamma_a, 1 - gamma_b per head
     # theta = 0 is legal and gives gamma = 0: no share on the support (eps = 1, no
     # success) instead of 0/0 = NaN
@@ -173,9 +176,9 @@ def _complements(st, attention):
     return ca, cb
 
 
-def _sup_bound(st, attention, swap, eps1, eps2):
+def _sup_bound(st, amap, swap, eps1, eps2):
     """Upper bound on ``sup_x |f - y|`` for the chosen assignment (see :func:`step_metrics`)."""
-    if map_entry(attention).normalised:
+    if amap.normalised:
         return 2 * eps2 + 2 * eps1 + 4 * eps1 * eps2
     ga, gb = st.ga, st.gb
     gp = torch.where(swap, gb[..., 0], ga[..., 0])
@@ -187,7 +190,7 @@ def _sup_bound(st, attention, swap, eps1, eps2):
     return (1 - gp * gq).abs() + gp.abs() * r2 + gq.abs() * r1 + r1 * r2
 
 
-def _exact_sup(st, attention, swap, a, b):
+def _exact_sup(st, amap, swap, a, b):
     """``max_x |f(x) - y(x)|`` by enumeration, flattened over the batch."""
     Gam = st.Gam
     d = Gam.shape[-1]
@@ -196,7 +199,7 @@ def _exact_sup(st, attention, swap, a, b):
     U = Gam[..., 0, :].reshape(-1, d).clone()
     Ut = Gam[..., 1, :].reshape(-1, d).clone()
     rows = torch.arange(U.shape[0], device=U.device)
-    if map_entry(attention).normalised:
+    if amap.normalised:
         # u_p = gamma_p - 1 = -(sum_{j != p} gamma_j): exact near a solution
         U[rows, p] = -torch.where(swap, st.cb[..., 0], st.ca[..., 0]).reshape(-1)
         Ut[rows, q] = -torch.where(swap, st.ca[..., 1], st.cb[..., 1]).reshape(-1)

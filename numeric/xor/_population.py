@@ -24,7 +24,7 @@ import math
 
 import torch
 
-from numeric.xor._attention import check_attention, map_unchecked, map_vjp_unchecked
+from numeric.xor._attention import attention_map_of, map_unchecked
 from numeric.validation import (check_device, check_dtype, check_finite, check_float_tensor, check_int,
                                 check_like, check_real, check_support, check_tensor_storage, reject)
 from numeric.xor._blocks import block_rows, one_pass_grad, slices, sums_pass, weight_pullback
@@ -35,9 +35,10 @@ from numeric.xor._forms import ClosedFormState
 # --------------------------------------------------------------------------- validation
 
 
-def check_model(V, theta, theta_tilde, support, attention):
-    """Validate the common arguments; returns ``(a, b, batch_shape)``."""
-    check_attention(attention)
+def check_model(V, theta, theta_tilde, support):
+    """Validate the common tensor and support arguments (the public functions resolve their
+    ``attention`` before, with :func:`numeric.xor._attention.attention_map_of`); returns
+    ``(a, b, batch_shape)``."""
     check_float_tensor(V, "V", min_dim=2)
     d, m = V.shape[-2], V.shape[-1]
     if d < 2:
@@ -205,9 +206,10 @@ def population_loss(V, theta, theta_tilde, support, attention="softmax") -> torc
     Raises:
         InputError: shapes, dtypes/devices, d < 2, m < 1, support, NaN/inf, attention.
     """
-    a, b, batch = check_model(V, theta, theta_tilde, support, attention)
+    amap = attention_map_of(attention)
+    a, b, batch = check_model(V, theta, theta_tilde, support)
     Z = head_logits(V, theta, theta_tilde, batch)
-    return ClosedFormState(Z, a, b, attention).loss()
+    return ClosedFormState(Z, a, b, amap).loss()
 
 
 def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path=None):
@@ -229,7 +231,8 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
     Returns:
         ``(grad_theta, grad_theta_tilde)``, each of shape ``(*batch, m)``.
     """
-    a, b, batch = check_model(V, theta, theta_tilde, support, attention)
+    amap = attention_map_of(attention)
+    a, b, batch = check_model(V, theta, theta_tilde, support)
     for name, t in (("V", V), ("theta", theta), ("theta_tilde", theta_tilde)):
         check_tensor_storage(t, name, grad=False)    # a closed form: autograd cannot follow it
     choice = resolve_path(path, V.device.type)
@@ -239,12 +242,12 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
         rows = (max(64, choice.block_bytes // (m * V.element_size())) if V.device.type == "cpu"
                 else block_rows(m, V.element_size(), V.device))
         acc = sums_pass(slices(V, rows), Th, d, a, b,
-                        attention, True, check_V=lambda: check_finite(V, "V"))
+                        amap, True, check_V=lambda: check_finite(V, "V"))
         res = one_pass_grad(acc)
         if res is not None:
             return res
     Z = head_logits(V, theta, theta_tilde, batch)
-    W = ClosedFormState(Z, a, b, attention).logit_cotangent(Z, attention)
+    W = ClosedFormState(Z, a, b, amap).logit_cotangent(Z, amap.name)
     grad = weight_pullback(V, W)
     return grad[..., 0, :], grad[..., 1, :]
 
@@ -280,7 +283,9 @@ def one_step(V, theta, theta_tilde, support, lr, attention="softmax"):
     Returns:
         ``(theta_1, theta_tilde_1)``, each ``(*batch, m)``.
     """
-    _, _, batch = check_model(V, theta, theta_tilde, support, attention)
+    # the attention is checked once, by population_grad (the step's gradient goes through the
+    # public function, so that the step is the gradient's, whatever computes it)
+    _, _, batch = check_model(V, theta, theta_tilde, support)
     eta = check_lr(lr, batch, V)
     g, gt = population_grad(V, theta, theta_tilde, support, attention)
     return theta - eta * g, theta_tilde - eta * gt
@@ -332,11 +337,12 @@ def _check_data(V, X, y, batch):
 
 
 def _empirical(V, theta, theta_tilde, X, y, attention, need_grad):
+    amap = attention_map_of(attention)
     # a dummy support (0, 1) only for validation: the empirical loss does not use it
-    _, _, batch = check_model(V, theta, theta_tilde, (0, 1), attention)
+    _, _, batch = check_model(V, theta, theta_tilde, (0, 1))
     _check_data(V, X, y, batch)
     Z = head_logits(V, theta, theta_tilde, batch)
-    Gam = map_unchecked(Z, attention)                                   # (*, 2, d)
+    Gam = map_unchecked(Z, amap.name)                                   # (*, 2, d)
     S = torch.matmul(X, Gam.mT)                                # (*, n, 2): gamma.x, gamma~.x
     r = -S[..., 0] * S[..., 1] - y                             # f - y
     loss = (r * r).mean(-1)
@@ -346,7 +352,7 @@ def _empirical(V, theta, theta_tilde, X, y, attention, need_grad):
     # dL/dgamma_i = (2/n) sum_k r_k (-x_ki (gamma~ . x_k)), and symmetrically
     C = (-2.0 / n) * r[..., None] * S.flip(-1)                 # (*, n, 2)
     G = torch.matmul(C.mT, X)                                  # (*, 2, d)
-    grad = weight_pullback(V, map_vjp_unchecked(Z, G, attention, Gam))
+    grad = weight_pullback(V, amap.vjp(Z, G, Gam))
     return loss, grad[..., 0, :], grad[..., 1, :]
 
 

@@ -44,7 +44,7 @@ import torch
 
 from numeric.validation import (check_bool, check_device, check_dtype, check_finite,
                                 check_float_tensor, check_int, check_real, check_support, reject)
-from numeric.xor._attention import check_attention, limit_of, map_entry
+from numeric.xor._attention import attention_map_of, limit_of
 from numeric.xor._blocks import ONE_PASS_BLOCK_BYTES, one_pass_grad, sums_pass, two_pass_grad
 from numeric.xor._population import check_lr
 
@@ -165,9 +165,9 @@ class StreamedEmbeddings:
 # --------------------------------------------------------------------------- validation
 
 
-def check_streamed(E, theta, theta_tilde, support, attention):
-    """Validate the arguments of the streamed functions; returns ``(a, b, Th)``."""
-    check_attention(attention)
+def check_streamed(E, theta, theta_tilde, support):
+    """Validate the embeddings, query and support arguments of the streamed functions (the
+    public functions resolve their ``attention`` before, once); returns ``(a, b, Th)``."""
     if not isinstance(E, StreamedEmbeddings):
         reject("V", f"<{type(E).__name__}>", "a StreamedEmbeddings")
     for name, t in (("theta", theta), ("theta_tilde", theta_tilde)):
@@ -193,8 +193,8 @@ def _progress(progress, d):
 # --------------------------------------------------------------------------- population
 
 
-def _pass(E, Th, a, b, attention, moments, progress):
-    return sums_pass(E.blocks(), Th, E.d, a, b, attention, moments,
+def _pass(E, Th, a, b, amap, moments, progress):
+    return sums_pass(E.blocks(), Th, E.d, a, b, amap, moments,
                       progress=_progress(progress, E.d))
 
 
@@ -208,20 +208,26 @@ def stream_loss(E, theta, theta_tilde, support, attention="softmax", progress=No
     Returns:
         0-dim tensor.
     """
-    a, b, Th = check_streamed(E, theta, theta_tilde, support, attention)
-    return _pass(E, Th, a, b, attention, False, progress).state.loss()
+    amap = attention_map_of(attention)
+    a, b, Th = check_streamed(E, theta, theta_tilde, support)
+    return _pass(E, Th, a, b, amap, False, progress).state.loss()
 
 
 def stream_loss_and_grad(E, theta, theta_tilde, support, attention="softmax", progress=None):
     r"""``(loss, grad_theta, grad_theta_tilde)`` at once: one pass (two where the softmax
     moment combination would cancel, see :func:`numeric.xor.population_grad`).
     ``progress(rows_done, d)`` counts every pass (``rows_done`` restarts at 0)."""
-    a, b, Th = check_streamed(E, theta, theta_tilde, support, attention)
-    acc = _pass(E, Th, a, b, attention, True, progress)
+    amap = attention_map_of(attention)
+    a, b, Th = check_streamed(E, theta, theta_tilde, support)
+    return _loss_and_grad(E, Th, a, b, amap, progress)
+
+
+def _loss_and_grad(E, Th, a, b, amap, progress):
+    acc = _pass(E, Th, a, b, amap, True, progress)
     loss = acc.state.loss()
     res = one_pass_grad(acc)
     if res is None:
-        res = two_pass_grad(E.blocks, Th, E.d, a, b, attention, acc,
+        res = two_pass_grad(E.blocks, Th, E.d, a, b, amap, acc,
                              progress=_progress(progress, E.d))
     return loss, res[0], res[1]
 
@@ -234,16 +240,17 @@ def stream_grad(E, theta, theta_tilde, support, attention="softmax", progress=No
 
 def stream_one_step(E, theta, theta_tilde, support, lr, attention="softmax", progress=None):
     """One population gradient step (as :func:`numeric.xor.one_step`)."""
-    check_streamed(E, theta, theta_tilde, support, attention)
+    amap = attention_map_of(attention)
+    a, b, Th = check_streamed(E, theta, theta_tilde, support)
     eta = check_lr(lr, (), theta)
-    g, gt = stream_grad(E, theta, theta_tilde, support, attention, progress)
+    _, g, gt = _loss_and_grad(E, Th, a, b, amap, progress)
     return theta - eta * g, theta_tilde - eta * gt
 
 
 def stream_predicted_assignment(E, theta, support):
     r""":math:`\mathrm{sign}((v_a - v_b)\cdot\theta)` (as
     :func:`numeric.xor.predicted_assignment`), from the two support rows."""
-    a, b, _ = check_streamed(E, theta, theta, support, "softmax")
+    a, b, _ = check_streamed(E, theta, theta, support)
     va, vb = E.rows([a, b])
     return torch.sign(((va - vb) * theta).sum())
 
@@ -253,10 +260,10 @@ class _LimitArgmax:
     on the support, accumulated block by block: per head the maximum of :math:`s = -V\nabla L`,
     how many rows attain it (exact ties split the weight evenly) and :math:`s_a, s_b`."""
 
-    def __init__(self, grads, d, a, b, attention):
+    def __init__(self, grads, d, a, b, amap):
         self.S = -torch.stack(grads)                      # (2, m)
-        self.d, self.a, self.b, self.att = d, a, b, attention
-        self.map = map_entry(attention)
+        self.d, self.a, self.b = d, a, b
+        self.map = amap
         self.top = [-math.inf, -math.inf]
         self.count = [0, 0]
         self.sa = self.sb = None
@@ -316,21 +323,22 @@ def stream_step_metrics(E, theta, theta_tilde, support, eps=0.01, attention="sof
     if exact_sup:
         reject("exact_sup", exact_sup, "False: streamed embeddings have no exact sup "
                "(use step_metrics on a materialised V with d <= 20)")
-    a, b, Th = check_streamed(E, theta, theta_tilde, support, attention)
+    amap = attention_map_of(attention)
+    a, b, Th = check_streamed(E, theta, theta_tilde, support)
     limit = None
     if limit_from is not None:
-        limit_of(attention)
+        limit_of(amap)
         if not isinstance(limit_from, (tuple, list)) or len(limit_from) != 2:
             reject("limit_from", f"<{type(limit_from).__name__}>",
                    "a pair (grad_theta, grad_theta_tilde)")
-        check_streamed(E, limit_from[0], limit_from[1], support, attention)
-        limit = _LimitArgmax(tuple(limit_from), E.d, a, b, attention)
+        check_streamed(E, limit_from[0], limit_from[1], support)
+        limit = _LimitArgmax(tuple(limit_from), E.d, a, b, amap)
         blocks = _tapped(E.blocks(), limit)
     else:
         blocks = E.blocks()
-    acc = sums_pass(blocks, Th, E.d, a, b, attention, False, progress=_progress(progress, E.d))
+    acc = sums_pass(blocks, Th, E.d, a, b, amap, False, progress=_progress(progress, E.d))
     st = acc.state
-    normalised = map_entry(attention).normalised
+    normalised = amap.normalised
     if normalised:
         ca, cb = st.ca, st.cb
         l1 = None

@@ -8,10 +8,11 @@ import pytest
 import torch
 
 from numeric.boolean._functions import (
-    DEFAULT_MAX_N, FUNCTIONS, HARD_MAX_N, REGISTRY_NAMES, all_strings, baseline_accuracy, check_N,
+    DEFAULT_MAX_N, HARD_MAX_N, all_strings, registry_names, baseline_accuracy, check_N,
     exact_mean_sensitivity, exact_profile_fraction, hamming_weights, labels, smallest_N, truth_table,
 )
 from numeric.boolean._sensitivity import profile
+from numeric.vocabulary import FUNCTIONS
 from tests.helpers import raises_input_error
 from verify.common.tolerances import NAMED
 
@@ -180,7 +181,7 @@ def test_registry_labels_and_exact_facts_agree_with_the_table(N):
 
 
 def test_named_entry_is_the_sparse_parity_of_bits_0_and_1():
-    assert "parity01" in REGISTRY_NAMES and smallest_N("parity01") == 2
+    assert "parity01" in registry_names() and smallest_N("parity01") == 2
     assert torch.equal(truth_table("parity01", 6), truth_table("sparse_parity", 6, S=[0, 1]))
     # exact facts for any N: every string has exactly bits 0 and 1 sensitive
     assert exact_profile_fraction("parity01", 100)[2] == 1.0

@@ -17,6 +17,7 @@ import torch
 from numeric.transformer import (
     BooleanTransformer, TransformerConfig, initialize_, random_model,
 )
+from numeric.transformer._init import INIT_SCHEME_REGISTRY
 from numeric.transformer._model import (
     CONVENTIONS, PRESET_SPECS, check_init_scheme, preset_config, preset_init, readout_table, sinusoidal_positions,
 )
@@ -120,7 +121,7 @@ def test_public_init_draws_each_parameter_from_its_law(scheme, positions):
     for biases in bias_options:
         cfg = preset_config("bhattamishra", D=32, L=2, H=4, N_max=20, positions=positions, biases=biases)
         kw = dict(B=7.0, sigma=3.0, input_scale=0.5)
-        model = random_model(cfg, scheme, 17, **kw)
+        model = random_model(cfg, scheme, 17, **{k: v for k, v in kw.items() if k in INIT_SCHEME_REGISTRY[scheme].options})
         for name, p in model.named_parameters():
             law = public_init_law(name, scheme, cfg.D, tuple(p.shape), B=7.0, sigma=3.0, s=0.5,
                                   drawn_biases=biases != "zero")

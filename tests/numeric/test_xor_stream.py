@@ -11,6 +11,7 @@ import torch
 from numeric import xor as nx
 from numeric.xor._attention import ATTENTIONS
 from numeric.xor._metrics import predicted_assignment, step_metrics
+from numeric.xor._attention import ATTENTION_MAPS
 from numeric.xor._forms import ClosedFormState
 from numeric.xor._blocks import one_pass_grad, slices, sums_pass, weight_pullback
 from numeric.xor._population import head_logits
@@ -36,7 +37,7 @@ def _close_vec(x, y, what, dtype=F64, scale=None, tol=None):
 def _two_pass(V, th, tt, sup, att="softmax"):
     """The full-vector two-pass gradient (logits, then W V)."""
     Z = head_logits(V, th, tt, ())
-    W = ClosedFormState(Z, *sup, att).logit_cotangent(Z, att)
+    W = ClosedFormState(Z, *sup, ATTENTION_MAPS[att]).logit_cotangent(Z, att)
     g = weight_pullback(V, W)
     return g[0], g[1]
 
@@ -138,7 +139,7 @@ def test_near_a_solution_against_the_reference():
     V = E.materialize()
     th = V[6] * 40.0                              # head 1 on position 6, outside (3, 9)
     tt = -V[2] * 3.0
-    acc = sums_pass(slices(V, 5), torch.stack((th, tt)), 12, 3, 9, "softmax", True)
+    acc = sums_pass(slices(V, 5), torch.stack((th, tt)), 12, 3, 9, ATTENTION_MAPS["softmax"], True)
     assert one_pass_grad(acc) is None            # cancellation detected
     _against_reference(E, th, tt, (3, 9), "softmax")
     for mine, ref in zip(nx.population_grad(V, th, tt, (3, 9)), _two_pass(V, th, tt, (3, 9))):

@@ -1,6 +1,8 @@
 """`boolverify crossval ...`: check someone else's implementation against our references.
 
-The checks are :mod:`verify.crossval.implementations`'s (a table file's own profile is
+The checks are :mod:`verify.crossval.xor_functions`', :mod:`verify.crossval.claim_files`' and
+:mod:`verify.crossval.profile_functions`' (a table file is read by
+:mod:`verify.crossval.table_files`; its own profile is
 :func:`verify.report.sensitivity_profiles.profile_counts`); this module parses the options,
 validates them before any work, and prints the verdicts. A ``MODULE:FUNCTION`` target runs in a
 child process with a time limit per call; a target that raises, exits, dies or hangs is bad
@@ -95,7 +97,7 @@ def _json_option(q):
 
 def _function_settings(args) -> dict:
     """The checked options of a MODULE:FUNCTION run (before anything is imported)."""
-    from verify.crossval.implementations import MAX_EXAMPLES
+    from verify.crossval.property_runs import MAX_EXAMPLES
     from verify.crossval.target import DEFAULT_TIMEOUT, check_paths, check_timeout, parse_target
 
     parse_target(args.target, "MODULE:FUNCTION")
@@ -165,7 +167,7 @@ def _hypothesis_home() -> None:
 
 
 def _run_xor(args) -> int:
-    from verify.crossval.implementations import XorConventions, crossval_xor
+    from verify.crossval.xor_functions import XorConventions, crossval_xor
     from verify.crossval.target import TargetFailed
 
     _hypothesis_home()
@@ -191,7 +193,7 @@ def _console():
 
 
 def _verdict(console, res, target) -> int:
-    from verify.crossval.implementations import render_hint
+    from verify.crossval.results import render_hint
 
     if res.ok:
         console.print(f"[green]agrees[/]: {target} matches boolverify's {res.compared} on {res.examples} "
@@ -212,7 +214,7 @@ def _verdict(console, res, target) -> int:
 def _run_file(args) -> int:
     from rich.table import Table
 
-    from verify.crossval.implementations import crossval_file
+    from verify.crossval.claim_files import crossval_file
 
     _check_json_path(args, args.file)
     res = crossval_file(args.file)
@@ -268,7 +270,7 @@ def _run_profile(args) -> int:
 
 
 def _profile_function(args) -> int:
-    from verify.crossval.implementations import MAX_PROFILE_N, ProfileConventions, crossval_profile_function
+    from verify.crossval.profile_functions import MAX_PROFILE_N, ProfileConventions, crossval_profile_function
     from verify.crossval.target import TargetFailed
 
     _hypothesis_home()
@@ -299,7 +301,8 @@ def _parse_claimed(text):
 
 
 def _profile_file(args) -> int:
-    from verify.crossval.implementations import CrossvalResult, check_claimed, read_table
+    from verify.crossval.results import CrossvalResult
+    from verify.crossval.table_files import check_claimed, read_table
     from verify.report.sensitivity_profiles import profile_counts
 
     given = _parse_claimed(args.claimed) if args.claimed is not None else None

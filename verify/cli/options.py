@@ -192,7 +192,8 @@ def check_transformer_sizes(D, L, H, F, N, options):
 
 def check_model_options(args) -> None:
     """The model options of the paper-B commands that draw random transformers: ``--D``,
-    ``--L``, ``--H`` (a divisor of ``--D``), ``--F``, ``--eps``, ``--B``, ``--sigma``, ``--models``."""
+    ``--L``, ``--H`` (a divisor of ``--D``), ``--F``, ``--eps``, ``--models``; the init scheme's
+    options are :func:`check_init_options`'s."""
     from numeric.validation import check_int, check_real
 
     check_int(args.D, "--D", lo=2)
@@ -204,9 +205,23 @@ def check_model_options(args) -> None:
     if args.F is not None:
         check_int(args.F, "--F", lo=1)
     check_real(args.eps, "--eps", lo=0)
-    check_real(args.B, "--B", lo=0, lo_open=True)
-    check_real(args.sigma, "--sigma", lo=0, lo_open=True)
     check_int(args.models, "--models", lo=1)
+
+
+#: The command-line spelling of each option of an init scheme (``numeric.transformer.initialize_``).
+INIT_OPTION_FLAGS = {"B": "--B", "sigma": "--sigma", "input_scale": "--input-scale"}
+
+
+def check_init_options(args, defaults=None) -> dict:
+    """The options ``--init`` draws with, ``{name: value}``: each one given (not ``None``)
+    checked, and refused if the scheme does not use it (never ignored); the others from
+    ``defaults`` (a preset's) or else the scheme's defaults (:func:`numeric.transformer.init_options`)."""
+    from numeric.transformer import init_options
+
+    given = {name: getattr(args, name, None) for name in INIT_OPTION_FLAGS}
+    options = init_options(args.init, **given, scheme_name="--init", option_names=INIT_OPTION_FLAGS)
+    defaults = defaults or {}
+    return {name: defaults.get(name, value) if given[name] is None else value for name, value in options.items()}
 
 
 def add_backend_options(parser, what: str) -> None:
@@ -278,5 +293,5 @@ def is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-__all__ = ["MAX_THREADS", "MAX_JOBS", "add_time_budget", "set_time_budget", "DEFAULT_MAX_DAYS", "integer", "integers", "comma_items", "reals", "check_output", "check_distinct_files", "check_figure_output", "check_transformer_sizes", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
+__all__ = ["MAX_THREADS", "MAX_JOBS", "add_time_budget", "set_time_budget", "DEFAULT_MAX_DAYS", "integer", "integers", "comma_items", "reals", "check_output", "check_distinct_files", "check_figure_output", "check_transformer_sizes", "check_init_options", "INIT_OPTION_FLAGS", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
            "console", "FLOPS_PER_SECOND"]

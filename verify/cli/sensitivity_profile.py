@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from numeric.validation import InputError, check_choice, check_device, check_int, check_ints, check_seed
 from verify.cli.options import integer, integers
-from numeric.vocabulary import FUNCTION_PARAMS, FUNCTIONS
+from numeric.vocabulary import FUNCTIONS
 from verify.cli import as_options, writing
 
 
@@ -69,7 +69,7 @@ def _params(args) -> dict:
 
 def _validate(args) -> dict:
     """Option checks before any work; returns the function's parameters."""
-    from numeric.boolean import check_N
+    from numeric.boolean import check_N, function_entry
 
     from verify.cli.options import check_distinct_files, check_figure_output, check_output
 
@@ -81,21 +81,21 @@ def _validate(args) -> dict:
         if args.N is not None or _params(args):
             raise InputError("--N, --i, --S, --value and --seed go with --function, not --table")
         return {}
-    check_choice(args.function.lower(), "--function", FUNCTIONS)
+    function = function_entry(check_choice(args.function.lower(), "--function", FUNCTIONS), "--function")
     if args.N is None:
         raise InputError("--N = None: expected the input length; --function needs --N")
     check_N(args.N, allow_large=args.allow_large, what="--N")
     if args.msb_first:
         raise InputError("--msb-first = True: expected only with --table (it applies to table files)")
     params = _params(args)
-    _check_params(args.function.lower(), args.N, params)
+    _check_params(function, args.N, params)
     return params
 
 
-def _check_params(name, N, params):
-    """Ranges of the parameters ``name`` takes, by option name (the engine checks the rest:
-    parameters a function does not take, repeated positions)."""
-    takes = FUNCTION_PARAMS[name]
+def _check_params(function, N, params):
+    """Ranges of the parameters ``function`` (a registry entry) takes, by option name (the engine
+    checks the rest: parameters a function does not take, repeated positions)."""
+    takes = function.params
     if "i" in takes and "i" in params:
         check_int(params["i"], "--i", lo=0, hi=N - 1)
     if "S" in takes and params.get("S"):

@@ -22,8 +22,8 @@ from verify.cli.options import integer
 from numeric.vocabulary import (ALL_INIT_SCHEMES, BHATTAMISHRA_INIT_SCHEMES, INIT_SCHEMES, MODEL_DTYPES,
                                 POSITION_ENCODINGS, PRESETS, READOUTS)
 from verify.cli import writing
-from verify.cli.options import (add_backend_options, check_backend_options, check_distinct_files, check_figure_output,
-                                check_model_options, check_output, check_transformer_sizes,
+from verify.cli.options import (INIT_OPTION_FLAGS, add_backend_options, check_backend_options, check_distinct_files,
+                                check_figure_output, check_init_options, check_model_options, check_output, check_transformer_sizes,
                                 console as make_console)
 
 
@@ -49,17 +49,17 @@ def register(sub):
                    help="float64 or float32 (default: the preset's, float64 / float32)")
     p.add_argument("--init", default=None, choices=ALL_INIT_SCHEMES,
                    help=f"boolverify's schemes {' | '.join(INIT_SCHEMES)}, or, with --preset bhattamishra, the "
-                        f"public code's init methods {' | '.join(BHATTAMISHRA_INIT_SCHEMES)} (init_weights, "
-                        "init_gauss_weights, init_xavuni, init_xavnormal; what each draws: "
+                        f"public code's init methods {' | '.join(BHATTAMISHRA_INIT_SCHEMES)} (what each draws: "
                         "docs/results-paper-b.md) (default: the preset's, uniform)")
     p.add_argument("--B", type=float, default=None,
-                   help="box half-width for --init uniform / bhattamishra_uniform (default: the preset's, 1 / 10)")
-    p.add_argument("--sigma", type=float, default=1.0,
-                   help="std for --init gaussian, and of the layer weights under bhattamishra_gaussian (the "
-                        "public -std_init, whose default is 10) (default 1)")
-    p.add_argument("--input-scale", dest="input_scale", type=float, default=1.0,
-                   help="bhattamishra_gaussian: token-embedding std and learned-position half-width (the public "
-                        "-i_init) (default 1)")
+                   help="box half-width, for an --init that draws from a box (default: the preset's, 1 / 10); "
+                        "refused under an --init that does not use it")
+    p.add_argument("--sigma", type=float, default=None,
+                   help="Gaussian std, for an --init that draws Gaussian weights (the public -std_init, whose "
+                        "default is 10) (default 1); refused under an --init that does not use it")
+    p.add_argument("--input-scale", dest="input_scale", type=float, default=None,
+                   help="token-embedding std and learned-position half-width, for an --init that uses it (the "
+                        "public -i_init) (default 1); refused under an --init that does not use it")
     p.add_argument("--positions", default="learned", choices=POSITION_ENCODINGS,
                    help="learned: a positional table drawn by the init; sinusoidal: the public code's fixed "
                         "sin/cos table of period 1000 (its -pos_encode absolute) (default learned)")
@@ -93,11 +93,12 @@ def register(sub):
 
 def _resolve_preset(args) -> None:
     """Fill the options left at ``None`` from the preset (``--H``, ``--F``, ``--eps``,
-    ``--readout``, ``--dtype``, ``--init``, ``--B``)."""
+    ``--readout``, ``--dtype``, ``--init``; ``--B`` in :func:`_check_preset_options`, only if the
+    scheme uses it)."""
     from numeric.transformer import PRESET_SPECS
 
     spec = PRESET_SPECS[args.preset]
-    for name, value in (("H", spec["H"]), ("eps", spec["eps"]), ("init", spec["init"]), ("B", spec["B"]),
+    for name, value in (("H", spec["H"]), ("eps", spec["eps"]), ("init", spec["init"]),
                         ("readout", spec["conventions"]["readout"]), ("dtype", spec["conventions"]["dtype"])):
         if getattr(args, name) is None:
             setattr(args, name, value)
@@ -131,11 +132,13 @@ def _validate_random(args) -> None:
 
 
 def _check_preset_options(args) -> None:
-    """``--bias``, ``--input-scale`` and the public init schemes against the preset, with the
-    options' spellings; the model layer's own check (:func:`check_init_scheme`) then agrees."""
-    from numeric.transformer import check_init_scheme
+    """``--bias``, the init scheme's options and the public init schemes against the preset, with
+    the options' spellings; the model layer's own checks (:func:`check_init_scheme`,
+    :func:`init_options`) then agree. Sets ``args.init_options``, the options the scheme draws
+    with (an unset ``--B`` is the preset's)."""
+    from numeric.transformer import PRESET_SPECS, check_init_scheme, init_scheme
 
-    check_real(args.input_scale, "--input-scale", lo=0, lo_open=True)
+    args.init_options = check_init_options(args, defaults={"B": PRESET_SPECS[args.preset]["B"]})
     if args.preset != "bhattamishra":
         if args.init in BHATTAMISHRA_INIT_SCHEMES:
             raise InputError(f"--init = {args.init}: expected one of boolverify's schemes {INIT_SCHEMES} under "
@@ -144,10 +147,12 @@ def _check_preset_options(args) -> None:
         if args.bias:
             raise InputError(f"--bias: expected only with --preset bhattamishra (--preset {args.preset} draws "
                              "every bias already)")
-    if args.bias and "xavier" in args.init:
-        raise InputError(f"--bias: expected only with --init bhattamishra_uniform, bhattamishra_gaussian or "
-                         f"boolverify's uniform / gaussian, not --init {args.init} (the Xavier schemes, like the "
-                         "public init_xavuni and init_xavnormal, set every bias to 0)")
+    if args.bias and not init_scheme(args.init).draws_biases:
+        from numeric.transformer import INIT_SCHEME_REGISTRY
+
+        drawing = ", ".join(name for name, entry in INIT_SCHEME_REGISTRY.items() if entry.draws_biases)
+        raise InputError(f"--bias: expected only with an --init that draws biases ({drawing}), not --init "
+                         f"{args.init}, which sets every bias to 0 (as the public init_xavuni and init_xavnormal do)")
     args.biases = "scheme_except_readout" if args.bias else None
     check_init_scheme(_config(args), args.init, scheme_name="--init", biases_name="--bias")
 
@@ -163,14 +168,8 @@ def _config(args):
 
 
 def _init_parameters(args) -> str:
-    """The init's parameters for the table title."""
-    if args.init in ("uniform", "bhattamishra_uniform"):
-        return f" B={args.B:g}"
-    if args.init == "gaussian":
-        return f" sigma={args.sigma:g}"
-    if args.init == "bhattamishra_gaussian":
-        return f" sigma={args.sigma:g} input-scale={args.input_scale:g}"
-    return ""
+    """The init's options for the table title (those the scheme uses)."""
+    return "".join(f" {INIT_OPTION_FLAGS[name][2:]}={value:g}" for name, value in args.init_options.items())
 
 
 def _random(args) -> int:
@@ -188,14 +187,14 @@ def _random(args) -> int:
     with Progress(console=console, transient=True) as prog:
         task = prog.add_task(f"{args.models} models, N = {args.N}", total=args.models)
         got = sample_models(cfg, args.init, args.N, args.models, seed=args.seed, device=args.device,
-                            B=args.B, sigma=args.sigma, input_scale=args.input_scale, progress=lambda i: prog.advance(task),
+                            **args.init_options, progress=lambda i: prog.advance(task),
                             workers=args.workers, scheduler=args.scheduler)
     K, N = got.profiles, args.N
     s = summarize_profiles(K, N)
     m = summarize_models(K, got.ones, N, seed=args.seed, functions=got.functions)
     params = {"preset": args.preset, "conventions": cfg.conventions, "N": N, "D": cfg.D, "L": cfg.L,
-              "H": cfg.H, "F": cfg.F, "eps": cfg.eps, "init": args.init, "B": args.B, "sigma": args.sigma,
-              "input_scale": args.input_scale, "seed": args.seed}
+              "H": cfg.H, "F": cfg.F, "eps": cfg.eps, "init": args.init, **args.init_options,
+              "seed": args.seed}
     preset_conventions = PRESET_SPECS[args.preset]["conventions"]
     changed = [f"{k}={v}" for k, v in cfg.conventions.items() if preset_conventions[k] != v]
     named = "" if not changed else " + " + ", ".join(changed)

@@ -15,7 +15,7 @@ from numeric.validation import check_device, check_int, check_real, check_seed
 from verify.cli.options import MAX_THREADS, integer
 from numeric.vocabulary import INIT_SCHEMES
 from verify.cli import writing
-from verify.cli.options import check_model_options
+from verify.cli.options import check_init_options, check_model_options
 
 #: Longest string length accepted (the positional table is built with N_max = max(64, N)).
 MAX_N = 4096
@@ -31,8 +31,12 @@ def register(sub):
     p.add_argument("--eps", type=float, default=0.0, help="layer-norm epsilon >= 0 (default 0)")
     p.add_argument("--init", "--scheme", dest="init", default="uniform", choices=INIT_SCHEMES,
                    help=f"{' | '.join(INIT_SCHEMES)} (default uniform)")
-    p.add_argument("--B", type=float, default=1.0, help="box half-width for --init uniform (default 1)")
-    p.add_argument("--sigma", type=float, default=1.0, help="std for --init gaussian (default 1)")
+    p.add_argument("--B", type=float, default=None,
+                   help="box half-width, for an --init that draws from a box (default 1); refused under one that "
+                        "does not use it")
+    p.add_argument("--sigma", type=float, default=None,
+                   help="Gaussian std, for an --init that draws Gaussian values (default 1); refused under one "
+                        "that does not use it")
     p.add_argument("--models", type=integer, default=10, help="number of random models (default 10)")
     p.add_argument("--strings", type=integer, default=200, help="sampled strings per model (default 200)")
     p.add_argument("--seed", type=integer, default=0, help="first seed >= 0 (model i uses seed + i)")
@@ -51,6 +55,7 @@ def _validate(args) -> None:
     """Option checks before any work."""
     check_int(args.N, "--N", lo=1, hi=MAX_N)
     check_model_options(args)
+    args.init_options = check_init_options(args)
     check_int(args.strings, "--strings", lo=1)
     check_seed(args.seed, "--seed", count=args.models)
     check_real(args.level, "--level", lo=0, hi=1, lo_open=True, hi_open=True)
@@ -85,11 +90,11 @@ def _sample(args) -> int:
     with Progress(console=console, transient=True) as prog:
         task = prog.add_task(f"{args.models} models, N = {args.N}, {args.strings} strings each", total=args.models)
         res = sampled_profiles(cfg, args.init, args.N, args.models, args.strings, seed=args.seed,
-                               device=args.device, level=args.level, B=args.B, sigma=args.sigma,
+                               device=args.device, level=args.level, **args.init_options,
                                progress=lambda i: prog.advance(task))
     s = res.summary
     params = {"N": args.N, "D": cfg.D, "L": cfg.L, "H": cfg.H, "F": cfg.F, "eps": cfg.eps, "init": args.init,
-              "B": args.B, "sigma": args.sigma, "seed": args.seed, "strings": args.strings, "level": args.level}
+              **args.init_options, "seed": args.seed, "strings": args.strings, "level": args.level}
     t = Table(title=f"sampled profiles ({args.init}, D={cfg.D}, L={cfg.L}, H={cfg.H}, eps={cfg.eps:g}, "
                     f"N={args.N}, {args.strings} strings per model), as formalised in boolverify")
     for col in ("seed", "k0_fraction", f"k0_ci ({args.level:g})", "mean s(x)", "constant on sample"):

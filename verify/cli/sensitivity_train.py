@@ -17,7 +17,8 @@ from __future__ import annotations
 from verify.cli import as_options
 from numeric.validation import InputError, check_choice, check_device, check_int, check_real, reject
 from verify.cli.options import MAX_THREADS, comma_items, integer, integers
-from numeric.vocabulary import INIT_SCHEMES, LOSSES, TRAINING_TARGETS
+from numeric import vocabulary
+from numeric.vocabulary import INIT_SCHEMES, TRAINING_TARGETS
 from verify.cli.options import console as make_console
 
 
@@ -36,7 +37,9 @@ def register(sub):
     p.add_argument("--lr", type=float, default=None, help="learning rate (default 3e-3)")
     p.add_argument("--weight-decay", type=float, default=None, help="AdamW weight decay (default 0.01)")
     p.add_argument("--batch-size", type=integer, default=None, help="strings per step (default 128)")
-    p.add_argument("--loss", default="bce", help="bce (logistic) or mse (targets +-1)")
+    p.add_argument("--loss", default="bce",
+                   help=f"the training loss, one of {', '.join(vocabulary.LOSSES)} (default bce: "
+                   "logistic; mse: squared error with targets +-1)")
     p.add_argument("--init", default="xavier_uniform",
                    help="uniform, gaussian, xavier_uniform (default) or xavier_normal")
     p.add_argument("--D", type=integer, default=16, help="model width (default 16)")
@@ -93,7 +96,7 @@ def _validate(args):
         check_real(args.lr, "--lr", lo=0, lo_open=True)
     if args.weight_decay is not None:
         check_real(args.weight_decay, "--weight-decay", lo=0)
-    check_choice(args.loss, "--loss", LOSSES)
+    check_choice(args.loss, "--loss", vocabulary.LOSSES)
     check_choice(args.init, "--init", INIT_SCHEMES)
     check_choice(args.dtype, "--dtype", ("float64", "float32"))
     check_device(args.device, "--device")
@@ -153,7 +156,8 @@ def _handler(args) -> int:
 
     # the configs are built here, so that a bad --D/--H/--eps fails before any bar is drawn
     names = {"train_strings": "--train-strings", "steps": "--steps", "lr": "--lr", "batch_size": "--batch-size",
-             "test_samples": "--test-samples", "profile_samples": "--profile-samples", "D": "--D", "H": "--H"}
+             "test_samples": "--test-samples", "profile_samples": "--profile-samples", "D": "--D", "H": "--H",
+             "loss": "--loss"}
     with as_options(names):
         grid = run_training_grid(targets, Ns, args.seeds, D=args.D, L=args.L, H=args.H, eps=args.eps,
                                  on_start=start, **kw)

@@ -62,20 +62,20 @@ def register(sub):
 def _validate(args):
     """Option checks before any work; returns ``(Ns, sigmas)``."""
     from verify.cli.options import (FLOPS_PER_SECOND, MAX_THREADS, check_distinct_files, check_figure_output,
-                                    check_output, comma_items, reals, require_time)
-    from verify.cli.xor_options import parse_int_list
+                                    check_output, comma_items, integers, reals, require_time)
+    from numeric.transformer import CONSTRUCTED, construction_of
     from numeric.vocabulary import VOLUME_SOLUTIONS
     from verify.experiments.local_volume import (DEFAULT_SIGMAS, DEFAULT_TRAIN_BATCH, DEFAULT_TRAIN_STEPS,
                                                  DEFAULT_TRIES, TRAINED_SHAPE, check_sigmas)
 
-    functions = comma_items(args.function, "--function", "one of first, majority, parity, or a comma-separated list")
-    for f in functions:
-        check_choice(f, "--function", ("first", "majority", "parity"))
+    # each name resolved once, to its construction (a trained solution is compared with it)
+    functions = [construction_of(check_choice(f, "--function", CONSTRUCTED)).name for f in comma_items(
+        args.function, "--function", f"one of {', '.join(CONSTRUCTED)}, or a comma-separated list")]
     if len(set(functions)) < len(functions):
         reject("--function", args.function, "distinct functions (one curve each)")
-    Ns = parse_int_list(args.N, "--N", 1)
-    for N in Ns:
-        check_int(N, "--N", lo=1, hi=MAX_N)
+    Ns = integers(args.N, "--N", lo=1, hi=MAX_N)
+    if len(set(Ns)) < len(Ns):
+        reject("--N", args.N, f"distinct lengths ({sorted(N for N in set(Ns) if Ns.count(N) > 1)} repeated)")
     sigmas = DEFAULT_SIGMAS if args.sigmas is None else check_sigmas(reals(args.sigmas, "--sigmas"), "--sigmas")
     check_int(args.models, "--models", lo=1, hi=10**7)
     check_seed(args.seed, "--seed", count=args.models)

@@ -263,7 +263,7 @@ def _compare(args):
     from verify.cli.options import console
     from rich.table import Table
 
-    from verify.experiments.attention_comparison import compare, representational_bounds
+    from verify.experiments.attention_comparison import ONE_STEP_BELOW_KEY, compare, representational_bounds
 
     with progress_bar() as prog:
         task = prog.add_task("compare", total=1)
@@ -279,7 +279,7 @@ def _compare(args):
     for att in ATTENTIONS:
         r = res.results[att]
         o, g, a = r["one_step"], r.get("gd", {}), r.get("adam", {})
-        t.add_row(att, f"{o['median_loss']:.3g}", f"{o['frac_below_1e-6']:.2f}", f"{o['success_rate']:.2f}",
+        t.add_row(att, f"{o['median_loss']:.3g}", f"{o[ONE_STEP_BELOW_KEY]:.2f}", f"{o['success_rate']:.2f}",
                   f"{g.get('median_final_loss', float('nan')):.3g}", f"{g.get('success_rate', float('nan')):.2f}",
                   f"{a.get('median_final_loss', float('nan')):.3g}", f"{a.get('success_rate', float('nan')):.2f}")
     con = console()

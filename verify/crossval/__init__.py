@@ -5,16 +5,17 @@ the conventions objects, the checks behind ``boolverify crossval`` and their res
 types. A ``"MODULE:FUNCTION"`` target is executed as code (in a child process).
 """
 
-from verify.crossval.implementations import (
-    CrossvalResult, Mismatch, ProfileConventions, XorConventions, crossval_file,
-    crossval_profile_function, crossval_xor, read_table, seeded_table,
-)
+from verify.crossval.claim_files import crossval_file
 from verify.crossval.library import (
     assert_population_grad_matches, assert_population_loss_matches, assert_profile_matches,
 )
+from verify.crossval.profile_functions import ProfileConventions, crossval_profile_function, seeded_table
+from verify.crossval.results import CrossvalResult, Mismatch
+from verify.crossval.table_files import read_table
 from verify.crossval.target import (
     TargetDied, TargetExited, TargetFailed, TargetRaised, TargetTimedOut, load_callable,
 )
+from verify.crossval.xor_functions import XorConventions, crossval_xor
 
 __all__ = [
     "assert_population_grad_matches", "assert_population_loss_matches", "assert_profile_matches",

@@ -18,9 +18,9 @@ Bad arguments to the assertion itself raise :class:`numeric.validation.InputErro
 
 from __future__ import annotations
 
-from verify.crossval.implementations import (
-    CrossvalResult, crossval_profile_function, crossval_xor,
-)
+from verify.crossval.profile_functions import crossval_profile_function
+from verify.crossval.results import CrossvalResult
+from verify.crossval.xor_functions import crossval_xor
 from verify.crossval.target import TargetFailed
 
 
@@ -67,7 +67,8 @@ def assert_profile_matches(fn, conventions=None, *, max_N=10, max_examples=100, 
     on tables of every ``N`` from 1 to ``max_N`` (conventions: a
     :class:`~verify.crossval.ProfileConventions`)."""
     __tracebackhide__ = True
-    from verify.crossval.implementations import ProfileConventions, QUANTITY
+    from verify.crossval.profile_functions import ProfileConventions
+    from verify.crossval.results import QUANTITY
 
     conv = conventions or ProfileConventions()
     return _check(lambda: crossval_profile_function(fn, conventions, max_N, max_examples, seed, timeout=timeout,

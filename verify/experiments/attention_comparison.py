@@ -13,15 +13,90 @@ rates and the best final median loss is kept (:func:`compare`).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import torch
 
-from numeric import xor
-from numeric.validation import check_choice, check_int, check_real
-from numeric.vocabulary import ATTENTIONS, OPTIMIZERS
+from numeric import vocabulary, xor
+from numeric.validation import check_choice, check_int, check_real, reject
+from numeric.vocabulary import ATTENTIONS
 from numeric.xor import step_metrics
+from verify.experiments.claim_rules import SX5
 from verify.experiments.records import AttentionComparison
 from verify.experiments.xor_sweeps import cell_support, make_instances
+
+
+@dataclass(frozen=True)
+class Optimizer:
+    r"""One optimiser of the multi-step runs: everything :func:`train` needs to know about it.
+
+    :func:`train` reads the optimiser from here (no code branches on its name), so an optimiser
+    is added by adding its name to :data:`numeric.vocabulary.OPTIMIZERS` and one entry to
+    :data:`TRAINING_OPTIMIZERS`.
+
+    Attributes:
+        name: the optimiser's name in :data:`numeric.vocabulary.OPTIMIZERS`.
+        description: the update in words.
+        start: ``start(theta, theta_tilde)``: the optimiser's state before the first step.
+        step: ``step(state, (theta, theta_tilde), (grad, grad_tilde), t, lr)``: the parameters
+            after step ``t`` (1-based); ``state`` is updated in place.
+    """
+
+    name: str
+    description: str
+    start: Callable[[torch.Tensor, torch.Tensor], Any]
+    step: Callable
+
+
+#: Adam's constants: the standard ones (beta_1, beta_2, epsilon)
+ADAM_BETA1, ADAM_BETA2, ADAM_EPS = 0.9, 0.999, 1e-8
+
+
+def _no_state(th, tt):
+    return None
+
+
+def _gd_step(state, params, grads, t, lr):
+    (th, tt), (g, gt) = params, grads
+    return th - lr * g, tt - lr * gt
+
+
+def _adam_start(th, tt):
+    return {"m1": [torch.zeros_like(th), torch.zeros_like(tt)],
+            "m2": [torch.zeros_like(th), torch.zeros_like(tt)]}
+
+
+def _adam_step(state, params, grads, t, lr):
+    b1, b2, ae = ADAM_BETA1, ADAM_BETA2, ADAM_EPS
+    m1, m2 = state["m1"], state["m2"]
+    new = []
+    for i, (p, gr) in enumerate(zip(params, grads)):
+        m1[i] = b1 * m1[i] + (1 - b1) * gr
+        m2[i] = b2 * m2[i] + (1 - b2) * gr * gr
+        mh = m1[i] / (1 - b1**t)
+        vh = m2[i] / (1 - b2**t)
+        new.append(p - lr * mh / (vh.sqrt() + ae))
+    return new[0], new[1]
+
+
+#: The optimisers of the multi-step runs, keyed by the names of
+#: :data:`numeric.vocabulary.OPTIMIZERS`.
+TRAINING_OPTIMIZERS = {
+    "gd": Optimizer("gd", "gradient descent theta - lr grad", _no_state, _gd_step),
+    "adam": Optimizer("adam", f"Adam with bias correction (beta_1 = {ADAM_BETA1}, beta_2 = "
+                      f"{ADAM_BETA2}, epsilon = {ADAM_EPS:g})", _adam_start, _adam_step),
+}
+
+
+def optimizer_of(optimizer) -> Optimizer:
+    """The :class:`Optimizer` named ``optimizer``; :class:`InputError` for a name outside
+    :data:`numeric.vocabulary.OPTIMIZERS` or one without an entry (never another optimiser)."""
+    check_choice(optimizer, "optimizer", vocabulary.OPTIMIZERS)
+    try:
+        return TRAINING_OPTIMIZERS[optimizer]
+    except KeyError:
+        reject("optimizer", optimizer, f"one of {tuple(TRAINING_OPTIMIZERS)}, the optimisers the runs implement")
 
 
 def train(V, theta0, theta_tilde0, support, *, attention="softmax", optimizer="gd", steps=2000,
@@ -37,15 +112,12 @@ def train(V, theta0, theta_tilde0, support, *, attention="softmax", optimizer="g
         seed diverged), ``theta``, ``theta_tilde`` (final, NaN where diverged).
     """
     check_choice(attention, "attention", ATTENTIONS)
-    check_choice(optimizer, "optimizer", OPTIMIZERS)
+    opt = optimizer_of(optimizer)
     check_int(steps, "steps", lo=0)
     check_real(lr, "lr", lo=0, lo_open=True)
     check_int(record_every, "record_every", lo=1)
     th, tt = theta0.clone(), theta_tilde0.clone()
-    if optimizer == "adam":
-        m1 = [torch.zeros_like(th), torch.zeros_like(tt)]
-        m2 = [torch.zeros_like(th), torch.zeros_like(tt)]
-        b1, b2, ae = 0.9, 0.999, 1e-8
+    state = opt.start(th, tt)
     rec_steps, rec_loss = [], []
     alive = torch.ones(th.shape[:-1], dtype=torch.bool, device=th.device)
 
@@ -59,17 +131,7 @@ def train(V, theta0, theta_tilde0, support, *, attention="softmax", optimizer="g
     record(0)
     for t in range(1, steps + 1):
         g, gt = xor.population_grad(V, th, tt, support, attention=attention)
-        if optimizer == "gd":
-            th, tt = th - lr * g, tt - lr * gt
-        else:
-            new = []
-            for i, (p, gr) in enumerate(((th, g), (tt, gt))):
-                m1[i] = b1 * m1[i] + (1 - b1) * gr
-                m2[i] = b2 * m2[i] + (1 - b2) * gr * gr
-                mh = m1[i] / (1 - b1**t)
-                vh = m2[i] / (1 - b2**t)
-                new.append(p - lr * mh / (vh.sqrt() + ae))
-            th, tt = new
+        th, tt = opt.step(state, (th, tt), (g, gt), t, lr)
         bad = ~(torch.isfinite(th).all(-1) & torch.isfinite(tt).all(-1))
         if bad.any():
             alive = alive & ~bad
@@ -82,6 +144,21 @@ def train(V, theta0, theta_tilde0, support, *, attention="softmax", optimizer="g
     th = torch.where(alive.unsqueeze(-1), th, nan)
     tt = torch.where(alive.unsqueeze(-1), tt, nan)
     return {"steps": rec_steps, "loss": torch.stack(rec_loss), "theta": th, "theta_tilde": tt}
+
+
+def threshold_text(threshold) -> str:
+    """A loss threshold as the rules and the summary keys write it: 1e-06 -> ``"1e-6"``."""
+    return f"{threshold:g}".replace("e-0", "e-").replace("e+0", "e")
+
+
+def below_key(threshold) -> str:
+    """The summary key of the fraction of seeds whose one-step loss is below ``threshold``
+    (``"frac_below_1e-6"``)."""
+    return "frac_below_" + threshold_text(threshold)
+
+
+#: the key of the one-step summary that SX-5's rule reads
+ONE_STEP_BELOW_KEY = below_key(SX5.one_step_loss_threshold)
 
 
 def _median(t):
@@ -139,10 +216,12 @@ def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=No
     eta = xor.default_lr(d, m, c)
     gd_lrs = tuple(gd_lrs) if gd_lrs is not None else tuple(eta * 10.0**-k for k in (0, 2, 4, 6))
     adam_lrs = tuple(adam_lrs)
+    grids = {"gd": gd_lrs, "adam": adam_lrs}
+    for name in grids:          # each grid names an optimiser with an entry
+        optimizer_of(name)
     support = cell_support(d, 1, m)
     V, th0, tt0 = make_instances(d, m, list(range(seed_offset, seed_offset + n_seeds)))
-    runs = [(att, opt, lr) for att in ATTENTIONS for opt, lrs in (("gd", gd_lrs), ("adam", adam_lrs))
-            for lr in lrs]
+    runs = [(att, opt, lr) for att in ATTENTIONS for opt, lrs in grids.items() for lr in lrs]
     total, done = len(runs) + len(ATTENTIONS), 0
     config = {"d": d, "m": m, "n_seeds": n_seeds, "train_seeds": train_seeds, "steps": steps,
               "eta": eta, "eps": eps, "support": list(support), "gd_lrs": list(gd_lrs),
@@ -156,7 +235,7 @@ def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=No
         on_support = torch.minimum(1 - met["eps1"], 1 - met["eps2"])
         out[att] = {"one_step": {
             "loss": L.tolist(), "median_loss": _median(L),
-            "frac_below_1e-6": float((L < 1e-6).double().mean()),
+            ONE_STEP_BELOW_KEY: float((L < SX5.one_step_loss_threshold).double().mean()),
             "success_rate": float(met["success"].double().mean()),
             "median_attention_on_support": _median(on_support),
         }}
@@ -186,4 +265,4 @@ def representational_bounds(d, m, seed=0):
     return {"linear_bound": linear_attention_loss_bound(V[0].numpy(), cell_support(d, 1, m)),
             "erf_bound": erf_attention_loss_bound(d)}
 
-__all__ = ["train", "train_entry", "compare", "representational_bounds"]
+__all__ = ["Optimizer", "TRAINING_OPTIMIZERS", "ADAM_BETA1", "ADAM_BETA2", "ADAM_EPS", "optimizer_of", "threshold_text", "below_key", "ONE_STEP_BELOW_KEY", "train", "train_entry", "compare", "representational_bounds"]

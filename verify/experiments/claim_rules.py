@@ -87,7 +87,9 @@ SX4 = Rules(
 SX5 = Rules(
     "SX-5",
     d=1000, m=32, seeds=400, level=0.99,
-    #: softmax: P(one step reaches L < 1e-6) has a lower bound above this
+    #: a step "reaches" a solution when its population loss is below this
+    one_step_loss_threshold=1e-6,
+    #: softmax: P(one step reaches L < one_step_loss_threshold) has a lower bound above this
     softmax_floor=0.85,
     #: linear and erf: P(one step succeeds) and P(one step reaches L <= loss_floor) stay below this
     failure_ceiling=0.05,

@@ -159,10 +159,11 @@ def run_theorem45(path, plan, *, key=None, progress=None) -> dict:
         the run's data: ``params``, ``cells`` (``"scheme/N=..."`` -> :func:`run_cell`), ``note``.
     """
     from verify.common.atomic_io import atomic_write_json
-    from numeric.transformer import TransformerConfig
+    from numeric.transformer import INIT_SCHEME_REGISTRY, TransformerConfig
 
     p = check_plan(**plan)
     Ns, S, S_large, large_from, target = p["Ns"], p["strings"], p["strings_large"], p["large_from"], p["target"]
+    # the options of the schemes that use them (each scheme is given only its own)
     init_kw = {"B": 1.0, "sigma": 1.0}
     if p["preset"] is None:
         config = TransformerConfig(D=p["D"], L=p["L"], H=p["H"], eps=p["eps"], N_max=max(Ns))
@@ -209,8 +210,9 @@ def run_theorem45(path, plan, *, key=None, progress=None) -> dict:
     if data["cells"] and progress is not None:
         progress(f"resumed from {path}: {len(data['cells'])} cells kept from the file, {len(todo)} to run")
     for scheme, N in todo:
+        used = {name: value for name, value in init_kw.items() if name in INIT_SCHEME_REGISTRY[scheme].options}
         cell = run_cell(config, scheme, N, a=p["a"], S=strings_for(N, S, S_large, large_from),
-                        target=target, max_draws=p["max_draws"], pilot=p["pilot"], **init_kw)
+                        target=target, max_draws=p["max_draws"], pilot=p["pilot"], **used)
         # the file's form: resumed cells are read back from it as such
         data["cells"][f"{scheme}/N={N}"] = cell.as_dict()
         atomic_write_json(path, whole, records=len(data["cells"]))

@@ -50,10 +50,11 @@ from numeric.boolean import (
     baseline_accuracy, exact_mean_sensitivity, labels, smallest_N, truth_table,
 )
 from numeric.transformer import strings  # bit matrix of string indices
+from numeric import vocabulary
 from numeric.validation import (
-    InputError, check_bool, check_choice, check_device, check_dtype, check_int, check_real,
+    InputError, check_bool, check_choice, check_device, check_dtype, check_int, check_real, reject,
 )
-from numeric.vocabulary import ALL_TARGETS, INIT_SCHEMES, LOSSES
+from numeric.vocabulary import ALL_TARGETS, INIT_SCHEMES
 from verify.stats.intervals import wilson_interval
 
 #: largest N for exact accuracy / profile over all 2^N strings (2^20 ≈ 1e6 forward passes)
@@ -136,6 +137,53 @@ class TrainResult:
                 if f.name not in ("model", "train_index")}
 
 
+# ----------------------------------------------------------------------------- losses
+
+
+@dataclass(frozen=True)
+class TrainingLoss:
+    r"""One training loss: everything :func:`fit` needs to know about it.
+
+    :func:`fit` reads the loss from here (no code branches on its name), so a loss is added by
+    adding its name to :data:`numeric.vocabulary.LOSSES` and one entry to :data:`TRAINING_LOSSES`.
+
+    Attributes:
+        name: the loss's name in :data:`numeric.vocabulary.LOSSES`.
+        description: the loss in words (help texts, reports).
+        batch_loss: ``batch_loss(T, y)``: the mean over a mini-batch of :math:`\ell(T_j, y_j)`,
+            ``T`` the ``(B,)`` real outputs, ``y`` the ``(B,)`` 0/1 labels in the same dtype.
+    """
+
+    name: str
+    description: str
+    batch_loss: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def _logistic_loss(T, y):
+    return torch.nn.functional.binary_cross_entropy_with_logits(T, y)
+
+
+def _squared_loss(T, y):
+    return ((T - (2 * y - 1)) ** 2).mean()
+
+
+#: The training losses, keyed by the names of :data:`numeric.vocabulary.LOSSES`.
+TRAINING_LOSSES = {
+    "bce": TrainingLoss("bce", "logistic loss BCE(sigmoid(T), y) on the logit T", _logistic_loss),
+    "mse": TrainingLoss("mse", "squared error (T - (2y - 1))^2, targets +-1", _squared_loss),
+}
+
+
+def training_loss(loss) -> TrainingLoss:
+    """The :class:`TrainingLoss` named ``loss``; :class:`InputError` for a name outside
+    :data:`numeric.vocabulary.LOSSES` or one without an entry (never another loss instead)."""
+    check_choice(loss, "loss", vocabulary.LOSSES)
+    try:
+        return TRAINING_LOSSES[loss]
+    except KeyError:
+        reject("loss", loss, f"one of {tuple(TRAINING_LOSSES)}, the losses training implements")
+
+
 # ----------------------------------------------------------------------------- evaluation
 
 
@@ -201,7 +249,7 @@ def validate_options(target, N, *, init="xavier_uniform", seed=0, steps=400, lr=
     check_int(steps, "steps", lo=1)
     lr = check_real(lr, "lr", lo=0, lo_open=True)
     weight_decay = check_real(weight_decay, "weight_decay", lo=0)
-    check_choice(loss, "loss", LOSSES)
+    training_loss(loss)
     for name, value in (("batch_size", batch_size), ("test_samples", test_samples),
                         ("profile_samples", profile_samples), ("chunk", chunk)):
         check_int(value, name, lo=1)
@@ -284,6 +332,7 @@ def fit(model, target, N, pool, gen, *, steps, batch_size, loss, lr, weight_deca
         dict with ``loss_curve`` (at most ~100 ``(step, loss)`` points), ``final_loss``,
         ``examples_seen`` and ``train_time_s``.
     """
+    batch_loss = training_loss(loss).batch_loss
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     model.train()
     batches = _Batches(N, pool, batch_size, gen)
@@ -295,10 +344,7 @@ def fit(model, target, N, pool, gen, *, steps, batch_size, loss, lr, weight_deca
         if on_batch is not None:
             on_batch(step, xb, yb)
         T = model(xb.to(device=device, dtype=dtype)).reshape(-1)
-        if loss == "bce":
-            ell = torch.nn.functional.binary_cross_entropy_with_logits(T, yb)
-        else:
-            ell = ((T - (2 * yb - 1)) ** 2).mean()
+        ell = batch_loss(T, yb)
         opt.zero_grad(set_to_none=True)
         ell.backward()
         opt.step()
@@ -478,7 +524,8 @@ def run_training_grid(targets, Ns, seeds, *, D=DEFAULT_D, L=DEFAULT_L, H=DEFAULT
     The configs are built at the call (bad sizes fail before any run); the runs when iterated."""
     from numeric.transformer import TransformerConfig
 
-    # every config now, so that a bad D/H/eps fails at the call, before any run
+    # every config and the loss now, so that a bad D/H/eps or loss fails at the call, before any run
+    training_loss(train_kw.get("loss", train.__kwdefaults__["loss"]))
     configs = {N: TransformerConfig(D=D, L=L, H=H, eps=eps, N_max=max(64, N)) for N in Ns}
 
     def runs():
@@ -515,6 +562,6 @@ def summarize_runs(dicts):
     return out
 
 __all__ = [
-    "TrainResult", "train", "summarize_runs", "run_training_grid", "training_report", "validate_options", "training_data", "fit", "evaluate",
+    "TrainResult", "TrainingLoss", "TRAINING_LOSSES", "training_loss", "train", "summarize_runs", "run_training_grid", "training_report", "validate_options", "training_data", "fit", "evaluate",
     "EXACT_LIMIT", "ALL_STRINGS_LIMIT", "TRAINING_THREADS", "pinned_threads",
 ]

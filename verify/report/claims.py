@@ -142,7 +142,7 @@ _A = [
         "Softmax is necessary: with m << d linear and erf attention fail in one step and after T GD/Adam "
         "steps; softmax succeeds",
         "theorems/test_SX5_softmax_necessity.py", "stochastic",
-        f"p = P(one softmax step reaches L < 1e-6) at d = {SX5.d}, m = {SX5.m}: pass iff the one-sided "
+        f"p = P(one softmax step reaches L < {_n(SX5.one_step_loss_threshold)}) at d = {SX5.d}, m = {SX5.m}: pass iff the one-sided "
         f"{_pct(SX5.level)} Clopper-Pearson lower bound > {_n(SX5.softmax_floor)} (n = {SX5.seeds} "
         f"seeds; an implementation with p <= {_n(SX5.softmax_floor)} passes with probability <= "
         f"{_pct(1 - SX5.level)}; correct code fails far below 0.1 %). Linear and erf: P(one step "
@@ -152,7 +152,7 @@ _A = [
         f"{SX5.full_train_steps}) ends finite and > {_n(SX5.loss_floor)} (a certainty given the "
         f"representational bounds > {_n(SX5.linear_bound_floor)})",
         "softmax is necessary: linear and erf fail (one step and T GD/Adam steps) while one softmax step "
-        f"reaches `L < 1e-6` in most instances (lower bound > {_n(SX5.softmax_floor)}); best loss of "
+        f"reaches `L < {_n(SX5.one_step_loss_threshold)}` in most instances (lower bound > {_n(SX5.softmax_floor)}); best loss of "
         "linear attention with `m < d` bounded away from 0",
         "same instances side by side; Clopper-Pearson bounds; computed representational bound (erf "
         "bound exact)"),

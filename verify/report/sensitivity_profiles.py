@@ -4,7 +4,7 @@
 A result is a dict (:func:`summarise_profile`): the label, ``N``, the profile
 ``K_k = #{x : s(x, f) = k}``, ``K_k / 2^N``, the average sensitivity ``as(f)`` (exact and as a
 float, also over ``N``), the minimal and maximal sensitivity and ``K_0``. For the functions with
-a proved formula (:data:`verify.symbolic.profile_proofs.FORMULA_FUNCTIONS`) it also holds the
+a proved formula (:data:`verify.symbolic.profile_proofs.PROFILE_PROOFS`) it also holds the
 proved profile and whether enumeration and proof agree.
 
 A truth-table file is ``.npy`` (a 1-D array of 0/1) or text holding only the characters 0
@@ -106,12 +106,12 @@ def profile_result(table, label, *, function=None, params=None, table_file=None,
     result.update({"function": function, "params": params, "table_file": table_file})
     if function is None:
         return result
-    from verify.symbolic.profile_proofs import FORMULA_FUNCTIONS, formula_profile
+    from verify.symbolic.profile_proofs import PROFILE_PROOFS, formula_profile
 
     name = function.lower()
-    if name in FORMULA_FUNCTIONS and not (name == "majority" and N < 2):
-        kw = {"k": len(params["S"])} if name == "sparse_parity" else {}
-        formula = formula_profile(name, N, **kw)
+    proof = PROFILE_PROOFS.get(name)  # not every function has a proved profile
+    if proof is not None and N >= proof.smallest_N:
+        formula = formula_profile(name, N, proof.set_size(params))
         result["formula"] = {str(k): v for k, v in sorted(formula.items())}
         result["formula_agrees"] = formula == {k: v for k, v in enumerate(result["profile"]) if v}
     return result

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import Callable
 
 import sympy as sp
 
@@ -42,9 +43,6 @@ _w = sp.Symbol("w", integer=True, nonnegative=True)
 _k = sp.Symbol("k", integer=True, positive=True)
 
 FORMS = ("general", "even", "odd")  # N symbolic, N = 2m, N = 2m + 1
-
-#: The functions of :data:`numeric.vocabulary.FUNCTIONS` whose profile is proved here.
-FORMULA_FUNCTIONS = ("parity", "first", "dictator", "sparse_parity", "majority")
 
 
 @dataclass
@@ -233,32 +231,73 @@ def prove_all() -> list[ProfileProof]:
 
 
 @functools.lru_cache(maxsize=None)
-def _cached(name, form) -> ProfileProof:
-    proof = {"parity": prove_parity, "dictator": prove_dictator, "sparse_parity": prove_sparse_parity,
-             "majority": prove_majority}[name](form)
+def _proved(prove, form) -> ProfileProof:
+    proof = prove(form)
     if not proof.holds:  # never evaluate a formula whose proof failed
         bad = [c for c, ok in proof.checks if not ok]
-        raise AssertionError(f"{name} ({form}): proof checks failed: {bad}")
+        raise AssertionError(f"{proof.name} ({form}): proof checks failed: {bad}")
     return proof
+
+
+@dataclass(frozen=True)
+class FunctionProof:
+    """The proved profile of one function of :data:`numeric.vocabulary.FUNCTIONS`.
+
+    Every function of this module that depends on the function reads it from here (no code
+    branches on its name), so a proof is added by adding one entry to :data:`PROFILE_PROOFS`.
+
+    Attributes:
+        name: the function's name (a key of ``numeric.boolean.BOOLEAN_FUNCTIONS``).
+        smallest_N: the smallest ``N`` its proof covers (its cases need it).
+        evaluate: ``evaluate(N, k)``: the proved profile at ``N`` (already checked against
+            :attr:`smallest_N`), non-zero entries only; ``k`` is the size of its set of positions
+            where the function has one (sparse parity), else ignored.
+        set_size: ``set_size(params)``: the ``k`` of ``evaluate`` from the function's parameters
+            (None where the profile does not depend on them).
+    """
+
+    name: str
+    smallest_N: int
+    evaluate: Callable
+    set_size: Callable = lambda params: None
+
+
+def _sparse_parity_profile(N, k):
+    k = check_int(k, "k", lo=1, hi=N)
+    return _proved(prove_sparse_parity, "general").at(N=N, k=k)
+
+
+#: The functions whose profile is proved here, keyed by name.
+PROFILE_PROOFS = {
+    "parity": FunctionProof("parity", 1, lambda N, k=None: _proved(prove_parity, "general").at(N=N)),
+    "first": FunctionProof("first", 1, lambda N, k=None: _proved(prove_dictator, "general").at(N=N)),
+    "dictator": FunctionProof("dictator", 1, lambda N, k=None: _proved(prove_dictator, "general").at(N=N)),
+    "sparse_parity": FunctionProof("sparse_parity", 1, _sparse_parity_profile,
+                                   set_size=lambda params: len(params["S"])),
+    # the cases of the majority proof need m >= 1
+    "majority": FunctionProof("majority", 2, lambda N, k=None: _proved(
+        prove_majority, "even" if N % 2 == 0 else "odd").at(m=N // 2)),
+}
+#: The functions of :data:`numeric.vocabulary.FUNCTIONS` whose profile is proved here.
+FORMULA_FUNCTIONS = tuple(PROFILE_PROOFS)
+
+
+def profile_proof(name) -> FunctionProof:
+    """The :class:`FunctionProof` of ``name``; :class:`InputError` listing the proved functions
+    for any other name."""
+    check_choice(name, "name", tuple(PROFILE_PROOFS))
+    return PROFILE_PROOFS[name]
 
 
 def formula_profile(name, N: int, k: int | None = None) -> dict[int, int]:
     """The proved profile evaluated at a concrete ``N`` (non-zero entries only), e.g.
     ``formula_profile("majority", 10) == {0: 562, 5: 252, 6: 210}``."""
     N = check_int(N, "N", lo=1)
-    check_choice(name, "name", FORMULA_FUNCTIONS)
-    if name == "parity":
-        return _cached("parity", "general").at(N=N)
-    if name in ("dictator", "first"):
-        return _cached("dictator", "general").at(N=N)
-    if name == "sparse_parity":
-        k = check_int(k, "k", lo=1, hi=N)
-        return _cached("sparse_parity", "general").at(N=N, k=k)
-    check_int(N, "N", lo=2)  # majority: the proof's cases need m >= 1
-    return _cached("majority", "even" if N % 2 == 0 else "odd").at(m=N // 2)
+    proof = profile_proof(name)
+    return proof.evaluate(check_int(N, "N", lo=proof.smallest_N), k)
 
 
 __all__ = [
-    "Case", "ProfileProof", "FORMS", "FORMULA_FUNCTIONS", "weight_sensitivity", "prove_by_weights",
+    "Case", "ProfileProof", "FunctionProof", "PROFILE_PROOFS", "profile_proof", "FORMS", "FORMULA_FUNCTIONS", "weight_sensitivity", "prove_by_weights",
     "prove_parity", "prove_sparse_parity", "prove_dictator", "prove_majority", "majority_claim", "prove_all", "formula_profile",
 ]

@@ -6,15 +6,11 @@ import re
 import numpy as np
 import pytest
 
-from verify.crossval.implementations import (
-    ProfileConventions,
-    XorConventions,
-    crossval_file,
-    crossval_profile_function,
-    crossval_xor,
-    load_callable,
-    read_table,
-)
+from verify.crossval.claim_files import crossval_file
+from verify.crossval.profile_functions import ProfileConventions, crossval_profile_function
+from verify.crossval.table_files import read_table
+from verify.crossval.target import load_callable
+from verify.crossval.xor_functions import XorConventions, crossval_xor
 from numeric.validation import InputError
 from tests.helpers import PROJECT_ROOT, raises_input_error, run_cli_process
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from numeric.transformer._init import INIT_SCHEME_REGISTRY
 from numeric.transformer._model import BooleanTransformer, preset_config, random_model, sinusoidal_positions
 from numeric.vocabulary import BHATTAMISHRA_INIT_SCHEMES
 from verify.common.tolerances import tolerance
@@ -47,13 +48,18 @@ OPTIONS = [
 ]
 
 
+def _used(scheme, **options):
+    """The options of ``options`` that ``scheme`` uses (it refuses the others)."""
+    return {name: value for name, value in options.items() if name in INIT_SCHEME_REGISTRY[scheme].options}
+
+
 @needs_public
 @pytest.mark.parametrize("label, conventions, D, H", OPTIONS, ids=[o[0] for o in OPTIONS])
 def test_forward_equals_public_model_with_copied_weights(label, conventions, D, H):
     N = 6
     cfg = preset_config("bhattamishra", D=D, L=2, H=H, N_max=N, dtype="float64", **conventions)
     scheme = "bhattamishra_gaussian" if conventions["biases"] != "zero" else "bhattamishra_xavier_normal"
-    model = random_model(cfg, scheme, 5, sigma=0.6)
+    model = random_model(cfg, scheme, 5, **_used(scheme, sigma=0.6))
     clf = bp.copy_to_public(model, bp.public_model(cfg, SOURCE))
     if conventions["positions"] == "sinusoidal":
         # the public table is computed in float32 whatever the model's dtype; the float64 formula
@@ -93,7 +99,7 @@ def test_public_init_draws_the_laws_of_boolverifys_counterpart(scheme):
         torch.manual_seed(3)
         bp.public_initialize_(clf, scheme, bias=bias, **kw)
         theirs = bp.copy_from_public(clf, BooleanTransformer(cfg))
-        ours = random_model(cfg, scheme, 3, **kw)
+        ours = random_model(cfg, scheme, 3, **_used(scheme, **kw))
         for (name, p), (_, q) in zip(theirs.named_parameters(), ours.named_parameters()):
             law = public_init_law(name, scheme, cfg.D, tuple(p.shape), B=7.0, sigma=3.0, s=0.5, drawn_biases=bias)
             assert law_holds(p, law, SG6.known_answer_false_fail), ("public", scheme, bias, name, law)

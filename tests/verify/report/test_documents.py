@@ -9,7 +9,8 @@ import pytest
 
 from tests.helpers import PROJECT_ROOT, raises_input_error
 from verify.report import documents, statements, xor_figures
-from verify.report.documents import DOCUMENTS, FRAGMENTS, DataCache, render_text, update_documents
+from verify.report.documents import DOCUMENTS, render_text, update_documents
+from verify.report.fragments import FRAGMENTS, DataCache
 
 DATA = PROJECT_ROOT / "docs" / "data"
 

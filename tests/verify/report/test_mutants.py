@@ -16,7 +16,7 @@ import torch
 
 from verify.report.mutation.engine import ROOT, Installed, install, resolve
 from verify.report.mutation import runner
-from verify.report.mutation.catalogue_a import xor_probe_instance
+from verify.report.mutation.probes_a import xor_probe_instance
 from verify.report.mutation.runner import MUTANTS, by_name, mutation_summary, run_mutants, select
 from tests.helpers import (
     assert_all_exit, assert_next_run_removes_folder, children_of, is_public_path, raises_input_error,
