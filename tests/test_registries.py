@@ -1,7 +1,12 @@
-"""Conformance of the per-layer registries with the vocabularies: every layer implements exactly
-the attention maps of ``numeric.vocabulary.ATTENTIONS`` (engine, mpmath references, sympy) and
-the readouts of ``numeric.vocabulary.READOUTS``; a name in a vocabulary that a layer does not
-implement is refused at every public entry point, never computed as another map or readout."""
+"""Conformance of the registries with the vocabularies: every layer implements exactly the
+attention maps of ``numeric.vocabulary.ATTENTIONS`` (engine, mpmath references, sympy), the
+readouts of ``READOUTS``, the init schemes of ``ALL_INIT_SCHEMES``, the Boolean functions of
+``FUNCTIONS`` (with constructions and proofs only of registered functions), the losses of
+``LOSSES`` and the optimisers of ``OPTIMIZERS``; a name in a vocabulary that a layer does not
+implement is refused at every public entry point, never computed as another map or readout (the
+per-registry refusals of init schemes, Boolean functions, losses and optimisers are in
+tests/numeric/test_init_registry.py, tests/numeric/test_function_registry.py and
+tests/verify/experiments/test_training_registries.py)."""
 
 from __future__ import annotations
 
@@ -27,7 +32,13 @@ from verify.reference import population_loss as ref_loss
 from verify.reference.attention_maps import REFERENCE_MAPS
 from verify.reference.oracle import (enumerated_grad_converged, enumerated_grad_mp,
                                      enumerated_loss_mp)
+from numeric.boolean import BOOLEAN_FUNCTIONS
+from numeric.transformer import INIT_SCHEME_REGISTRY
+from numeric.transformer._constructions import CONSTRUCTIONS
+from verify.experiments.attention_comparison import TRAINING_OPTIMIZERS
+from verify.experiments.training import TRAINING_LOSSES
 from verify.symbolic.chain_rule import SYMBOLIC_MAPS, check_chain_rule, derive_jacobian
+from verify.symbolic.profile_proofs import PROFILE_PROOFS
 
 FAKE_MAP = "relu"
 FAKE_READOUT = "argmax"
@@ -47,6 +58,15 @@ def registry_mismatches():
     if set(READOUT_RULES) != set(vocabulary.READOUTS):
         out.append(f"readouts {sorted(READOUT_RULES)} != READOUTS {sorted(vocabulary.READOUTS)}")
     out += [f"readout {k!r} is named {r.name!r}" for k, r in READOUT_RULES.items() if r.name != k]
+    for what, registry, names in (("init schemes", INIT_SCHEME_REGISTRY, vocabulary.ALL_INIT_SCHEMES),
+                                  ("Boolean functions", BOOLEAN_FUNCTIONS, vocabulary.FUNCTIONS),
+                                  ("losses", TRAINING_LOSSES, vocabulary.LOSSES),
+                                  ("optimisers", TRAINING_OPTIMIZERS, vocabulary.OPTIMIZERS)):
+        if set(registry) != set(names):
+            out.append(f"{what} {sorted(registry)} != vocabulary {sorted(names)}")
+        out += [f"{what} entry {k!r} is named {e.name!r}" for k, e in registry.items() if e.name != k]
+    for what, keyed in (("constructions", CONSTRUCTIONS), ("profile proofs", PROFILE_PROOFS)):
+        out += [f"{what}: {k!r} is not a Boolean function" for k in keyed if k not in BOOLEAN_FUNCTIONS]
     for name, amap in ATTENTION_MAPS.items():
         if not amap.normalised:
             missing = [f for f in ("pointwise", "slope_scale", "cotangent") if getattr(amap, f) is None]
@@ -214,3 +234,9 @@ def test_median_readout_library_equals_cli(tmp_path, capsys):
     linear = random_profiles(preset_config(p["preset"], D=p["D"], L=p["L"], N_max=max(64, N)),
                              p["init"], N, models, seed=seed, sigma=p["sigma"])
     assert linear.tolist() != d["profiles"]      # the readout is in effect
+
+
+@pytest.mark.parametrize("vocabulary_name", ["ALL_INIT_SCHEMES", "FUNCTIONS", "LOSSES", "OPTIMIZERS"])
+def test_a_vocabulary_name_without_its_entry_is_a_mismatch(monkeypatch, vocabulary_name):
+    monkeypatch.setattr(vocabulary, vocabulary_name, getattr(vocabulary, vocabulary_name) + ("kaiming",))
+    assert any("kaiming" in m for m in registry_mismatches())

@@ -263,7 +263,10 @@ def _compare(args):
     from verify.cli.options import console
     from rich.table import Table
 
-    from verify.experiments.attention_comparison import ONE_STEP_BELOW_KEY, compare, representational_bounds
+    from verify.experiments.attention_comparison import (
+        ONE_STEP_BELOW_KEY, compare, representational_bounds, threshold_text,
+    )
+    from verify.experiments.claim_rules import SX5
 
     with progress_bar() as prog:
         task = prog.add_task("compare", total=1)
@@ -273,7 +276,7 @@ def _compare(args):
     t = Table(title=f"d = {args.d}, m = {args.m}, {args.seeds} seeds (training: "
                     f"{res.config['train_seeds']}), T = {args.steps} "
                     "(as formalised in boolverify)")
-    for col in ("attention", "1-step median L", "1-step L<1e-6", "1-step success",
+    for col in ("attention", "1-step median L", f"1-step L<{threshold_text(SX5.one_step_loss_threshold)}", "1-step success",
                 "GD median L(T)", "GD success", "Adam median L(T)", "Adam success"):
         t.add_column(col, justify="right")
     for att in ATTENTIONS:

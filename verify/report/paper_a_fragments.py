@@ -67,10 +67,13 @@ def sx4_curve(data):
 def sx5_softmax(data):
     from verify.stats.intervals import wilson_interval
 
+    from verify.experiments.attention_comparison import ONE_STEP_BELOW_KEY, threshold_text
+    from verify.experiments.claim_rules import SX5
+
     cmp = data.json("xor_compare.json")
-    n, frac = cmp["config"]["n_seeds"], cmp["softmax"]["one_step"]["frac_below_1e-6"]
+    n, frac = cmp["config"]["n_seeds"], cmp["softmax"]["one_step"][ONE_STEP_BELOW_KEY]
     lo, hi = wilson_interval(round(frac * n), n)
-    return (f"one softmax step reaches `L < 1e-6` in {100 * frac:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}] "
+    return (f"one softmax step reaches `L < {threshold_text(SX5.one_step_loss_threshold)}` in {100 * frac:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}] "
             f"of {n} seeds at `d = {cmp['config']['d']}, m = {cmp['config']['m']}`")
 
 
