@@ -63,6 +63,11 @@ CONTROL_TARGETS = ("parity01",)
 #: Every target the training runs accept.
 ALL_TARGETS = TRAINING_TARGETS + CONTROL_TARGETS
 
+#: Boolean functions with an explicit transformer solution (``numeric.transformer``'s
+#: constructions, in this order), the functions whose local volume is measured; here so that the
+#: CLI checks ``--function`` without loading torch.
+CONSTRUCTED_FUNCTIONS = ("first", "majority", "parity")
+
 #: Solutions the local volume is measured around: the explicit constructions, or trained models.
 VOLUME_SOLUTIONS = ("constructed", "trained")
 
@@ -75,4 +80,5 @@ OPTIMIZERS = ("gd", "adam")
 __all__ = ["ATTENTIONS", "FUNCTIONS", "NAMED_FUNCTIONS", "CONTROL_TARGETS", "ALL_TARGETS",
            "INIT_SCHEMES", "BHATTAMISHRA_INIT_SCHEMES", "ALL_INIT_SCHEMES", "PRESETS", "NORM_POSITIONS",
            "LN_VARIANCES", "LN_EPS_PLACEMENTS", "EMBEDDING_SCALES", "BIAS_INITS", "POSITION_ENCODINGS", "LN_AFFINE_INITS",
-           "READOUTS", "MODEL_DTYPES", "TRAINING_TARGETS", "LOSSES", "OPTIMIZERS", "VOLUME_SOLUTIONS"]
+           "READOUTS", "MODEL_DTYPES", "TRAINING_TARGETS", "LOSSES", "OPTIMIZERS", "VOLUME_SOLUTIONS",
+           "CONSTRUCTED_FUNCTIONS"]

@@ -65,6 +65,8 @@ def registry_mismatches():
         if set(registry) != set(names):
             out.append(f"{what} {sorted(registry)} != vocabulary {sorted(names)}")
         out += [f"{what} entry {k!r} is named {e.name!r}" for k, e in registry.items() if e.name != k]
+    if tuple(CONSTRUCTIONS) != vocabulary.CONSTRUCTED_FUNCTIONS:
+        out.append(f"constructions {list(CONSTRUCTIONS)} != CONSTRUCTED_FUNCTIONS {vocabulary.CONSTRUCTED_FUNCTIONS}")
     for what, keyed in (("constructions", CONSTRUCTIONS), ("profile proofs", PROFILE_PROOFS)):
         out += [f"{what}: {k!r} is not a Boolean function" for k in keyed if k not in BOOLEAN_FUNCTIONS]
     for name, amap in ATTENTION_MAPS.items():
@@ -236,7 +238,8 @@ def test_median_readout_library_equals_cli(tmp_path, capsys):
     assert linear.tolist() != d["profiles"]      # the readout is in effect
 
 
-@pytest.mark.parametrize("vocabulary_name", ["ALL_INIT_SCHEMES", "FUNCTIONS", "LOSSES", "OPTIMIZERS"])
+@pytest.mark.parametrize("vocabulary_name", ["ALL_INIT_SCHEMES", "FUNCTIONS", "LOSSES", "OPTIMIZERS",
+                                             "CONSTRUCTED_FUNCTIONS"])
 def test_a_vocabulary_name_without_its_entry_is_a_mismatch(monkeypatch, vocabulary_name):
     monkeypatch.setattr(vocabulary, vocabulary_name, getattr(vocabulary, vocabulary_name) + ("kaiming",))
     assert any("kaiming" in m for m in registry_mismatches())

@@ -63,13 +63,12 @@ def _validate(args):
     """Option checks before any work; returns ``(Ns, sigmas)``."""
     from verify.cli.options import (FLOPS_PER_SECOND, MAX_THREADS, check_distinct_files, check_figure_output,
                                     check_output, comma_items, integers, reals, require_time)
-    from numeric.transformer import CONSTRUCTED, construction_of
-    from numeric.vocabulary import VOLUME_SOLUTIONS
+    from numeric.vocabulary import CONSTRUCTED_FUNCTIONS as CONSTRUCTED, VOLUME_SOLUTIONS
     from verify.experiments.local_volume import (DEFAULT_SIGMAS, DEFAULT_TRAIN_BATCH, DEFAULT_TRAIN_STEPS,
                                                  DEFAULT_TRIES, TRAINED_SHAPE, check_sigmas)
 
-    # each name resolved once, to its construction (a trained solution is compared with it)
-    functions = [construction_of(check_choice(f, "--function", CONSTRUCTED)).name for f in comma_items(
+    # the names of the constructions (a trained solution is compared with its function's)
+    functions = [check_choice(f, "--function", CONSTRUCTED) for f in comma_items(
         args.function, "--function", f"one of {', '.join(CONSTRUCTED)}, or a comma-separated list")]
     if len(set(functions)) < len(functions):
         reject("--function", args.function, "distinct functions (one curve each)")
