@@ -171,6 +171,17 @@ def check_choice(value, name, choices):
     return value
 
 
+def check_entry(value, name, registry, vocabulary_names, implemented):
+    """The entry of ``registry`` for ``value``, a name of ``vocabulary_names``: a name outside
+    the vocabulary is refused as by :func:`check_choice`, and one of it without an entry as
+    ``one of <the registry's names>, <implemented>`` (never an entry of another name)."""
+    check_choice(value, name, vocabulary_names)
+    try:
+        return registry[value]
+    except KeyError:
+        reject(name, value, f"one of {tuple(registry)}, {implemented}")
+
+
 def check_bool(value, name):
     """``True`` or ``False`` (not 0/1)."""
     if not isinstance(value, bool):
@@ -275,6 +286,7 @@ def check_device(device, name="device"):
 
 
 __all__ = [
+    "check_entry",
     "InputError", "reject", "check_int", "check_ints", "parse_integer", "check_seed", "MAX_SEED", "check_real", "check_choice", "check_bool",
     "check_support", "check_tensor_storage", "check_float_tensor", "check_finite", "check_like",
     "check_dtype", "check_device",

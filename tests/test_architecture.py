@@ -146,13 +146,18 @@ def test_no_import_cycles():
     assert cycles(import_graph()) == []
 
 
-def test_checker_catches_a_planted_upward_import_and_cycle(tmp_path):
-    """The same checks on a copy of the tree with one upward import planted in the engine."""
+def copy_suite(dest: Path) -> None:
+    """The suite's Python files under ``dest``, for planting a violation in a copy."""
     for top in _TOP:
         for src in (ROOT / top).rglob("*.py"):
-            dst = tmp_path / src.relative_to(ROOT)
+            dst = dest / src.relative_to(ROOT)
             dst.parent.mkdir(parents=True, exist_ok=True)
             dst.write_text(src.read_text())
+
+
+def test_checker_catches_a_planted_upward_import_and_cycle(tmp_path):
+    """The same checks on a copy of the tree with one upward import planted in the engine."""
+    copy_suite(tmp_path)
     engine = tmp_path / "numeric" / "boolean" / "_functions.py"
     engine.write_text(engine.read_text() + "\nfrom verify.reference.bounds import crossover\n")
     graph = import_graph(tmp_path)
@@ -226,11 +231,7 @@ def test_no_library_module_imports_another_packages_private_module():
 
 
 def test_private_import_check_catches_a_planted_one(tmp_path):
-    for top in _TOP:
-        for src in (ROOT / top).rglob("*.py"):
-            dst = tmp_path / src.relative_to(ROOT)
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            dst.write_text(src.read_text())
+    copy_suite(tmp_path)
     user = tmp_path / "verify" / "experiments" / "training.py"
     user.write_text(user.read_text() + "\nfrom numeric.transformer._model import initialize_\n")
     sibling = tmp_path / "numeric" / "transformer" / "_eval.py"

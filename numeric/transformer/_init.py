@@ -57,7 +57,7 @@ from typing import Callable, Mapping
 import torch
 
 from numeric import vocabulary
-from numeric.validation import check_choice, check_real, reject
+from numeric.validation import check_entry, check_real, reject
 
 #: Every option an init scheme may use, in the order the messages and records list them.
 INIT_OPTIONS = ("B", "sigma", "input_scale")
@@ -123,6 +123,29 @@ class InitScheme:
     options: Mapping[str, float]
     draws_biases: bool
     requires: tuple = ()
+
+    def check_config(self, config, *, scheme_name: str = "scheme", names: Mapping[str, str] | None = None):
+        """``config`` must meet :attr:`requires`; ``names`` maps a convention to the name the
+        messages give (a CLI passes its option spellings)."""
+        names = dict(names or {})
+        for need in self.requires:
+            value = getattr(config, need.convention)
+            if value not in need.allowed:
+                reject(names.get(need.convention, need.convention), value,
+                       f"{' or '.join(repr(v) for v in need.allowed)} under {scheme_name} = {self.name} ({need.why})")
+
+    def draw_options(self, given: Mapping[str, float | None], *, scheme_name: str = "scheme",
+                     option_names: Mapping[str, str] | None = None) -> dict:
+        """The options the scheme draws with, ``{name: value}`` in the order of :attr:`options`:
+        each one given (not ``None``) checked to be a real > 0, the others its defaults; an
+        option given that the scheme does not use is refused, never ignored."""
+        names = {name: name for name in INIT_OPTIONS} | dict(option_names or {})
+        for name in INIT_OPTIONS:
+            if given.get(name) is not None and name not in self.options:
+                uses = ", ".join(names[o] for o in self.options) or "no options"
+                reject(names[name], given[name], f"no {names[name]} under {scheme_name} = {self.name} (it uses {uses})")
+        return {name: (default if given.get(name) is None else check_real(given[name], names[name], lo=0, lo_open=True))
+                for name, default in self.options.items()}
 
 
 def _uniform(slot, generator, half_width):
@@ -232,11 +255,8 @@ def init_scheme(scheme, *, scheme_name: str = "scheme") -> InitScheme:
     """The :class:`InitScheme` named ``scheme``; :class:`InputError` for a name outside
     :data:`numeric.vocabulary.ALL_INIT_SCHEMES` or one without an entry (never a fallback to
     another scheme). ``scheme_name`` is the name the message gives."""
-    check_choice(scheme, scheme_name, vocabulary.ALL_INIT_SCHEMES)
-    try:
-        return INIT_SCHEME_REGISTRY[scheme]
-    except KeyError:
-        reject(scheme_name, scheme, f"one of {tuple(INIT_SCHEME_REGISTRY)}, the schemes with an entry")
+    return check_entry(scheme, scheme_name, INIT_SCHEME_REGISTRY, vocabulary.ALL_INIT_SCHEMES,
+                       "the schemes with an entry")
 
 
 def check_init_scheme(config, scheme: str, *, scheme_name: str = "scheme", biases_name: str = "biases",
@@ -246,13 +266,8 @@ def check_init_scheme(config, scheme: str, *, scheme_name: str = "scheme", biase
     initialisations never draw the layer norms' parameters nor a readout bias, and their Xavier
     variants zero every bias). The ``*_name`` arguments are the names the messages give (a CLI
     passes its option spellings). Returns ``scheme``."""
-    entry = init_scheme(scheme, scheme_name=scheme_name)
-    names = {"biases": biases_name, "ln_affine": ln_affine_name}
-    for need in entry.requires:
-        value = getattr(config, need.convention)
-        if value not in need.allowed:
-            reject(names.get(need.convention, need.convention), value,
-                   f"{' or '.join(repr(v) for v in need.allowed)} under {scheme_name} = {scheme} ({need.why})")
+    init_scheme(scheme, scheme_name=scheme_name).check_config(
+        config, scheme_name=scheme_name, names={"biases": biases_name, "ln_affine": ln_affine_name})
     return scheme
 
 
@@ -263,15 +278,8 @@ def init_options(scheme, *, B=None, sigma=None, input_scale=None, scheme_name: s
     a scheme that does not use it is refused (:class:`InputError` naming the option), never
     ignored. ``option_names`` maps an option to the name the messages give (a CLI passes its
     option spellings)."""
-    entry = init_scheme(scheme, scheme_name=scheme_name)
-    given = {"B": B, "sigma": sigma, "input_scale": input_scale}
-    names = {name: name for name in INIT_OPTIONS} | dict(option_names or {})
-    for name in INIT_OPTIONS:
-        if given[name] is not None and name not in entry.options:
-            uses = ", ".join(names[o] for o in entry.options) or "no options"
-            reject(names[name], given[name], f"no {names[name]} under {scheme_name} = {scheme} (it uses {uses})")
-    return {name: (default if given[name] is None else check_real(given[name], names[name], lo=0, lo_open=True))
-            for name, default in entry.options.items()}
+    return init_scheme(scheme, scheme_name=scheme_name).draw_options(
+        {"B": B, "sigma": sigma, "input_scale": input_scale}, scheme_name=scheme_name, option_names=option_names)
 
 
 def _param_kind(name: str) -> str:
@@ -296,11 +304,11 @@ def _fixed_by_config(config, slot):
 
 
 @torch.no_grad()
-def draw_parameters_(model, scheme: str, generator: torch.Generator, options: Mapping[str, float]):
+def draw_parameters_(model, entry: InitScheme, generator: torch.Generator, options: Mapping[str, float]):
     """Set every parameter of ``model`` (a checked ``BooleanTransformer`` whose config meets
-    the scheme's requirements) as ``scheme`` draws it with ``options`` (:func:`init_options`),
-    in the model's parameter order; the parameters the config fixes draw nothing."""
-    entry = init_scheme(scheme)
+    the requirements of the scheme ``entry``) as the scheme draws it with ``options``
+    (:meth:`InitScheme.draw_options`), in the model's parameter order; the parameters the config
+    fixes draw nothing."""
     config = model.config
     for name, p in model.named_parameters():
         slot = ParameterSlot(name, _param_kind(name), p.shape, config.D)

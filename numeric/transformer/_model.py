@@ -77,8 +77,8 @@ import torch
 from torch import nn
 
 from numeric import vocabulary
-from numeric.validation import InputError, check_bool, check_choice, check_int, check_real, reject
-from numeric.transformer._init import check_init_scheme, draw_parameters_, init_options
+from numeric.validation import InputError, check_bool, check_choice, check_entry, check_int, check_real, reject
+from numeric.transformer._init import draw_parameters_, init_scheme
 from numeric.vocabulary import (
     BIAS_INITS, EMBEDDING_SCALES, LN_AFFINE_INITS, LN_EPS_PLACEMENTS,
     LN_VARIANCES, MODEL_DTYPES, NORM_POSITIONS, POSITION_ENCODINGS, PRESETS as PRESET_NAMES, READOUTS,
@@ -252,11 +252,7 @@ READOUT_RULES = {
 def readout_rule(readout) -> ReadoutRule:
     """The :class:`ReadoutRule` named ``readout``; :class:`InputError` for a name outside
     :data:`numeric.vocabulary.READOUTS` or one without a rule (never a fallback to another)."""
-    check_choice(readout, "readout", vocabulary.READOUTS)
-    try:
-        return READOUT_RULES[readout]
-    except KeyError:
-        reject("readout", readout, f"one of {tuple(READOUT_RULES)}, the readouts with a rule")
+    return check_entry(readout, "readout", READOUT_RULES, vocabulary.READOUTS, "the readouts with a rule")
 
 
 def readout_table(T: torch.Tensor, readout: str = "linear") -> torch.Tensor:
@@ -577,11 +573,12 @@ def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: fl
         ``model``.
     """
     check_transformer(model)
-    check_init_scheme(model.config, scheme)
-    options = init_options(scheme, B=B, sigma=sigma, input_scale=input_scale)
+    entry = init_scheme(scheme)  # the one lookup of the name; the entry travels down
+    entry.check_config(model.config)
+    options = entry.draw_options({"B": B, "sigma": sigma, "input_scale": input_scale})
     if generator is None:
         generator = torch.Generator()
-    return draw_parameters_(model, scheme, generator, options)
+    return draw_parameters_(model, entry, generator, options)
 
 
 def random_model(config: TransformerConfig | None, scheme: str, seed: int, *, device=None, **kw) -> BooleanTransformer:

@@ -34,7 +34,7 @@ from typing import Callable
 import torch
 
 from numeric import vocabulary
-from numeric.validation import (check_choice, check_finite, check_float_tensor, check_like,
+from numeric.validation import (check_entry, check_finite, check_float_tensor, check_like,
                                 reject)
 from numeric.vocabulary import ATTENTIONS
 
@@ -143,8 +143,8 @@ def attention_map_of(attention) -> AttentionMap:
 
     The one check of the name: every public function resolves its ``attention`` here once and
     hands the entry to the private helpers, which do not check it again."""
-    check_choice(attention, "attention", vocabulary.ATTENTIONS)
-    return map_entry(attention)
+    return check_entry(attention, "attention", ATTENTION_MAPS, vocabulary.ATTENTIONS,
+                       "the attention maps the engine implements")
 
 
 def map_entry(attention) -> AttentionMap:

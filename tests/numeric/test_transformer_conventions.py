@@ -17,9 +17,9 @@ import torch
 from numeric.transformer import (
     BooleanTransformer, TransformerConfig, initialize_, random_model,
 )
-from numeric.transformer._init import INIT_SCHEME_REGISTRY
+from numeric.transformer._init import INIT_SCHEME_REGISTRY, check_init_scheme
 from numeric.transformer._model import (
-    CONVENTIONS, PRESET_SPECS, check_init_scheme, preset_config, preset_init, readout_table, sinusoidal_positions,
+    CONVENTIONS, PRESET_SPECS, preset_config, preset_init, readout_table, sinusoidal_positions,
 )
 from numeric.validation import InputError
 from numeric.vocabulary import BHATTAMISHRA_INIT_SCHEMES

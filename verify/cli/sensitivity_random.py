@@ -136,7 +136,7 @@ def _check_preset_options(args) -> None:
     the options' spellings; the model layer's own checks (:func:`check_init_scheme`,
     :func:`init_options`) then agree. Sets ``args.init_options``, the options the scheme draws
     with (an unset ``--B`` is the preset's)."""
-    from numeric.transformer import PRESET_SPECS, check_init_scheme, init_scheme
+    from numeric.transformer import INIT_SCHEME_REGISTRY, PRESET_SPECS, check_init_scheme, init_scheme
 
     args.init_options = check_init_options(args, defaults={"B": PRESET_SPECS[args.preset]["B"]})
     if args.preset != "bhattamishra":
@@ -148,8 +148,6 @@ def _check_preset_options(args) -> None:
             raise InputError(f"--bias: expected only with --preset bhattamishra (--preset {args.preset} draws "
                              "every bias already)")
     if args.bias and not init_scheme(args.init).draws_biases:
-        from numeric.transformer import INIT_SCHEME_REGISTRY
-
         drawing = ", ".join(name for name, entry in INIT_SCHEME_REGISTRY.items() if entry.draws_biases)
         raise InputError(f"--bias: expected only with an --init that draws biases ({drawing}), not --init "
                          f"{args.init}, which sets every bias to 0 (as the public init_xavuni and init_xavnormal do)")

@@ -46,7 +46,7 @@ import torch
 from numeric.boolean import all_strings, labels
 from numeric.transformer import model_sharpness
 from numeric.transformer import BooleanTransformer, TransformerConfig, random_model
-from numeric.transformer import CONSTRUCTIONS, construct
+from numeric.transformer import CONSTRUCTED, construct
 from numeric.validation import InputError, check_bool, check_int, check_real, reject
 from verify.common.tolerances import tolerance
 
@@ -382,8 +382,9 @@ def public_random_model(public: PublicCode, *, D: int, H: int, L: int, N: int, s
 PUBLIC_RANDOM = (  # (D, H, L, N, seed)
     (8, 2, 1, 5, 0), (8, 2, 2, 6, 1), (16, 2, 2, 6, 2), (16, 4, 1, 7, 3), (12, 3, 3, 5, 4), (32, 2, 2, 8, 5),
 )
-CONSTRUCTED = tuple(CONSTRUCTIONS)  # N = 6, the boolverify constructions (eps = 0)
-PUBLIC_TRAINED = CONSTRUCTED  # N = 5, D = 8, H = 2, L = 1: the functions with a construction
+#: the functions the public code trains a model of here (N = 5, D = 8, H = 2, L = 1): a fact about
+#: the public code, not about boolverify's registries
+PUBLIC_TRAINED = ("first", "majority", "parity")
 BOOLVERIFY_RANDOM = ((0, 1.0), (1, 3.0))  # (seed, B): uniform init U(-B, B), D = 8, L = 2, H = 2, N = 6
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import torch
 
 from numeric import vocabulary, xor
-from numeric.validation import check_choice, check_int, check_real, reject
+from numeric.validation import check_choice, check_entry, check_int, check_real
 from numeric.vocabulary import ATTENTIONS
 from numeric.xor import step_metrics
 from verify.experiments.claim_rules import SX5
@@ -92,11 +92,8 @@ TRAINING_OPTIMIZERS = {
 def optimizer_of(optimizer) -> Optimizer:
     """The :class:`Optimizer` named ``optimizer``; :class:`InputError` for a name outside
     :data:`numeric.vocabulary.OPTIMIZERS` or one without an entry (never another optimiser)."""
-    check_choice(optimizer, "optimizer", vocabulary.OPTIMIZERS)
-    try:
-        return TRAINING_OPTIMIZERS[optimizer]
-    except KeyError:
-        reject("optimizer", optimizer, f"one of {tuple(TRAINING_OPTIMIZERS)}, the optimisers the runs implement")
+    return check_entry(optimizer, "optimizer", TRAINING_OPTIMIZERS, vocabulary.OPTIMIZERS,
+                       "the optimisers the runs implement")
 
 
 def train(V, theta0, theta_tilde0, support, *, attention="softmax", optimizer="gd", steps=2000,

@@ -52,7 +52,7 @@ from numeric.boolean import (
 from numeric.transformer import strings  # bit matrix of string indices
 from numeric import vocabulary
 from numeric.validation import (
-    InputError, check_bool, check_choice, check_device, check_dtype, check_int, check_real, reject,
+    InputError, check_bool, check_choice, check_device, check_dtype, check_entry, check_int, check_real,
 )
 from numeric.vocabulary import ALL_TARGETS, INIT_SCHEMES
 from verify.stats.intervals import wilson_interval
@@ -177,11 +177,7 @@ TRAINING_LOSSES = {
 def training_loss(loss) -> TrainingLoss:
     """The :class:`TrainingLoss` named ``loss``; :class:`InputError` for a name outside
     :data:`numeric.vocabulary.LOSSES` or one without an entry (never another loss instead)."""
-    check_choice(loss, "loss", vocabulary.LOSSES)
-    try:
-        return TRAINING_LOSSES[loss]
-    except KeyError:
-        reject("loss", loss, f"one of {tuple(TRAINING_LOSSES)}, the losses training implements")
+    return check_entry(loss, "loss", TRAINING_LOSSES, vocabulary.LOSSES, "the losses training implements")
 
 
 # ----------------------------------------------------------------------------- evaluation
