@@ -81,7 +81,8 @@ def check_int(value, name, *, lo=None, hi=None):
     return v
 
 
-_INTEGER_TEXT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\Z")
+# ASCII digits only: int() and \d also take other scripts' digits ("١٢", full-width "１２")
+_INTEGER_TEXT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\Z", re.ASCII)
 
 
 def parse_integer(text, name, *, lo=None, hi=None):
@@ -111,10 +112,29 @@ def parse_integer(text, name, *, lo=None, hi=None):
 MAX_SEED = 2 ** 63 - 1
 
 
-def check_seed(value, name="seed", *, lo=0, count=1):
-    """A seed: an integer in ``[lo, MAX_SEED]``; with ``count``, the seeds ``value .. value +
-    count - 1`` that a run numbers from it must all be in range."""
-    return check_int(value, name, lo=lo, hi=MAX_SEED - max(0, count - 1))
+def check_seed(value, name="seed", *, count=1):
+    """A seed: an integer in ``[0, MAX_SEED]`` (never a bool, float or string; a negative seed
+    is refused rather than wrapped, which would make seed -1 an alias of seed 2^64 - 1); with
+    ``count``, the seeds ``value .. value + count - 1`` that a run numbers from it must all be
+    in range. Every public function and option that takes a seed goes through this check."""
+    if count <= 1:
+        return check_int(value, name, lo=0, hi=MAX_SEED)
+    hi = MAX_SEED - (count - 1)
+    expected = f"an integer in [0, {hi}] (the run uses the {count} seeds from it on, each at most 2^63 - 1)"
+    v = check_int(value, name, lo=0, hi=MAX_SEED)
+    if hi < 0 or v > hi:
+        reject(name, v, expected)
+    return v
+
+
+def check_seeds(values, name="seeds"):
+    """A non-empty list of seeds, each as :func:`check_seed` (named ``name[i]``)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        reject(name, values, "a non-empty list of integer seeds")
+    out = [check_seed(v, f"{name}[{i}]") for i, v in enumerate(values)]
+    if not out:
+        reject(name, values, "a non-empty list of integer seeds")
+    return out
 
 
 def check_ints(values, name, *, lo=None, hi=None):
@@ -218,6 +238,8 @@ def check_tensor_storage(x, name, *, grad=True):
         reject(name, f"<{x.layout} tensor>", "a dense (strided) tensor; pass .to_dense()")
     if x.device.type == "meta":
         reject(name, "<tensor on the meta device>", "a tensor with data (on the CPU or a GPU)")
+    if x.device.type == "cuda" and not torch.cuda.is_available():
+        reject(name, f"<tensor on {x.device}>", "a CPU tensor: CUDA is not available in this torch build")
     if not grad and x.requires_grad and torch.is_grad_enabled():   # (under no_grad it is fine)
         reject(name, "<tensor that requires grad>", "a tensor without requires_grad (this result is not "
                "differentiable by autograd); pass .detach()")
@@ -285,9 +307,45 @@ def check_device(device, name="device"):
     return dev
 
 
+def available_memory(device=None) -> int:
+    """Bytes a new allocation can use now: on a CUDA device its free memory; elsewhere the
+    system's ``MemAvailable`` (Linux), else the physical memory, else 8 GiB."""
+    if device is not None and str(device).startswith("cuda"):
+        import torch
+
+        return int(torch.cuda.mem_get_info(torch.device(device))[0])
+    import os
+
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def check_allocation(nbytes, name, value, what, *, device=None):
+    """Refuse, before allocating, ``nbytes`` for ``what`` (e.g. ``"the d x m embeddings"``) beyond
+    the documented limit: the memory available now (:func:`available_memory`). The error names
+    the argument that sets the size (``name = value``); a size that fits is returned as an int.
+    Without the check torch fails inside the allocation (a RuntimeError or an overflow) or the
+    system starts swapping."""
+    have = available_memory(device)
+    if not nbytes <= have:
+        reject(name, value, f"a size whose {what} fit in memory (about {float(nbytes):.3g} bytes needed, "
+               f"{have / 2**30:.3g} GiB available)")
+    return int(nbytes)
+
+
 __all__ = [
     "check_entry",
-    "InputError", "reject", "check_int", "check_ints", "parse_integer", "check_seed", "MAX_SEED", "check_real", "check_choice", "check_bool",
+    "InputError", "reject", "check_int", "check_ints", "parse_integer", "check_seed", "check_seeds", "MAX_SEED", "check_real", "check_choice", "check_bool",
     "check_support", "check_tensor_storage", "check_float_tensor", "check_finite", "check_like",
     "check_dtype", "check_device",
 ]
+__all__ += ["available_memory", "check_allocation"]

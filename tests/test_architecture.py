@@ -24,7 +24,7 @@ LAYERS = (
     (2, ("verify.stats",)),
     (3, ("verify.symbolic",)),
     (4, ("verify.reference",)),
-    (5, ("verify.experiments", "verify.crossval")),
+    (5, ("verify.experiments", "verify.crossval", "verify.derivations")),
     (6, ("theorems",)),
     (7, ("verify.report",)),
     (8, ("verify.cli", "verify", "bench")),

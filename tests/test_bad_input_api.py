@@ -50,6 +50,98 @@ def _stats():
     return stats
 
 
+def _exp(module):
+    import importlib
+
+    return importlib.import_module(f"verify.experiments.{module}")
+
+
+def _cfg():
+    return numeric.TransformerConfig(D=4, L=1, H=1, N_max=8)
+
+
+#: one seed check everywhere a seed enters: an integer in [0, 2^63 - 1], never a bool, float or
+#: string, and never wrapped (seed -1 is not the model of seed 2^64 - 1), refused before any work
+BAD_SEEDS = [-1, 2**63, 2**64, True, 1.5, "3", -(2**64)]
+SEED_CASES = [
+    *[("seed", (lambda s: lambda: numeric.random_model(_cfg(), "uniform", s))(s)) for s in BAD_SEEDS],
+    ("seed", lambda: numeric.random_model(_cfg(), "uniform", 2**63 - 1 + 1)),
+    ("seed", lambda: numeric.random_profiles(_cfg(), "uniform", 3, 2, seed=-1)),
+    ("seed", lambda: numeric.random_profiles(_cfg(), "uniform", 3, 2, seed=2**63 - 1)),   # seed + 1 overflows
+    ("seed", lambda: numeric.streamed_instance(10, 2, 2**63)),
+    ("seed", lambda: numeric.streamed_instance(10, 2, True)),
+    ("seed", lambda: numeric.truth_table("random", 3, seed=-1)),
+    ("seed", lambda: _exp("random_transformers").sample_models(_cfg(), "uniform", 3, 2, seed=-1)),
+    ("seed", lambda: _exp("random_transformers").influence_maxima(_cfg(), [4], 2, strings=2, positions=1,
+                                                                   seed=2**64)),
+    ("seed", lambda: _exp("random_transformers").exact_influence_maxima(_cfg(), [4], 2, seed=-1)),
+    ("seed", lambda: _exp("random_transformers").margin_table(_cfg(), [4], 2, 0.1, seed=-5)),
+    ("seed", lambda: _exp("random_transformers").optimised_margin(_cfg(), 4, steps=1, seed=2**64)),
+    ("seed", lambda: _exp("random_transformers").margin_sweep(_cfg(), [4], 2, [0.1], seed=1.0)),
+    ("seed", lambda: _exp("sampled_profiles").sampled_profiles(_cfg(), "uniform", 4, 2, 2, seed=2**63 - 1)),
+    ("seed", lambda: _exp("sampled_profiles").string_generator(-1)),
+    ("seed", lambda: _exp("local_volume").local_volume("first", 4, (0.1,), 2, seed=2**64)),
+    ("seed", lambda: _exp("local_volume").trained_solution("first", 4, seed=2**63, tries=1, steps=1)),
+    ("seed", lambda: _exp("certified_volume").corner_fraction("first", 4, 0.1, models=2, seed=2**64)),
+    ("seed", lambda: _exp("random_function_sampling").monte_carlo_K0(3, 4, seed=2**64)),
+    ("seed", lambda: _exp("random_function_sampling").random_function_report(2, 4, seed=-1)),
+    ("seed", lambda: _exp("training").validate_options("parity", 4, seed=2**63)),
+    ("seed", lambda: _exp("training").validate_options("parity", 4, seed=True)),
+    ("seeds", lambda: _exp("training").run_training_grid(["parity"], [4], 2**63 + 1, steps=1)),
+    ("seeds", lambda: _exp("training").run_training_grid(["parity"], [4], -1, steps=1)),
+    ("seed", lambda: _exp("training").training_data(4, -1, None)),
+    ("seed", lambda: _exp("training").evaluate(_tiny_model(), "parity", 4, exact=True, seed=2**64)),
+    ("seeds[0]", lambda: _exp("xor_sweeps").make_instances(10, 2, [-1])),
+    ("seed_offset", lambda: _exp("xor_sweeps").run_sweep([10], [2], 2, seed_offset=-1)),
+    ("seed_offset", lambda: _exp("xor_sweeps").run_sweep([10], [2], 2, seed_offset=2**63 - 1)),
+    ("seed_offset", lambda: _exp("xor_sweeps").run_samples([10], {10: [4]}, 2, 2, seed_offset=-1)),
+    ("seed_offset", lambda: _exp("finite_samples").run_finite_samples([10], {10: [4]}, 2, 2, seed_offset=2**63)),
+    ("seed_offset", lambda: _exp("attention_comparison").compare(10, 2, 2, steps=1, seed_offset=-1)),
+    ("seed", lambda: _exp("attention_comparison").representational_bounds(10, 2, seed=-1)),
+    ("seed", lambda: _bhattamishra("boolverify_draws", -1)),
+    ("seed", lambda: _bhattamishra("public_draws", 2**64)),
+    ("seed", lambda: _exp("bhattamishra_init_agreement").run(models=2, seed=2**63 - 2)),
+    *[("BOOLVERIFY_SEED", (lambda v: lambda: _with_seed_base(v))(v)) for v in ("0x10", "-1", "1.5", "\u0661\u0662",
+                                                                             str(2**63), "True")],
+    ("local", lambda: _seeds().seed(True)),
+    ("local", lambda: _seeds().seed(10**7)),
+    ("seed", lambda: _reference_checks().random_instance(6, 3, -1)),
+    ("seed", lambda: _reference_checks().random_instance(6, 3, 2**64)),
+]
+
+
+def _bhattamishra(function, seed):
+    module = _exp("bhattamishra_init_agreement")
+    scheme, setting = next(iter(module.SETTINGS.items()))
+    return getattr(module, function)(scheme, setting, 2, seed)
+
+
+def _seeds():
+    from verify.common import seeds
+
+    return seeds
+
+
+def _with_seed_base(value):
+    import os
+
+    old = os.environ.get("BOOLVERIFY_SEED")
+    os.environ["BOOLVERIFY_SEED"] = value
+    try:
+        return _seeds().base_seed()
+    finally:
+        if old is None:
+            del os.environ["BOOLVERIFY_SEED"]
+        else:
+            os.environ["BOOLVERIFY_SEED"] = old
+
+
+def _reference_checks():
+    from verify.reference import checks
+
+    return checks
+
+
 CASES = [
     # the two-head XOR engine
     ("d", lambda: numeric.sample_embeddings(1, 3)),
@@ -148,6 +240,7 @@ CASES = [
     ("table", lambda: numeric.profile(torch.tensor([0, 1, 1, 0]).to_sparse())),
     ("table", lambda: numeric.profile(torch.tensor([0, 1, 1, 0], device="meta"))),
     ("seed", lambda: numeric.truth_table("random", 3, seed=2**64)),
+    *SEED_CASES,
 ]
 
 
@@ -165,4 +258,4 @@ def test_bad_argument_raises_input_error_naming_it(name, call):
 
 
 def test_the_table_covers_each_layer():
-    assert len(CASES) >= 60
+    assert len(CASES) >= 100

@@ -16,7 +16,7 @@ import math
 import torch
 
 from numeric.transformer._model import BooleanTransformer, check_transformer
-from numeric.validation import check_bool, check_int, check_real, reject
+from numeric.validation import check_bool, check_int, check_real, check_seed, reject
 
 #: Largest N whose 2^N strings are enumerated (2^24 ~ 1.7e7 forward passes).
 ENUM_LIMIT = 24
@@ -395,6 +395,7 @@ def random_profiles(config, scheme: str, N: int, models: int, *, seed: int = 0, 
     from numeric.transformer._model import random_model
 
     models = check_int(models, "models", lo=1)
+    seed = check_seed(seed, "seed", count=models)
     out = torch.empty(models, N + 1, dtype=torch.int64) if isinstance(N, int) and N >= 0 else None
     for i in range(models):
         model = random_model(config, scheme, seed + i, device=device, **init_kw)

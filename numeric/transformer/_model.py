@@ -77,7 +77,7 @@ import torch
 from torch import nn
 
 from numeric import vocabulary
-from numeric.validation import InputError, check_bool, check_choice, check_entry, check_int, check_real, reject
+from numeric.validation import InputError, check_bool, check_choice, check_entry, check_int, check_real, check_seed, reject
 from numeric.transformer._init import draw_parameters_, init_scheme
 from numeric.vocabulary import (
     BIAS_INITS, EMBEDDING_SCALES, LN_AFFINE_INITS, LN_EPS_PLACEMENTS,
@@ -314,6 +314,13 @@ class BooleanTransformer(nn.Module):
         self.config = config
         D = config.D
         dt = config.torch_dtype
+        from numeric.validation import check_allocation
+
+        # the parameters (and a fixed positional table) are allocated below: refused first if
+        # they cannot fit, rather than failing inside torch or swapping
+        check_allocation((config.n_params + (config.N_max + 1) * D) * torch.empty((), dtype=dt).element_size(),
+                         "config", f"<TransformerConfig with D = {D}, L = {config.L}, F = {config.F}, N_max = "
+                         f"{config.N_max}>", f"{config.n_params} parameters")
         self.tok = nn.Parameter(torch.zeros(3, D, dtype=dt))
         if config.positions == "learned":
             self.pos = nn.Parameter(torch.zeros(config.N_max + 1, D, dtype=dt))
@@ -584,7 +591,7 @@ def initialize_(model: BooleanTransformer, scheme: str, *, generator=None, B: fl
 def random_model(config: TransformerConfig | None, scheme: str, seed: int, *, device=None, **kw) -> BooleanTransformer:
     """A :class:`BooleanTransformer` initialised by ``scheme`` from ``torch.Generator`` seed
     ``seed`` (keywords ``B``, ``sigma``, ``input_scale`` go to :func:`initialize_`), on ``device``."""
-    seed = check_int(seed, "seed")
+    seed = check_seed(seed, "seed")
     model = BooleanTransformer(config)
     initialize_(model, scheme, generator=torch.Generator().manual_seed(seed), **kw)
     if device is not None:

@@ -103,9 +103,18 @@ def _batch_shape(batch_shape):
     return tuple(check_int(s, f"batch_shape[{i}]", lo=0) for i, s in enumerate(shp))
 
 
-def _randn(shape, generator, dtype, device):
-    """Gaussian sample drawn on the generator's device (reproducible), then moved."""
+def _randn(shape, generator, dtype, device, name="d"):
+    """Gaussian sample drawn on the generator's device (reproducible), then moved; refused before
+    allocating when the sample and its normalised copy cannot fit (``name`` sets the size)."""
     device = check_device(device, "device")
+    from numeric.validation import check_allocation
+
+    entries, core = math.prod(shape), 2 if name == "d" else 1
+    batch = shape[:-core]
+    # the error names the factor that makes the size: the batch or the argument of the sample
+    name, value = ("batch_shape", batch) if math.prod(batch) > math.prod(shape[-core:]) else (name, shape[-core])
+    check_allocation(2 * entries * torch.empty((), dtype=dtype).element_size(), name, value,
+                     f"{entries} entries of shape {tuple(shape)}", device=device)
     gdev = generator.device if generator is not None else device
     x = torch.randn(shape, generator=generator, dtype=dtype, device=gdev)
     return x.to(device)
@@ -137,7 +146,7 @@ def sample_init(m, *, batch_shape=(), generator=None, dtype=torch.float64, devic
     """
     m = check_int(m, "m", lo=1)
     dtype = check_dtype(dtype)
-    G = _randn((*_batch_shape(batch_shape), m), generator, dtype, device)
+    G = _randn((*_batch_shape(batch_shape), m), generator, dtype, device, name="m")
     theta = G / torch.linalg.vector_norm(G, dim=-1, keepdim=True)
     return theta, -theta
 
@@ -305,6 +314,11 @@ def sample_data(n, d, support, *, generator=None, batch_shape=(), dtype=torch.fl
     a, b = check_support(support, d)
     dtype = check_dtype(dtype)
     shape = (*_batch_shape(batch_shape), n, d)
+    from numeric.validation import check_allocation
+
+    # the bits (1 byte) and the samples in dtype
+    check_allocation(math.prod(shape) * (1 + torch.empty((), dtype=dtype).element_size()), "n", n,
+                     f"{math.prod(shape)} sampled entries", device=device)
     gdev = generator.device if generator is not None else torch.device(device)
     bits = torch.randint(0, 2, shape, generator=generator, device=gdev, dtype=torch.int8)
     X = (1 - 2 * bits).to(dtype=dtype, device=device)

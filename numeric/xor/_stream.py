@@ -43,7 +43,7 @@ import numpy as np
 import torch
 
 from numeric.validation import (check_bool, check_device, check_dtype, check_finite,
-                                check_float_tensor, check_int, check_real, check_support, reject)
+                                check_float_tensor, check_int, check_real, check_seed, check_support, reject)
 from numeric.xor._attention import attention_map_of, limit_of
 from numeric.xor._blocks import ONE_PASS_BLOCK_BYTES, one_pass_grad, sums_pass, two_pass_grad
 from numeric.xor._population import check_lr
@@ -71,7 +71,7 @@ class StreamedEmbeddings:
                  workers=None):
         self.d = check_int(d, "d", lo=2)
         self.m = check_int(m, "m", lo=1)
-        self.seed = check_int(seed, "seed", lo=0, hi=2 ** 63 - 1)
+        self.seed = check_seed(seed, "seed")
         if block is None:
             block = max(1024, _DEFAULT_BLOCK_BYTES // (8 * self.m))
         self.block = min(check_int(block, "block", lo=1), self.d)
@@ -395,7 +395,7 @@ def streamed_instance(d, m, seed, *, tag=1, block=None, dtype=torch.float64, dev
     from numeric.xor._population import sample_init
 
     d, m = check_int(d, "d", lo=2), check_int(m, "m", lo=1)
-    seed = check_int(seed, "seed", lo=0)
+    seed = check_seed(seed, "seed")
     tag = check_int(tag, "tag", lo=0)
     key = instance_seed(tag, d, m, seed)
     E = StreamedEmbeddings(d, m, key, block=block, dtype=dtype, device=device, workers=workers)

@@ -22,7 +22,8 @@ _EXECUTES = ("MODULE:FUNCTION is imported and run as code, in a child process wi
              "per call: only check code you trust. MODULE is a dotted module (the current folder and "
              "--path folders are importable) or a path/to/file.py (its folder is importable too).")
 _EXIT = ("Exit 0: agrees; 1: a mismatch (the shrunk counterexample is printed); 2: bad input (missing "
-         "module/file, malformed data, a function that raises, calls sys.exit, dies or exceeds --timeout).")
+         "module/file, malformed data, a function that raises, calls sys.exit, dies or exceeds --timeout); "
+         "130: the function raised KeyboardInterrupt, or Ctrl-C.")
 
 
 def register(sub):
@@ -63,9 +64,29 @@ def register(sub):
     q.add_argument("--claimed", default=None, help="file only: claimed profile, comma-separated K_0,...,K_N")
     q.add_argument("--allow-large", action="store_true",
                    help="file only: accept tables of up to 2^32 entries (default limit 2^24)")
+    q.add_argument("--array", choices=["numpy", "torch", "list"], default=None,
+                   help="function only: the table is handed over as a numpy int64 array (default), a torch "
+                   "tensor or a plain list")
     _function_options(q, examples=100)
     _json_option(q)
     q.set_defaults(func=_run_profile)
+    q = inner.add_parser("influences", help="a per-variable influence (activity) implementation (MODULE:FUNCTION)",
+                         description="FUNCTION maps a truth table (numpy int64 array of length 2^N, x = sum_n "
+                         "bit_n 2^n) to the N influences Inf_i(f) = Pr[f(x) != f(x with bit i flipped)] (BoolForge's "
+                         "activities), driven with tables of every N up to --N against boolverify's exact "
+                         "enumeration. " + _EXECUTES + " " + _EXIT)
+    q.add_argument("target", metavar="MODULE:FUNCTION")
+    q.add_argument("--N", type=integer, default=None, help="largest N tried, 1..20 (default 10)")
+    q.add_argument("--values", choices=["01", "pm1"], default="01",
+                   help="table values: 0/1 (default) or +1/-1 (0 -> +1, 1 -> -1)")
+    q.add_argument("--order", choices=["lsb", "msb"], default="lsb",
+                   help="entry i is the influence of bit i of x (lsb, default) or of bit N-1-i (msb: variable x_i "
+                   "of an MSB-first table, as BoolForge lists its activities)")
+    q.add_argument("--array", choices=["numpy", "torch", "list"], default="numpy",
+                   help="the table is handed over as a numpy int64 array (default), a torch tensor or a plain list")
+    _function_options(q, examples=100)
+    _json_option(q)
+    q.set_defaults(func=_run_influences)
     crossval_sharpness.register(inner)
     p.set_defaults(func=needs_subcommand(p, inner))
 
@@ -85,6 +106,9 @@ def _function_options(q, examples):
                    help="time limit of one call of FUNCTION, and of importing its module (default 60)")
     q.add_argument("--path", action="append", default=None, metavar="DIR",
                    help="a folder to add to the import path of MODULE (repeatable)")
+    q.add_argument("--python", default=None, metavar="PATH",
+                   help="run MODULE:FUNCTION under this Python interpreter (e.g. VENV/bin/python, 3.8 or newer, "
+                   "boolverify not needed there) instead of boolverify's own; only plain data is exchanged")
     q.set_defaults(default_examples=examples)
 
 
@@ -98,16 +122,23 @@ def _json_option(q):
 def _function_settings(args) -> dict:
     """The checked options of a MODULE:FUNCTION run (before anything is imported)."""
     from verify.crossval.property_runs import MAX_EXAMPLES
+    from numeric.validation import check_seed
     from verify.crossval.target import DEFAULT_TIMEOUT, check_paths, check_timeout, parse_target
 
     parse_target(args.target, "MODULE:FUNCTION")
     examples = args.default_examples if args.examples is None else args.examples
-    return {
+    settings = {
         "max_examples": check_int(examples, "--examples", lo=1, hi=MAX_EXAMPLES),
-        "seed": check_int(0 if args.seed is None else args.seed, "--seed", lo=0),
+        "seed": check_seed(0 if args.seed is None else args.seed, "--seed"),
         "timeout": check_timeout(DEFAULT_TIMEOUT if args.timeout is None else args.timeout, "--timeout"),
         "paths": check_paths(args.path, "--path"),
+        "python": None,
     }
+    if args.python is not None:
+        from verify.crossval.remote import check_python
+
+        settings["python"] = check_python(args.python, "--python")[0]
+    return settings
 
 
 def _check_json_path(args, source=None):
@@ -116,17 +147,17 @@ def _check_json_path(args, source=None):
     ``FILE``) or the target's module file."""
     if args.json is None:
         return
-    from verify.cli.options import check_distinct_files, check_output
+    from verify.cli.options import check_output
 
     if not args.json or Path(args.json).is_dir():
         reject("--json", args.json, "a file name (not a folder) to write the verdict to")
-    check_output(args.json, "--json")
     inputs = [("FILE", source)]
     if source is None and getattr(args, "target", None):
         from verify.crossval.target import target_source
 
         inputs = [("MODULE:FUNCTION", target_source(args.target, args.path or ()))]
-    check_distinct_files([("--json", args.json)], inputs)
+    inputs = [(name, path) for name, path in inputs if path is not None]
+    check_output(args.json, "--json", inputs=inputs)
 
 
 def _write_json(args, res, **extra):
@@ -143,6 +174,24 @@ def _write_json(args, res, **extra):
 def _target_error(target, exc):
     """A target that raised, exited, died or timed out: bad input, said as such."""
     return InputError(f"{target}: {exc}")
+
+
+def _run_check(console, status, target, run):
+    """``run()`` under a status line; a target that failed is bad input (exit 2), one that raised
+    KeyboardInterrupt an interrupted run (exit 130, one line, like Ctrl-C); returns (result, None)
+    or (None, exit code)."""
+    import sys
+
+    from verify.crossval.target import TargetFailed, TargetInterrupted
+
+    try:
+        with console.status(status):
+            return run(), None
+    except TargetInterrupted as exc:
+        print(f"boolverify: interrupted: {target}: {exc}", file=sys.stderr)
+        return None, 130
+    except TargetFailed as exc:
+        raise _target_error(target, exc) from None
 
 
 # --------------------------------------------------------------------------- handlers
@@ -168,7 +217,6 @@ def _hypothesis_home() -> None:
 
 def _run_xor(args) -> int:
     from verify.crossval.xor_functions import XorConventions, crossval_xor
-    from verify.crossval.target import TargetFailed
 
     _hypothesis_home()
     settings = _function_settings(args)
@@ -176,11 +224,10 @@ def _run_xor(args) -> int:
     conv = XorConventions(array=args.array, index_base=1 if args.one_based else 0,
                           loss_scale=0.5 if args.half_mse else 1.0, attention=args.attention)
     console = _console()
-    try:
-        with console.status(f"driving {args.target} with Hypothesis against the 50-digit reference"):
-            res = crossval_xor(args.target, kind=args.kind, conventions=conv, **settings)
-    except TargetFailed as exc:
-        raise _target_error(args.target, exc) from None
+    res, rc = _run_check(console, f"driving {args.target} with Hypothesis against the 50-digit reference",
+                         args.target, lambda: crossval_xor(args.target, kind=args.kind, conventions=conv, **settings))
+    if res is None:
+        return rc
     rc = _verdict(console, res, args.target)
     _write_json(args, res, target=args.target, conventions=vars(conv))
     return rc
@@ -192,12 +239,20 @@ def _console():
     return Console(soft_wrap=True)
 
 
-def _verdict(console, res, target) -> int:
+def _escape(text):
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def _verdict(console, res, target, what="examples") -> int:
     from verify.crossval.results import render_hint
 
     if res.ok:
-        console.print(f"[green]agrees[/]: {target} matches boolverify's {res.compared} on {res.examples} "
-                      f"examples, {res.sizes_text()} (float64 tolerance table)", highlight=False)
+        console.print(
+            f"[green]agrees[/]: {_escape(target)} matches boolverify's {_escape(res.compared)} on {res.examples} "
+            f"{what}, {_escape(res.sizes_text())} (float64 tolerance table); {_escape(res.agreement_text())}",
+            highlight=False)
         return 0
     mm = res.mismatch
     if mm.error:
@@ -206,7 +261,7 @@ def _verdict(console, res, target) -> int:
             f" on a table with N={mm.inputs['N']}" if "N" in mm.inputs else "")
         hints = "".join(f"; hint: {render_hint(t, c)}" for t, c in mm.hints)
         raise InputError(f"{target} raised {mm.error}{where}{hints}")
-    console.print(f"[bold red]MISMATCH[/] of the {res.compared} after {res.examples} examples", highlight=False)
+    console.print(f"[bold red]MISMATCH[/] of the {_escape(res.compared)} after {res.examples} examples", highlight=False)
     console.print(mm.describe(), highlight=False, markup=False)
     return 1
 
@@ -262,7 +317,8 @@ def _run_profile(args) -> int:
                              "expected only with a table FILE, not with MODULE:FUNCTION")
         return _profile_function(args)
     extra = [o for o, v in (("--returns", args.returns), ("--examples", args.examples), ("--seed", args.seed),
-                            ("--timeout", args.timeout), ("--path", args.path)) if v is not None]
+                            ("--timeout", args.timeout), ("--path", args.path), ("--python", args.python),
+                            ("--array", args.array)) if v is not None]
     if extra:
         raise InputError(f"{extra[0]} = {getattr(args, extra[0][2:])!r}: expected only with MODULE:FUNCTION, "
                          "not with a table FILE")
@@ -271,25 +327,36 @@ def _run_profile(args) -> int:
 
 def _profile_function(args) -> int:
     from verify.crossval.profile_functions import MAX_PROFILE_N, ProfileConventions, crossval_profile_function
-    from verify.crossval.target import TargetFailed
 
     _hypothesis_home()
     settings = _function_settings(args)
     max_N = check_int(10 if args.N is None else args.N, "--N", lo=1, hi=MAX_PROFILE_N)
     _check_json_path(args)
-    conv = ProfileConventions(values=args.values, returns=args.returns or "profile")
+    conv = ProfileConventions(values=args.values, returns=args.returns or "profile", array=args.array or "numpy")
     console = _console()
-    try:
-        with console.status(f"driving {args.target} with truth tables of N = 1..{max_N}"):
-            res = crossval_profile_function(args.target, conv, max_N=max_N, **settings)
-    except TargetFailed as exc:
-        raise _target_error(args.target, exc) from None
-    if res.ok:
-        console.print(f"[green]agrees[/]: {args.target} matches boolverify's {res.compared} on {res.examples} "
-                      f"tables, {res.sizes_text()}", highlight=False)
-        rc = 0
-    else:
-        rc = _verdict(console, res, args.target)
+    res, rc = _run_check(console, f"driving {args.target} with truth tables of N = 1..{max_N}", args.target,
+                         lambda: crossval_profile_function(args.target, conv, max_N=max_N, **settings))
+    if res is None:
+        return rc
+    rc = _verdict(console, res, args.target, "tables")
+    _write_json(args, res, target=args.target, conventions=vars(conv))
+    return rc
+
+
+def _run_influences(args) -> int:
+    from verify.crossval.influence_functions import MAX_INFLUENCE_N, InfluenceConventions, crossval_influences
+
+    _hypothesis_home()
+    settings = _function_settings(args)
+    max_N = check_int(10 if args.N is None else args.N, "--N", lo=1, hi=MAX_INFLUENCE_N)
+    _check_json_path(args)
+    conv = InfluenceConventions(values=args.values, order=args.order, array=args.array)
+    console = _console()
+    res, rc = _run_check(console, f"driving {args.target} with truth tables of N = 1..{max_N}", args.target,
+                         lambda: crossval_influences(args.target, conv, max_N=max_N, **settings))
+    if res is None:
+        return rc
+    rc = _verdict(console, res, args.target, "tables")
     _write_json(args, res, target=args.target, conventions=vars(conv))
     return rc
 

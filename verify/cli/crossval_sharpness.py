@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from numeric.validation import check_int, check_real, reject
-from verify.cli.options import integer
+from numeric.validation import check_int, check_real, check_seed, reject
+from verify.cli.options import add_time_budget, integer
 
 _HELP = ("boolverify's sharpness (mean MSE increase under Gaussian parameter noise) against the public "
          "hessian_norm_proxy of lacoco-lab/sensitivity-hardness, on the same models and draws")
@@ -20,30 +20,44 @@ _DESCRIPTION = (_HELP + ". --public DIR is a checkout of that repository (or the
 def register(inner):
     q = inner.add_parser("sharpness", help=_HELP, description=_DESCRIPTION)
     q.add_argument("--public", required=True, metavar="DIR", help="checkout of lacoco-lab/sensitivity-hardness")
-    q.add_argument("--sigma", type=float, default=0.02, help="absolute noise scale, their epsilon (default 0.02)")
+    q.add_argument("--sigma", type=float, default=0.02, help="absolute noise scale > 0, their epsilon (default 0.02)")
     q.add_argument("--draws", type=integer, default=10, help="noise draws per model, their n_repeats (default 10)")
     q.add_argument("--seed", type=integer, default=0, help="seed of the first model's draws (default 0)")
     q.add_argument("--quick", action="store_true", help="one model of each kind instead of the full table")
     q.add_argument("--json", default=None, metavar="FILE", help="also write the table as JSON to FILE")
+    add_time_budget(q)
     q.set_defaults(func=run)
 
 
 def run(args) -> int:
-    sigma = check_real(args.sigma, "--sigma", lo=0)
+    # sigma = 0 compares 0 with 0, an agreement that tests nothing
+    sigma = check_real(args.sigma, "--sigma", lo=0, lo_open=True)
     draws = check_int(args.draws, "--draws", lo=1, hi=10_000)
-    seed = check_int(args.seed, "--seed", lo=0)
     root = Path(args.public)
     if not (root / "src" / "measurements.py").is_file():
         reject("--public", args.public, "a checkout of lacoco-lab/sensitivity-hardness (a folder with src/measurements.py)")
     if args.json is not None:
         from verify.cli.options import check_output
 
-        check_output(args.json, "--json")
-    from verify.crossval.sharpness import PUBLIC_COMMIT, PUBLIC_REPO, crossval_table, load_public
-    from verify.cli.options import console
+        # the public code is an input: writing the table over one of its files would destroy it
+        check_output(args.json, "--json", inputs=[("--public", f) for f in sorted((root / "src").glob("*.py"))])
+    from verify.crossval.sharpness import (PUBLIC_COMMIT, PUBLIC_REPO, SEED_SPAN, crossval_table, draw_flops,
+                                           load_public)
+    from verify.cli import as_options
+    from verify.cli.options import FLOPS_PER_SECOND, console, require_time
 
+    # the models' draws use the seeds --seed .. --seed + SEED_SPAN - 1
+    seed = check_seed(args.seed, "--seed", count=SEED_SPAN)
+    require_time(draws * draw_flops(args.quick) / FLOPS_PER_SECOND, "the noise draws of both implementations",
+                 f"--draws = {draws}")
     public = load_public(root)
-    rows = crossval_table(public, sigma=sigma, draws=draws, seed=seed, quick=args.quick)
+    from verify.experiments.distributed import progress_display
+
+    # a bar with the time remaining on a terminal, one line per model otherwise
+    names = {"sigma": "--sigma", "draws": "--draws", "seed": "--seed"}
+    with progress_display("sharpness") as progress, as_options(names):
+        rows = crossval_table(public, sigma=sigma, draws=draws, seed=seed, quick=args.quick,
+                              progress=lambda done, total, model: progress(done, total, f"{model} ({done}/{total} models)"))
     out = console()
     for r in rows:
         out.print(f"{'ok' if r.agrees() else 'MISMATCH':8s} {r.model}: ours {r.ours:.17g}, theirs {r.theirs:.17g}, "
@@ -59,3 +73,4 @@ def run(args) -> int:
             atomic_write_json(args.json, {"command": "crossval sharpness", "public": str(root), "commit": PUBLIC_COMMIT,
                                           "sigma": sigma, "draws": draws, "rows": [r.as_dict() for r in rows]})
     return 0 if bad == 0 else 1
+

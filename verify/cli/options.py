@@ -8,8 +8,10 @@ of after minutes of computing.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -19,33 +21,162 @@ from numeric.validation import InputError, reject
 GIB = 1 << 30
 
 
-def check_output(path, name: str) -> Path:
-    """Refuse an output file that cannot be written, before the run that produces it.
+def check_output(path, name: str, *, inputs=(), outputs=()) -> Path | None:
+    """The one gate of every file a command writes, run before the work that produces it.
 
-    The folder must exist (a typo in it is refused rather than created) and accept a new file
-    (tested by creating and removing a temporary one: permissions, read-only mounts and
-    pseudo-filesystems such as ``/proc`` all fail here); the name must not be a folder.
+    Refused (one :class:`InputError` naming ``name``): an empty name, one with a control
+    character (a newline or NUL is a paste error, never a file someone wants), a component
+    longer than the file system allows, a folder, anything that exists and is not a regular
+    file (a FIFO would block the writer forever, a device such as ``/dev/null`` would be
+    replaced by a file), a symlink loop, a name in a folder that does not exist or does not
+    accept a new file (tested by creating and removing one: permissions, read-only mounts,
+    ``/proc``), a read-only file, and a name that is the same file as one of ``inputs`` or
+    ``outputs`` however it is spelled (``./x``, ``d/../x``, a symlink, a hard link).
+
+    Symlinks are followed, never replaced: a link to a regular file (or to a new name in an
+    existing folder) is written through, so the write replaces the target and the link stays;
+    :func:`verify.common.atomic_io.atomic_path` resolves it the same way at write time.
+
+    ``inputs`` and ``outputs``: the command's input files and its other outputs, each a path or
+    an ``(option, path)`` pair (``None`` paths are skipped). Returns ``Path(path)``, or ``None``
+    for ``None``.
     """
     if path is None:
         return None
-    text = str(path)
+    text = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
     if not text.strip():
         reject(name, text, "a file name")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+        reject(name, text, "a file name without control characters (newline, tab, NUL)")
     p = Path(text)
-    if p.is_dir() or text.endswith(os.sep):
+    if text.endswith(os.sep) or text.endswith(os.sep + ".") or p.name in ("", ".", ".."):
         reject(name, text, "a file name, not a folder")
-    folder = p.parent if str(p.parent) else Path(".")
+    _check_name_lengths(text, name)
+    st = _stat(text, name)
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        reject(name, text, "a file name, not a folder")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        reject(name, text, f"a regular file or a new name (it is {_kind(st.st_mode)}, which writing would "
+               "block on or replace)")
+    real = Path(os.path.realpath(text))
+    folder = real.parent
     if not folder.is_dir():
-        reject(name, text, f"a file in an existing folder ({str(folder)!r} does not exist)")
+        where = (f"it is a symlink into {str(folder)!r}, which does not exist" if os.path.islink(text)
+                 else f"{str(p.parent)!r} does not exist")
+        reject(name, text, f"a file in an existing folder ({where})")
     try:
-        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=folder)
+        fd, probe = tempfile.mkstemp(prefix=".boolverify-", suffix=".probe", dir=folder)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
         reject(name, text, f"a file name that can be written ({exc.strerror or exc} in {str(folder)!r})")
-    if p.exists() and not os.access(p, os.W_OK):
+    if st is not None and not os.access(real, os.W_OK):
         reject(name, text, "a file that can be replaced (it exists and is read-only)")
+    _check_distinct(name, text, inputs, outputs)
     return p
+
+
+def check_output_dir(path, name: str, subfolders=()) -> Path:
+    """An output folder, checked before the run: an existing folder (or a symlink to one) that
+    accepts a new file, or a new name whose nearest existing parent is such a folder (the
+    folders are created by the run); each of ``subfolders`` (names inside it) that exists must
+    be a folder too."""
+    text = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
+    if not text.strip():
+        reject(name, text, "a folder name")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+        reject(name, text, "a folder name without control characters (newline, tab, NUL)")
+    _check_name_lengths(text, name)
+    folder = Path(os.path.realpath(text))
+    existing = folder
+    while not existing.exists() and not existing.is_symlink():
+        existing = existing.parent
+    st = _stat(str(existing), name)
+    if st is None or not stat.S_ISDIR(st.st_mode):
+        what = "it" if existing == folder else repr(str(existing))
+        reject(name, text, f"a folder ({what} is {'a dangling symlink' if st is None else _kind(st.st_mode)})")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".boolverify-", suffix=".probe", dir=existing)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        reject(name, text, f"a folder that can be written ({exc.strerror or exc} in {str(existing)!r})")
+    for sub in subfolders:
+        st = _stat(str(folder / sub), name)
+        if st is not None and not stat.S_ISDIR(st.st_mode):
+            reject(name, text, f"a folder whose {sub}/ is a folder ({str(folder / sub)!r} is {_kind(st.st_mode)})")
+    return Path(text)
+
+
+def check_output_in(folder, relative, name: str) -> None:
+    """A file a run will write at ``folder/relative`` (a name the command chooses, under an
+    output folder given as option ``name``): :func:`check_output`'s kinds, checked before the
+    run (the folder itself may not exist yet)."""
+    path = Path(folder) / relative
+    st = _stat(str(path), name)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        reject(name, str(folder), f"a folder where {str(relative)!r} can be written ({str(path)!r} is "
+               f"{_kind(st.st_mode)})")
+
+
+def _stat(text, name):
+    """``os.stat`` (links followed) of a name, ``None`` where nothing is there; a symlink loop,
+    a file used as a folder and the like are refused as ``name``."""
+    try:
+        return os.stat(text)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            reject(name, text, "a path without a symlink loop")
+        if exc.errno == errno.ENOTDIR:
+            reject(name, text, "a path whose folders are folders (a part of it is a file)")
+        reject(name, text, f"a path that can be looked up ({exc.strerror or exc})")
+
+
+def _kind(mode) -> str:
+    for test, what in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISREG, "a file")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+#: the longest file name (one path component) and path, in bytes, of common Linux file systems
+NAME_MAX = 255
+PATH_MAX = 4096
+
+
+def _check_name_lengths(text, name) -> None:
+    # the OS refuses these with ENAMETOOLONG only when the file is opened, after the run
+    raw = os.fsencode(text)
+    if len(raw) >= PATH_MAX:
+        reject(name, text, f"a path shorter than {PATH_MAX} bytes")
+    for part in raw.split(os.fsencode(os.sep)):
+        if len(part) > NAME_MAX:
+            reject(name, text, f"file and folder names of at most {NAME_MAX} bytes (one has {len(part)})")
+
+
+def _pairs(items, default):
+    """``(option, path)`` pairs of ``items`` (paths or pairs), ``None`` and empty paths skipped."""
+    out = []
+    for item in items or ():
+        option, value = item if isinstance(item, tuple) and len(item) == 2 else (default, item)
+        if value is not None and str(value).strip():
+            out.append((option, os.fspath(value) if isinstance(value, os.PathLike) else str(value)))
+    return out
+
+
+def _check_distinct(name, text, inputs, outputs) -> None:
+    path = Path(text)
+    for other, src in _pairs(inputs, None):
+        if _same_file(path, Path(src)):
+            label = f"the input {src!r}" if other is None else f"the input {other} = {src!r}"
+            reject(name, text, f"a file other than {label} (writing it would overwrite the input)")
+    for other, prev in _pairs(outputs, "another output"):
+        if _same_file(path, Path(prev)):
+            reject(name, text, f"a file other than {other} = {prev!r} "
+                   "(both outputs would be written to one file)")
 
 
 #: the most torch threads or worker processes an option may ask for (torch crashes on thousands
@@ -95,11 +226,11 @@ def reals(text, name) -> list[float]:
 def _same_file(a: Path, b: Path) -> bool:
     """Whether two names are one file: equal once resolved (links followed), or, where both
     exist, the same inode (hard links, bind mounts)."""
-    if a.resolve() == b.resolve():
+    if Path(os.path.realpath(a)) == Path(os.path.realpath(b)):
         return True
     try:
         return os.path.samefile(a, b)
-    except OSError:
+    except (OSError, ValueError):
         return False
 
 
@@ -110,28 +241,38 @@ def check_distinct_files(outputs, inputs=()) -> None:
     option naming a file it both reads and writes (a resumable ``--out``) is given as an
     output only. Writing an output onto an input would destroy the input (a ``--json`` equal to
     the ``--table`` it reads), and two outputs onto one name keep only the last one written.
+    A figure (an option whose name has ``figure``) also writes its provenance sidecar
+    (``<stem>.provenance.json``), which no other output may be. The same comparison as
+    :func:`check_output`'s ``inputs``/``outputs``, for commands that check all their outputs
+    at once.
     """
-    outs = [(name, Path(str(p))) for name, p in outputs if p is not None and str(p).strip()]
-    ins = [(name, Path(str(p))) for name, p in inputs if p is not None and str(p).strip()]
+    from verify.common.atomic_io import FIGURE_SUFFIXES
+    from verify.common.provenance import sidecar_path
+
+    outs = _pairs(outputs, "an output")
     for i, (name, path) in enumerate(outs):
-        for other, src in ins:
-            if _same_file(path, src):
-                reject(name, str(path), f"a file other than the input {other} = {str(src)!r} "
-                       "(writing it would overwrite the input)")
-        for other, prev in outs[:i]:
-            if _same_file(path, prev):
-                reject(name, str(path), f"a file other than {other} = {str(prev)!r} "
-                       "(both outputs would be written to one file)")
+        _check_distinct(name, path, inputs, outs[:i])
+    sidecars = [(f"the provenance sidecar of {name}", str(sidecar_path(path))) for name, path in outs
+                if "figure" in name and Path(path).suffix.lower() in FIGURE_SUFFIXES]
+    for name, path in outs:
+        if "figure" not in name:
+            _check_distinct(name, path, (), sidecars)
+        elif Path(path).suffix.lower() in FIGURE_SUFFIXES:
+            _check_distinct(f"{name} sidecar", str(sidecar_path(path)), inputs, ())
 
 
-def check_figure_output(path, name: str = "--figure"):
-    """A figure file: a suffix that names its format, and :func:`check_output`'s checks."""
+def check_figure_output(path, name: str = "--figure", *, inputs=(), outputs=()):
+    """A figure file: a suffix that names its format, and :func:`check_output`'s checks, for
+    the figure and for the provenance sidecar written beside it."""
     if not path:
         return None
     from verify.common.atomic_io import check_figure_path
+    from verify.common.provenance import sidecar_path
 
     check_figure_path(path, name=name)
-    return check_output(path, name)
+    out = check_output(path, name, inputs=inputs, outputs=outputs)
+    check_output(sidecar_path(path), f"{name} sidecar", inputs=inputs)
+    return out
 
 
 def read_json(path, name: str, expected: str):
@@ -149,18 +290,10 @@ def read_json(path, name: str, expected: str):
 
 
 def available_memory() -> int:
-    """Bytes of memory a new allocation can use now (``MemAvailable``; total RAM elsewhere)."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return 8 * GIB
+    """Bytes of memory a new allocation can use now (:func:`numeric.validation.available_memory`)."""
+    from numeric.validation import available_memory as engine_available_memory
+
+    return engine_available_memory()
 
 
 def format_bytes(n: float) -> str:
@@ -293,5 +426,5 @@ def is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-__all__ = ["MAX_THREADS", "MAX_JOBS", "add_time_budget", "set_time_budget", "DEFAULT_MAX_DAYS", "integer", "integers", "comma_items", "reals", "check_output", "check_distinct_files", "check_figure_output", "check_transformer_sizes", "check_init_options", "INIT_OPTION_FLAGS", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
+__all__ = ["MAX_THREADS", "MAX_JOBS", "add_time_budget", "set_time_budget", "DEFAULT_MAX_DAYS", "integer", "integers", "comma_items", "reals", "check_output", "check_output_dir", "check_output_in", "check_distinct_files", "check_figure_output", "check_transformer_sizes", "check_init_options", "INIT_OPTION_FLAGS", "read_json", "available_memory", "format_bytes", "require_memory", "require_time",
            "console", "FLOPS_PER_SECOND"]

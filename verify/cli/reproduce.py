@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from numeric.validation import InputError, check_choice, check_int
-from verify.cli.options import MAX_THREADS, integer
+from verify.cli.options import MAX_THREADS, check_output_dir, integer
 
 DEFAULT_OUT_DIR = "results/reproduce"
 DEFAULT_COMMITTED = "docs"
@@ -67,9 +67,7 @@ def _check(args):
     if _inside(out_dir, committed) or _inside(committed, out_dir):
         raise InputError(f"--out-dir = {args.out_dir!r}: expected a scratch folder outside the committed "
                          f"folder {args.committed!r}")
-    for sub in (out_dir, out_dir / "data", out_dir / "figures"):
-        if sub.exists() and not sub.is_dir():
-            raise InputError(f"--out-dir = {args.out_dir!r}: expected a folder ({sub} is a file)")
+    check_output_dir(out_dir, "--out-dir", ("data", "figures"))
     entry = RUNS[name]
     if not entry.data and not entry.figure_files:
         raise InputError(f"NAME = {name!r}: expected a run that writes files ('{name}' only redraws figures)")

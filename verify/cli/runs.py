@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from numeric.validation import InputError, check_choice, check_int
-from verify.cli.options import MAX_THREADS, integer
+from verify.cli.options import MAX_THREADS, check_output_dir, check_output_in, integer
 from verify.report.reproduction import Agreement, exact, proportions, structure
 
 DEFAULT_OUT_DIR = "docs"
@@ -513,9 +513,15 @@ def _check(args):
     if args.quick and not args.force and _is_committed(out_dir):
         raise InputError(f"--out-dir = {args.out_dir!r}: expected a folder other than the committed results "
                          f"with --quick (default {QUICK_OUT_DIR}; --force to write smoke results there)")
-    for sub in (out_dir, out_dir / "data", out_dir / "figures"):
-        if sub.exists() and not sub.is_dir():
-            raise InputError(f"--out-dir = {args.out_dir!r}: expected a folder ({sub} is a file)")
+    if not args.list:
+        # every file the runs write (and resume from) is checked before the first run starts
+        from verify.experiments.plans import check_resume_file
+
+        check_output_dir(out_dir, "--out-dir", ("data", "figures"))
+        for sub, f in [("data", f) for n in names for f in RUNS[n].data] + [
+                ("figures", f) for n in names for f in RUNS[n].figure_files]:
+            check_output_in(out_dir, Path(sub) / f, "--out-dir")
+            check_resume_file(out_dir / sub / f)
     return names, threads, out_dir
 
 

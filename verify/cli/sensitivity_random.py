@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from numeric.validation import MAX_SEED, InputError, check_device, check_int, check_real, check_seed
+from numeric.validation import InputError, check_device, check_int, check_real, check_seed
 from verify.cli.options import integer
 from numeric.vocabulary import (ALL_INIT_SCHEMES, BHATTAMISHRA_INIT_SCHEMES, INIT_SCHEMES, MODEL_DTYPES,
                                 POSITION_ENCODINGS, PRESETS, READOUTS)
@@ -117,7 +117,7 @@ def _validate_random(args) -> None:
         raise InputError(f"{exc} (the enumeration limit: all 2^N strings are evaluated)") from None
     check_model_options(args)
     _check_preset_options(args)
-    check_seed(args.seed, "--seed", lo=-MAX_SEED, count=args.models)
+    check_seed(args.seed, "--seed", count=args.models)
     check_device(args.device, "--device")
     check_figure_output(args.figure)  # before the run, not after it
     check_output(args.json, "--json")

@@ -19,6 +19,8 @@ from verify.cli.options import check_init_options, check_model_options
 
 #: Longest string length accepted (the positional table is built with N_max = max(64, N)).
 MAX_N = 4096
+#: most models or strings per model: far beyond any time budget, small enough for float estimates
+MAX_COUNT = 2 ** 62
 
 
 def register(sub):
@@ -54,9 +56,11 @@ def register(sub):
 def _validate(args) -> None:
     """Option checks before any work."""
     check_int(args.N, "--N", lo=1, hi=MAX_N)
+    # bounded first, so that the seed range and the time estimate below are finite numbers
+    check_int(args.models, "--models", lo=1, hi=MAX_COUNT)
+    check_int(args.strings, "--strings", lo=1, hi=MAX_COUNT)
     check_model_options(args)
     args.init_options = check_init_options(args)
-    check_int(args.strings, "--strings", lo=1)
     check_seed(args.seed, "--seed", count=args.models)
     check_real(args.level, "--level", lo=0, hi=1, lo_open=True, hi_open=True)
     check_device(args.device, "--device")

@@ -67,6 +67,11 @@ def register(sub):
     p.set_defaults(func=_handler)
 
 
+#: the largest count or size an option may give: far beyond memory and time, small enough that
+#: the estimates are finite floats
+_MAX_COUNT = 2 ** 62
+
+
 def _validate(args):
     """Every option, before any model is built or trained."""
     from verify.cli.options import check_distinct_files, check_figure_output, check_output
@@ -78,16 +83,17 @@ def _validate(args):
     check_distinct_files([("--json", args.json)] + [("--figure", f) for f in args.figure or []])
     targets = [check_choice(t, "--target", TRAINING_TARGETS)
                for t in comma_items(args.target, "--target")]
-    Ns = integers(args.N, "--N", lo=1)
+    # every count is bounded, so that the memory and time estimates below are finite floats
+    Ns = integers(args.N, "--N", lo=1, hi=_MAX_COUNT)
     if args.exact or args.train_strings is not None:
         opt = "--exact" if args.exact else "--train-strings"
         for N in Ns:
             if N > EXACT_LIMIT:
                 reject("--N", N, f"N <= {EXACT_LIMIT}: {opt} needs exact enumeration")
-    check_int(args.seeds, "--seeds", lo=1)
+    check_int(args.seeds, "--seeds", lo=1, hi=_MAX_COUNT)
     for name in ("steps", "batch_size", "test_samples", "profile_samples", "train_strings"):
         if getattr(args, name) is not None:
-            check_int(getattr(args, name), "--" + name.replace("_", "-"), lo=1)
+            check_int(getattr(args, name), "--" + name.replace("_", "-"), lo=1, hi=_MAX_COUNT)
     if args.threads is not None:
         check_int(args.threads, "--threads", lo=1, hi=MAX_THREADS)
     if args.train_strings is not None:   # a subset leaves strings to hold out
@@ -96,16 +102,29 @@ def _validate(args):
         check_real(args.lr, "--lr", lo=0, lo_open=True)
     if args.weight_decay is not None:
         check_real(args.weight_decay, "--weight-decay", lo=0)
+        _check_decay(args)
     check_choice(args.loss, "--loss", vocabulary.LOSSES)
     check_choice(args.init, "--init", INIT_SCHEMES)
     check_choice(args.dtype, "--dtype", ("float64", "float32"))
     check_device(args.device, "--device")
-    check_int(args.D, "--D", lo=1)
-    check_int(args.L, "--L", lo=1)
-    check_int(args.H, "--H", lo=1)
+    check_int(args.D, "--D", lo=1, hi=_MAX_COUNT)
+    check_int(args.L, "--L", lo=1, hi=_MAX_COUNT)
+    check_int(args.H, "--H", lo=1, hi=_MAX_COUNT)
     check_real(args.eps, "--eps", lo=0)
     _check_sizes(args, Ns)
     return targets, Ns
+
+
+def _check_decay(args):
+    """AdamW multiplies every weight by ``1 - lr * weight_decay`` each step: at ``lr * wd >= 1``
+    the weights are zeroed or flip sign and grow, so the run diverges whatever the data; refused
+    here, naming the option, rather than as a NaN loss blamed on the learning rate."""
+    from verify.experiments.training import DEFAULT_LR
+
+    lr = DEFAULT_LR if args.lr is None else args.lr
+    if not args.weight_decay * lr < 1:
+        reject("--weight-decay", args.weight_decay, f"lr x weight decay < 1 (AdamW scales the weights by "
+               f"1 - lr x weight decay each step; lr = {lr:g})")
 
 
 def _check_sizes(args, Ns):

@@ -142,6 +142,11 @@ def _volume(args) -> int:
     _report(curves, console, args.solution)
     if trainings:
         _report_training(trainings, console)
+    if args.figure and not curves:
+        # decided before any file is written: a figure of no curve would be empty, so neither it
+        # nor the JSON of the same run is written
+        reject("--figure", args.figure, "curves to draw, but no training run learned its function on all 2^N "
+               f"strings ({len(trainings)} of {len(trainings)} failed; raise --steps or --tries); nothing was written")
     if boxes is not None:
         _report_boxes(boxes, curves, console)
     if args.json:

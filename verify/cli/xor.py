@@ -11,12 +11,13 @@ Each prints a rich table, shows a progress bar on long runs, writes results with
 
 from __future__ import annotations
 
-from numeric.validation import check_device, check_int
+from numeric.validation import check_device, check_int, check_seed
 from verify.cli.options import integer
 from numeric.vocabulary import ATTENTIONS
 from verify.cli import as_options, needs_subcommand
 from verify.cli.options import add_backend_options, check_backend_options
-from verify.cli.xor_options import (MAX_SIZE, add_common_options, check_common, check_lr_constant, check_xor_memory,
+from verify.cli.xor_options import (MAX_SIZE, add_common_options, check_common, check_lr_constant, check_stream_time,
+                                    check_xor_memory,
                                     parse_int_list, parse_seeds_for_d, parse_support, progress_bar,
                                     progress_callback, report_step)
 from verify.cli.xor_stream import streamed_step
@@ -77,7 +78,7 @@ def _step(args):
     check_common(args)
     check_int(args.d, "--d", lo=2, hi=MAX_SIZE)
     check_int(args.m, "--m", lo=1, hi=MAX_SIZE)
-    check_int(args.seed, "--seed", lo=0, hi=2**63 - 1)
+    check_seed(args.seed, "--seed")
     support = parse_support(args.support, args.d)
     check_lr_constant(args.c, args.d, args.m)
     check_xor_memory(args.d, args.m, 1, f"--d = {args.d}, --m = {args.m}", copies=4)
@@ -118,7 +119,7 @@ def _sweep(args):
     check_common(args)
     ds = parse_int_list(args.d, "--d", 2)
     ms = parse_int_list(args.m, "--m", 1)
-    check_int(args.seeds, "--seeds", lo=1)
+    check_int(args.seeds, "--seeds", lo=1, hi=MAX_SIZE)
     sfd = parse_seeds_for_d(args.seeds_for_d, ds)
     check_device(args.device, "--device")
     for d in ds:
@@ -134,6 +135,9 @@ def _sweep(args):
     seeds = max([args.seeds, *sfd.values()])
     require_time(4.0 * sum(ds) * sum(ms) * seeds / FLOPS_PER_SECOND, "the population steps",
                  f"--seeds = {seeds}, --d = {args.d}, --m = {args.m}")
+    if args.stream and args.scheduler is None:
+        # generation dominates a streamed cell; on a remote cluster its cores are unknown here
+        check_stream_time(sum(ds), sum(ms), seeds, f"--seeds = {seeds}, --d = {args.d}, --m = {args.m}")
     scheduler = check_backend_options(args)
     from verify.experiments import distributed
 
@@ -144,7 +148,7 @@ def _sweep(args):
     from verify.stats.intervals import wilson_interval
     from verify.experiments.xor_sweeps import run_sweep
 
-    with distributed.progress_display("sweep") as progress, as_options({"results file": "--json"}):
+    with distributed.progress_display("sweep") as progress, as_options({"results file": "--json", "scheduler": "--scheduler"}):
         cells = run_sweep(ds, ms, args.seeds, c=args.c, eps=args.eps, out=args.out,
                           progress=progress, seeds_for_d=sfd, device=args.device,
                           workers=args.workers, scheduler=scheduler, stream=args.stream)
@@ -203,7 +207,7 @@ def _samples(args):
     ds = parse_int_list(args.d, "--d", 2)
     ns = parse_int_list(args.n, "--n", 1)
     check_int(args.m, "--m", lo=1, hi=MAX_SIZE)
-    check_int(args.seeds, "--seeds", lo=1)
+    check_int(args.seeds, "--seeds", lo=1, hi=MAX_SIZE)
     check_device(args.device, "--device")
     for d in ds:
         check_lr_constant(args.c, d, args.m)
@@ -223,7 +227,7 @@ def _samples(args):
     from verify.stats.intervals import wilson_interval
     from verify.experiments.xor_sweeps import run_samples
 
-    with distributed.progress_display("samples") as progress, as_options({"results file": "--json"}):
+    with distributed.progress_display("samples") as progress, as_options({"results file": "--json", "scheduler": "--scheduler"}):
         cells = run_samples(ds, {d: ns for d in ds}, args.m, args.seeds, c=args.c, eps=args.eps,
                             out=args.out, progress=progress, device=args.device,
                             workers=args.workers, scheduler=scheduler)
@@ -247,8 +251,9 @@ def _compare(args):
     check_common(args)
     check_int(args.d, "--d", lo=2, hi=MAX_SIZE)
     check_int(args.m, "--m", lo=1, hi=min(64, args.d - 1))  # the comparison needs m < d, m <= 64
-    check_int(args.seeds, "--seeds", lo=1)
-    check_int(args.steps, "--steps", lo=0)
+    # upper bounds keep the estimates below finite floats
+    check_int(args.seeds, "--seeds", lo=1, hi=MAX_SIZE)
+    check_int(args.steps, "--steps", lo=0, hi=MAX_SIZE)
     if args.train_seeds is not None:
         check_int(args.train_seeds, "--train-seeds", lo=1, hi=args.seeds)
     check_lr_constant(args.c, args.d, args.m)

@@ -36,7 +36,7 @@ def parse_seeds_for_d(text, ds):
             reject("--seeds-for-d", text, "D:N pairs, e.g. 1000000:20")
         d_text, s_text = part.split(":")
         d = parse_integer(d_text, "--seeds-for-d", lo=2)
-        s = parse_integer(s_text, "--seeds-for-d", lo=1)
+        s = parse_integer(s_text, "--seeds-for-d", lo=1, hi=MAX_SIZE)
         if d in out:
             reject("--seeds-for-d", text, f"each D once (D = {d} is given twice)")
         if d not in ds:
@@ -108,6 +108,27 @@ def check_xor_memory(d, m, seeds, options, copies=3):
 
     require_memory(copies * 8.0 * d * m * seeds, f"{seeds} instance(s) of d x m embeddings", options)
     require_time(4.0 * d * m * seeds / FLOPS_PER_SECOND, "the population steps", options)
+
+
+#: seconds per entry of V and per pass of a streamed run, a lower bound: SFC64 draws one normal
+#: in about 8 ns (measured, numeric/xor/_stream.py); a whole pass measured 18-20 ns per entry
+#: (docs/performance.md), so only runs that cannot finish are refused
+STREAM_SECONDS_PER_ENTRY = 8e-9
+#: passes over V of a streamed step: the loss and gradient, then the metrics after the step
+STREAM_PASSES = 2
+
+
+def check_stream_time(d, m, seeds, options, parallel=None):
+    """The time budget of streamed runs: ``seeds`` instances of ``d x m`` generated
+    :data:`STREAM_PASSES` times, the drawing spread over at most ``parallel`` cores (default:
+    every core of this machine, so the estimate stays a lower bound)."""
+    import os
+
+    from verify.cli.options import require_time
+
+    parallel = parallel or os.cpu_count() or 1
+    require_time(STREAM_PASSES * STREAM_SECONDS_PER_ENTRY * float(d) * float(m) * seeds / parallel,
+                 f"drawing V anew in each of {STREAM_PASSES} passes", options)
 
 
 def report_step(rows: dict, title: str, out=None) -> None:

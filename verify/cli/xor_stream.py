@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import time
 
-from numeric.validation import check_int, reject
+from numeric.validation import check_int, check_seed, reject
 from verify.cli.options import available_memory
-from verify.cli.xor_options import check_common, check_lr_constant, parse_support, progress_bar, report_step
+from verify.cli.xor_options import (check_common, check_lr_constant, check_stream_time, parse_support, progress_bar,
+                                    report_step)
 
 _MEMORY_FRACTION = 0.5      # blocks in flight may use at most this share of the free memory
 
@@ -23,12 +24,14 @@ def _check_args(args):
     check_common(args)
     d = check_int(args.d, "--d", lo=2, hi=2 ** 62)
     m = check_int(args.m, "--m", lo=1, hi=2 ** 20)
-    check_int(args.seed, "--seed", lo=0, hi=2 ** 63 - 1)
+    check_seed(args.seed, "--seed")
     if getattr(args, "figure", None):
         reject("--figure", args.figure, "no figure with --stream (the attention vectors have "
                "d entries and are never held in memory)")
     sup = parse_support(args.support, d)
     check_lr_constant(args.c, d, m)
+    # the streamed path has no memory limit on d, so time is what bounds it
+    check_stream_time(d, m, 1, f"--d = {d}, --m = {m}")
     return d, m, sup
 
 

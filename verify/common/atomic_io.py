@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,21 +47,49 @@ def check_figure_path(path, allowed=FIGURE_SUFFIXES, name="figure") -> Path:
     return Path(path)
 
 
+def _write_target(path) -> Path:
+    """The file a write of ``path`` replaces: symlinks followed (the link is kept and its target
+    rewritten, as ``open(path, "w")`` would), refused where it exists and is not a regular file
+    (a FIFO, a device, a socket, a folder). The CLI checks the same before the run
+    (:func:`verify.cli.options.check_output`); this is the check at write time, for names that
+    changed since and for library callers."""
+    path = Path(path)
+    real = Path(os.path.realpath(path))
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        return real
+    except OSError as exc:
+        raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}; expected a file name") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(f"cannot write {str(path)!r}: it is a directory; expected a file name")
+    if not stat.S_ISREG(mode):
+        raise InputError(f"cannot write {str(path)!r}: it is not a regular file (a FIFO, device or socket); "
+                         "expected a regular file or a new name")
+    return real
+
+
+def _temp_affixes(name: str, suffix: str):
+    # a temporary name stays within the 255-byte limit whatever the target's length (the
+    # prefix is cut; the suffix, which writers read the format from, is kept when short)
+    prefix = "." + os.fsdecode(os.fsencode(name)[:64]).rstrip("\ufffd") + "."
+    return prefix, suffix if len(os.fsencode(suffix)) <= 32 else ""
+
+
 @contextmanager
 def atomic_path(path, suffix=None):
     """Yield a temporary path beside ``path``; rename it onto ``path`` only on success.
 
     ``suffix`` defaults to the target's suffix, so writers that infer the format from the
-    name (matplotlib, numpy) still work.
+    name (matplotlib, numpy) still work. A symlink is followed (its target is replaced, the
+    link stays); a target that exists and is not a regular file is refused, both before the
+    temporary file is made and again just before the rename.
     """
-    path = Path(path)
-    if path.is_dir():
-        raise InputError(f"cannot write {str(path)!r}: it is a directory; expected a file name")
+    target = _write_target(path)
+    prefix, suffix = _temp_affixes(target.name, suffix if suffix is not None else target.suffix)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{path.name}.", suffix=suffix if suffix is not None else path.suffix, dir=path.parent
-        )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=target.parent)
     except OSError as exc:
         raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     os.close(fd)
@@ -68,7 +97,11 @@ def atomic_path(path, suffix=None):
     os.chmod(tmp, 0o666 & ~_UMASK)
     try:
         yield Path(tmp)
-        os.replace(tmp, path)
+        # the name may have become a FIFO or a link elsewhere while the file was written
+        if _write_target(path) != target:
+            raise InputError(f"cannot write {str(path)!r}: it changed while being written "
+                             "(now a link to another file)")
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -95,9 +128,16 @@ def atomic_write_json(path, obj, *, records=None, provenance=None) -> Path:
 
 
 def lock_path(path) -> Path:
-    """The sidecar lock file of ``path`` (``path + ".lock"``)."""
-    path = Path(path)
-    return path.with_name(path.name + ".lock")
+    """The sidecar lock file of ``path`` (``path + ".lock"``, beside the file a symlink points
+    to, so that every spelling of one file takes one lock; a name too long for the suffix gets
+    a hashed lock name)."""
+    import hashlib
+
+    path = Path(os.path.realpath(path))
+    name = path.name + ".lock"
+    if len(os.fsencode(name)) > 255:
+        name = "." + hashlib.sha256(os.fsencode(path.name)).hexdigest()[:32] + ".lock"
+    return path.with_name(name)
 
 
 @contextmanager

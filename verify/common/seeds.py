@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from numeric.validation import reject
+from numeric.validation import check_int, parse_integer
 
 ENV_VAR = "BOOLVERIFY_SEED"
 DEFAULT_SEED = 0
@@ -24,13 +24,8 @@ def base_seed() -> int:
     raw = os.environ.get(ENV_VAR, "").strip()
     if not raw:
         return DEFAULT_SEED
-    try:
-        value = int(raw)
-    except ValueError:
-        value = None
-    if value is None or not 0 <= value <= MAX_BASE:
-        reject(ENV_VAR, raw, f"an integer in [0, {MAX_BASE}]")
-    return value
+    # the one integer syntax of the options (ASCII digits, 1e3; never 0x10, 1.5 or "١٢")
+    return parse_integer(raw, ENV_VAR, lo=0, hi=MAX_BASE)
 
 
 def seed_offset() -> int:
@@ -40,8 +35,7 @@ def seed_offset() -> int:
 
 def seed(local: int) -> int:
     """The seed ``local`` (an experiment's own number, ``0 <= local < SEED_STRIDE``) under the base."""
-    if not 0 <= local < SEED_STRIDE:
-        reject("local", local, f"an integer in [0, {SEED_STRIDE})")
+    local = check_int(local, "local", lo=0, hi=SEED_STRIDE - 1)
     return seed_offset() + local
 
 

@@ -49,14 +49,25 @@ def run_property(prop, last):
 
 
 def values_agree(expected, received, scale_of):
+    """Whether ``received`` agrees with ``expected`` at the float64 tolerance, scaled by the
+    largest of ``scale_of`` (at least 1). A non-finite expected value makes the comparison
+    undefined (inf agrees with nothing, NaN with nothing either), so it is bad input, never a
+    verdict."""
+    import math
+
+    if not all(math.isfinite(x) for x in [*expected, *scale_of]):
+        raise InputError("the reference value is not finite on this input, so the comparison is undefined; "
+                         "choose inputs whose values are finite", name="reference", value=None,
+                         expected="finite reference values")
     if len(expected) != len(received):
         return False
     scale = max([1.0] + [abs(x) for x in scale_of])
     return all(is_close(r, e, "float64", scale=scale) for r, e in zip(received, expected))
 
 
-def to_floats(value, what):
-    """Flatten a returned scalar/array (numpy, torch, list) to a list of Python floats."""
+def to_floats(value, what, keep_ints=False):
+    """Flatten a returned scalar/array (numpy, torch, list) to a list of Python floats; with
+    ``keep_ints``, integers stay integers (counts are printed as counts)."""
     import numpy as np
 
     if isinstance(value, str):  # what :func:`~verify.crossval.target.plain` makes of an unknown object
@@ -73,10 +84,26 @@ def to_floats(value, what):
                 raw.dtype.kind, f"dtype {raw.dtype}")
             raise TypeError(f"{kind}, not real numbers")
         arr = raw.astype(np.float64).ravel()
+        ints = keep_ints and (raw.dtype.kind in "iu" or (raw.dtype.kind == "O" and all(
+            isinstance(v, numbers.Integral) for v in raw.ravel())))
     except (TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise InputError(f"{what}: cannot read the returned value as real numbers ({exc})",
                          name=what, value=None, expected="real numbers") from None
     if not np.all(np.isfinite(arr)):
         raise InputError(f"{what}: the function returned NaN or inf ({arr[~np.isfinite(arr)][:3].tolist()}); "
                          "expected finite numbers", name=what, value=None, expected="finite numbers")
+    if ints:
+        return [int(v) for v in raw.ravel()]
     return [float(v) for v in arr]
+
+
+def same_answers(first, second):
+    """Whether two answers of the target on the same input agree (to the float64 tolerance, which
+    absorbs the rounding of a non-deterministic but correct reduction)."""
+    return values_agree(first, second, first) and values_agree(second, first, second)
+
+
+def random_hint(first, second):
+    """The hint for a target whose two calls on one input differ."""
+    return (f"the target is random: two calls on the same input returned {first} and {second}; fix its seed "
+            "(or its method: an exact computation rather than sampling)", {})

@@ -14,6 +14,7 @@ QUANTITY = {
     "profile": "sensitivity profile K_0..K_N",
     "average": "average sensitivity as(f)",
     "normalised": "normalised average sensitivity as(f)/N",
+    "influences": "per-variable influences Inf_i(f) = Pr[f(x) != f(x with bit i flipped)]",
 }
 
 
@@ -68,6 +69,10 @@ _CLI_OPTION = {
     ("loss_scale", 1.0): "no --half-mse",
     ("index_base", 1): "--one-based",
     ("index_base", 0): "no --one-based",
+    ("values", "pm1"): "--values pm1",
+    ("values", "01"): "--values 01",
+    ("order", "msb"): "--order msb",
+    ("order", "lsb"): "--order lsb",
 }
 
 
@@ -81,7 +86,8 @@ def render_hint(text, changes, style="cli", conventions=None):
         opts = [_CLI_OPTION.get((k, v), f"--{k} {v}") for k, v in changes.items()]
         return f"{text}; did you mean {' '.join(opts)}?"
     if conventions is None:
-        cls = "XorConventions" if set(changes) & {"loss_scale", "index_base", "attention"} else "ProfileConventions"
+        cls = ("XorConventions" if set(changes) & {"loss_scale", "index_base", "attention"} else
+               "InfluenceConventions" if "order" in changes else "ProfileConventions")
         fields = changes
     else:
         import dataclasses
@@ -98,7 +104,9 @@ def render_hint(text, changes, style="cli", conventions=None):
 class CrossvalResult:
     """Verdict of one check: ``ok``, the number of ``examples`` (instances, tables) compared,
     the shrunk ``mismatch``, the per-quantity ``rows`` of a file, what was ``compared`` and the
-    ``sizes`` tested (``{"d": {2: 17, ...}, "m": {...}}`` or ``{"N": {1: 9, ...}}``)."""
+    ``sizes`` tested (``{"d": {2: 17, ...}, "m": {...}}`` or ``{"N": {1: 9, ...}}``), the
+    ``conventions`` compared in words, and the ``interpreter`` that ran the target when it was
+    not boolverify's own."""
 
     ok: bool
     examples: int
@@ -106,6 +114,16 @@ class CrossvalResult:
     rows: list = field(default_factory=list)
     compared: str = ""
     sizes: dict = field(default_factory=dict)
+    conventions: str = ""
+    interpreter: str = ""
+
+    def agreement_text(self) -> str:
+        """What agreed, beyond the quantity and the sizes: the conventions compared and, for a
+        target run by another interpreter, which one."""
+        parts = [f"conventions compared: {self.conventions}"] if self.conventions else []
+        if self.interpreter:
+            parts.append(f"run by {self.interpreter}")
+        return "; ".join(parts)
 
     def sizes_text(self) -> str:
         """The sizes tested, e.g. ``N = 1..12 (tables per N: 1:9 2:8 ...)``."""
@@ -120,6 +138,7 @@ class CrossvalResult:
 
     def as_dict(self) -> dict:
         return {"ok": self.ok, "examples": self.examples, "compared": self.compared,
+                "conventions_compared": self.conventions, "interpreter": self.interpreter or None,
                 "sizes": {k: {str(n): c for n, c in sorted(v.items())} for k, v in self.sizes.items()},
                 "mismatch": None if self.mismatch is None else {
                     "inputs": {k: v for k, v in self.mismatch.inputs.items() if k != "table" or len(v) <= 4096},

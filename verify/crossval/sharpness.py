@@ -47,7 +47,7 @@ from numeric.boolean import all_strings, labels
 from numeric.transformer import model_sharpness
 from numeric.transformer import BooleanTransformer, TransformerConfig, random_model
 from numeric.transformer import CONSTRUCTED, construct
-from numeric.validation import InputError, check_bool, check_int, check_real, reject
+from numeric.validation import InputError, check_bool, check_int, check_real, check_seed, reject
 from verify.common.tolerances import tolerance
 
 #: The public repository and the commit whose definition is implemented here.
@@ -300,8 +300,21 @@ class SharpnessComparison:
                 "agrees": self.agrees()}
 
 
-def _check_run(sigma, draws, seed):
-    return check_real(sigma, "sigma", lo=0), check_int(draws, "draws", lo=1), check_int(seed, "seed", lo=0)
+def _check_run(sigma, draws, seed, seeds=1):
+    # sigma = 0 would compare 0 with 0: an agreement that tests nothing
+    return (check_real(sigma, "sigma", lo=0, lo_open=True), check_int(draws, "draws", lo=1),
+            check_seed(seed, "seed", count=seeds))
+
+
+def _check_finite_row(row: "SharpnessComparison") -> "SharpnessComparison":
+    """A row whose two values are both NaN or infinite compares nothing (neither an agreement nor
+    a disagreement): the noise scale is out of the range where the loss is a float."""
+    import math
+
+    if not (math.isfinite(row.ours) or math.isfinite(row.theirs)):
+        reject("sigma", row.sigma, f"a noise scale at which the sharpness is a finite number (both "
+               f"implementations give {row.ours!r} / {row.theirs!r} on {row.model})")
+    return row
 
 
 def compare_public_model(public: PublicCode, public_model, name: str, function: str, N: int, *,
@@ -388,31 +401,65 @@ PUBLIC_TRAINED = ("first", "majority", "parity")
 BOOLVERIFY_RANDOM = ((0, 1.0), (1, 3.0))  # (seed, B): uniform init U(-B, B), D = 8, L = 2, H = 2, N = 6
 
 
-def crossval_table(public: PublicCode, *, sigma: float = 0.02, draws: int = 10, seed: int = 0,
-                   quick: bool = False) -> list:
-    """:class:`SharpnessComparison` of every model of the table (``quick``: one of each kind)."""
+#: the draws of the table's models use the seeds ``seed .. seed + SEED_SPAN - 1`` (offsets below)
+SEED_SPAN = 32
+
+
+def draw_flops(quick: bool = False) -> float:
+    """Multiply-adds of one noise draw over the whole table (``quick``: one model of each kind):
+    per model, both implementations run it on all 2^N strings, each of N + 1 positions through
+    the projections, the MLP and the attention of every layer. A lower bound for time estimates."""
     quick = check_bool(quick, "quick")
+    pick = (lambda t: t[:1]) if quick else (lambda t: t)
+    shapes = ([(D, L, N) for D, _, L, N, _ in pick(PUBLIC_RANDOM)] + [(8, 1, 5)] * len(pick(PUBLIC_TRAINED))
+              + [(construct(fn, 6).config.D, construct(fn, 6).config.L, 6) for fn in pick(CONSTRUCTED)]
+              + [(8, 2, 6)] * len(pick(BOOLVERIFY_RANDOM)))
+    return float(sum(2 * (1 << N) * (N + 1) * L * (4 * D * D + 2 * D * 4 * D + 2 * (N + 1) * D)
+                     for D, L, N in shapes))
+
+
+def n_models(quick: bool = False) -> int:
+    """Models in the table (``quick``: one of each kind)."""
+    quick = check_bool(quick, "quick")
+    kinds = (PUBLIC_RANDOM, PUBLIC_TRAINED, CONSTRUCTED, BOOLVERIFY_RANDOM)
+    return sum(1 if quick else len(k) for k in kinds)
+
+
+def crossval_table(public: PublicCode, *, sigma: float = 0.02, draws: int = 10, seed: int = 0,
+                   quick: bool = False, progress=None) -> list:
+    """:class:`SharpnessComparison` of every model of the table (``quick``: one of each kind);
+    ``progress(done, total, name)`` after each model. A model on which both values are NaN or
+    infinite is refused (an :class:`InputError` naming ``sigma``) at once."""
+    quick = check_bool(quick, "quick")
+    sigma, draws, seed = _check_run(sigma, draws, seed, SEED_SPAN)
+    total = n_models(quick)
     rows = []
+
+    def add(row):
+        rows.append(_check_finite_row(row))
+        if progress is not None:
+            progress(len(rows), total, row.model)
+
     for i, (D, H, L, N, s) in enumerate(PUBLIC_RANDOM[:1] if quick else PUBLIC_RANDOM):
         m = public_random_model(public, D=D, H=H, L=L, N=N, seed=s)
-        rows.append(compare_public_model(public, m, f"public init D={D} H={H} L={L} N={N} seed={s}", "parity", N,
-                                         sigma=sigma, draws=draws, seed=seed + i, last_bit=i % 2))
+        add(compare_public_model(public, m, f"public init D={D} H={H} L={L} N={N} seed={s}", "parity", N,
+                                 sigma=sigma, draws=draws, seed=seed + i, last_bit=i % 2))
     for i, fn in enumerate(PUBLIC_TRAINED[:1] if quick else PUBLIC_TRAINED):
         m, final = train_public_model(public, fn, 5, seed=i, steps=40 if quick else 150)
-        rows.append(compare_public_model(public, m, f"public trained on {fn} D=8 H=2 L=1 N=5 (MSE {final:.2g})", fn,
-                                         5, sigma=sigma, draws=draws, seed=seed + 10 + i))
+        add(compare_public_model(public, m, f"public trained on {fn} D=8 H=2 L=1 N=5 (MSE {final:.2g})", fn,
+                                 5, sigma=sigma, draws=draws, seed=seed + 10 + i))
     for i, fn in enumerate(CONSTRUCTED[:1] if quick else CONSTRUCTED):
-        rows.append(compare_boolverify_model(public, construct(fn, 6), f"boolverify construction {fn}, N=6", fn, 6,
-                                             sigma=sigma, draws=draws, seed=seed + 20 + i))
+        add(compare_boolverify_model(public, construct(fn, 6), f"boolverify construction {fn}, N=6", fn, 6,
+                                     sigma=sigma, draws=draws, seed=seed + 20 + i))
     for s, B in BOOLVERIFY_RANDOM[:1] if quick else BOOLVERIFY_RANDOM:
         m = random_model(TransformerConfig(D=8, L=2, H=2, eps=1e-5, N_max=6), "uniform", s, B=B)
-        rows.append(compare_boolverify_model(public, m, f"boolverify uniform B={B:g} D=8 L=2 seed={s}", "majority", 6,
-                                             sigma=sigma, draws=draws, seed=seed + 30 + s))
+        add(compare_boolverify_model(public, m, f"boolverify uniform B={B:g} D=8 L=2 seed={s}", "majority", 6,
+                                     sigma=sigma, draws=draws, seed=seed + 30 + s))
     return rows
 
 
 __all__ = ["PUBLIC_REPO", "PUBLIC_COMMIT", "PUBLIC_LN_EPS", "PublicCode", "load_public", "public_noised_shapes",
            "replay_public_draws", "public_to_boolverify", "public_noise_to_boolverify", "public_n_params",
            "boolverify_as_public", "SharpnessComparison", "compare_public_model", "compare_boolverify_model",
-           "train_public_model", "public_random_model", "crossval_table", "PUBLIC_RANDOM", "PUBLIC_TRAINED",
+           "train_public_model", "public_random_model", "crossval_table", "draw_flops", "n_models", "SEED_SPAN", "PUBLIC_RANDOM", "PUBLIC_TRAINED",
            "CONSTRUCTED", "BOOLVERIFY_RANDOM"]

@@ -8,7 +8,9 @@ that the checks report as an error, never as a verdict:
   wrong value, since the smallest input that makes it raise is useful);
 - :class:`TargetExited`: it called ``sys.exit`` (at import or when called);
 - :class:`TargetDied`: its process ended without an answer (``os._exit``, a crash, a signal);
-- :class:`TargetTimedOut`: it did not answer within the time limit.
+- :class:`TargetTimedOut`: it did not answer within the time limit;
+- :class:`TargetInterrupted`: it raised ``KeyboardInterrupt`` in its own process (an interrupt
+  of the target's making: boolverify's own Ctrl-C reaches boolverify, not the target).
 
 :class:`ChildTarget` imports ``MODULE:FUNCTION`` in a child process started with the
 ``spawn`` method (no state of this process leaks into it) and reuses that child for call after
@@ -78,6 +80,14 @@ class TargetDied(TargetFailed):
         super().__init__(f"the target's process {how} {when} without giving a value (os._exit, a crash?); "
                          "nothing was compared")
         self.exitcode = exitcode
+
+
+class TargetInterrupted(TargetFailed):
+    """The code under test raised ``KeyboardInterrupt`` in the process that runs it."""
+
+    def __init__(self, when):
+        super().__init__(f"the target raised KeyboardInterrupt {when}; an interrupted target gives no value to "
+                         "compare, so nothing more was checked")
 
 
 class TargetTimedOut(TargetFailed):
@@ -177,7 +187,8 @@ def load_callable(spec: str, paths=()):
         raise
     except ModuleNotFoundError as exc:
         raise InputError(f"cannot import module {mod_name!r}: {exc} (the current folder and --path "
-                         "folders are importable)") from None
+                         "folders are importable; for code whose dependencies are installed in another "
+                         "environment, run it there with --python ENV/bin/python, python=)") from None
     except Exception as exc:  # the user's module raised while importing
         raise InputError(f"importing {mod_name!r} raised {type(exc).__name__}: {exc}") from None
     if not hasattr(module, func_name):
@@ -252,12 +263,17 @@ class InProcessTarget:
         self.name = getattr(fn, "__qualname__", repr(fn))
 
     def call(self, args, optional=None):
+        pid = os.getpid()
         try:
-            return plain(invoke(self.fn, args, optional, self.array))
+            out = plain(invoke(self.fn, args, optional, self.array))
         except SystemExit as exc:
+            _leave_if_forked(pid)
             raise TargetExited(exc.code, "when called") from None
         except Exception as exc:
+            _leave_if_forked(pid)
             raise TargetRaised(f"{type(exc).__name__}: {exc}", exc=exc) from exc
+        _leave_if_forked(pid)
+        return out
 
     def close(self):
         pass
@@ -267,6 +283,13 @@ class InProcessTarget:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _leave_if_forked(pid):
+    """A copy of the process forked by the target (``os.fork`` whose child returns) must not go on
+    running the caller's code, answering twice or re-running a test suite: it ends here."""
+    if os.getpid() != pid:
+        os._exit(0)
 
 
 def _tie_to_parent():  # pragma: no cover - runs in the child process
@@ -320,10 +343,14 @@ def _child_main(conn, spec, paths, array):  # pragma: no cover - runs in the chi
     except SystemExit as exc:
         conn.send(("exit", _code(exc)))
         return
+    except KeyboardInterrupt:
+        conn.send(("interrupted", None))
+        return
     except InputError as exc:
         conn.send(("input", str(exc)))
         return
     conn.send(("ready", None))
+    pid = os.getpid()
     while True:
         try:
             msg = conn.recv()
@@ -335,15 +362,22 @@ def _child_main(conn, spec, paths, array):  # pragma: no cover - runs in the chi
         try:
             out = plain(invoke(fn, args, optional, array))
         except SystemExit as exc:
+            _leave_if_forked(pid)
             conn.send(("exit", _code(exc)))
             return
+        except KeyboardInterrupt:
+            _leave_if_forked(pid)
+            conn.send(("interrupted", None))
+            return
         except Exception as exc:
+            _leave_if_forked(pid)
             try:
                 text = f"{type(exc).__name__}: {exc}"
             except Exception:  # an exception whose str() raises
                 text = type(exc).__name__
             send(("raised", text))
             continue
+        _leave_if_forked(pid)
         send(("ok", out))
 
 
@@ -377,7 +411,10 @@ class ChildTarget:
         ctx = multiprocessing.get_context("spawn")
         mine, theirs = ctx.Pipe()
         proc = ctx.Process(target=_child_main, args=(theirs, self.spec, self.paths, self.array),
-                           name="boolverify-crossval-target", daemon=True)
+                           name="boolverify-crossval-target", daemon=False)
+        # Not daemonic: a daemonic process may start no processes of its own, and a target may use
+        # multiprocessing; the child is stopped by close() and dies with this process
+        # (_tie_to_parent), so it does not outlive the run either way.
         proc.start()
         theirs.close()
         self._proc, self._conn = proc, mine
@@ -389,6 +426,9 @@ class ChildTarget:
         if kind == "input":
             self.close()
             raise InputError(payload)
+        if kind == "interrupted":
+            self.close()
+            raise TargetInterrupted("while its module was imported")
 
     def _receive(self, when):
         # The child's own start-up (a fresh interpreter importing numpy) is not the target's
@@ -423,6 +463,9 @@ class ChildTarget:
         if kind == "exit":
             self.close()
             raise TargetExited(payload, "when called")
+        if kind == "interrupted":
+            self.close()
+            raise TargetInterrupted("when called")
         if kind == "badvalue":
             raise InputError(f"{self.spec}: {payload}")
         raise InputError(f"{self.spec}: unexpected answer {kind!r} from the target's process")
@@ -470,22 +513,8 @@ class ChildTarget:
             pass
 
 
-def open_target(fn, *, array="numpy", timeout=None, paths=()):
-    """A :class:`ChildTarget` for a ``"MODULE:FUNCTION"`` string, an :class:`InProcessTarget`
-    for a callable (``timeout`` and ``paths`` need the string form)."""
-    if isinstance(fn, str):
-        return ChildTarget(fn, timeout=DEFAULT_TIMEOUT if timeout is None else timeout, paths=paths, array=array)
-    if timeout is not None:
-        check_timeout(timeout)
-        reject("timeout", timeout, "None for a Python callable (it runs in this process); give the target "
-               "as a 'MODULE:FUNCTION' string to run it in a child process with a time limit")
-    if paths:
-        reject("paths", paths, "() for a Python callable; import folders go with a 'MODULE:FUNCTION' string")
-    return InProcessTarget(fn, array=array)
-
-
 __all__ = [
     "ARRAY_KINDS", "DEFAULT_TIMEOUT", "ChildTarget", "InProcessTarget", "TargetDied", "TargetExited",
-    "TargetFailed", "TargetRaised", "TargetTimedOut", "check_paths", "check_timeout", "import_paths",
-    "load_callable", "open_target", "parse_target", "plain", "target_source",
+    "TargetFailed", "TargetInterrupted", "TargetRaised", "TargetTimedOut", "check_paths", "check_timeout", "import_paths",
+    "load_callable", "parse_target", "plain", "target_source",
 ]

@@ -16,13 +16,14 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from numeric.validation import InputError, check_choice, check_int, check_real, reject
+from numeric.validation import InputError, check_choice, check_int, check_real, check_seed, reject
 from numeric.vocabulary import ATTENTIONS
 from verify.crossval.property_runs import (
-    MAX_EXAMPLES, AbortRun, hypothesis_settings, run_property, to_floats, values_agree,
+    MAX_EXAMPLES, AbortRun, hypothesis_settings, random_hint, run_property, same_answers, to_floats, values_agree,
 )
 from verify.crossval.results import QUANTITY, CrossvalResult, Mismatch
-from verify.crossval.target import ARRAY_KINDS, TargetFailed, TargetRaised, open_target
+from verify.crossval.opening import open_target
+from verify.crossval.target import ARRAY_KINDS, TargetFailed, TargetRaised
 
 #: What :func:`crossval_xor` checks: the loss or the two gradients.
 XOR_KINDS = ("loss", "grad")
@@ -51,6 +52,14 @@ class XorConventions:
         self.index_base = check_int(self.index_base, "index_base", lo=0, hi=1)
         self.loss_scale = check_real(self.loss_scale, "loss_scale", lo=0, lo_open=True)
         check_choice(self.attention, "attention", ATTENTIONS)
+
+    def describe(self) -> str:
+        """The conventions compared, in words (for the success line)."""
+        arrays = {"numpy": "numpy float64 arrays", "torch": "torch float64 tensors", "list": "nested lists"}
+        loss = "the loss E[(f - y)^2]" if self.loss_scale == 1.0 else (
+            "the ½-MSE loss ½ E[(f - y)^2]" if self.loss_scale == 0.5 else f"the loss {self.loss_scale:g} E[(f - y)^2]")
+        return (f"{self.attention} attention, {arrays[self.array]} in, a {self.index_base}-based support, {loss} "
+                "(gradients scaled alike)")
 
 
 def reference_values(kind, V, theta, theta_tilde, support, attention):
@@ -194,13 +203,14 @@ def _xor_hints(kind, conv, cases):
 
 
 def crossval_xor(fn, kind="grad", conventions: XorConventions | None = None, max_examples=200, seed=0,
-                 *, timeout=None, paths=()) -> CrossvalResult:
+                 *, timeout=None, paths=(), python=None) -> CrossvalResult:
     """Drive ``fn`` with Hypothesis against the 50-digit reference.
 
     ``kind`` is ``"loss"`` (``fn(V, theta, theta_tilde, support) -> float``) or ``"grad"``
     (``-> (grad_theta, grad_theta_tilde)``). ``fn`` is a callable (run in this process) or a
     ``"MODULE:FUNCTION"`` string (imported and run in a child process, ``timeout`` seconds per
-    call, ``paths`` added to its import path). Returns the shrunk counterexample on a mismatch;
+    call, ``paths`` added to its import path; under the interpreter ``python`` when given,
+    :mod:`verify.crossval.remote`). Returns the shrunk counterexample on a mismatch;
     raises :class:`~verify.crossval.target.TargetFailed` when the function exits, dies or
     times out, :class:`~numeric.validation.InputError` on bad arguments.
     """
@@ -208,14 +218,14 @@ def crossval_xor(fn, kind="grad", conventions: XorConventions | None = None, max
 
     check_choice(kind, "kind", XOR_KINDS)
     max_examples = check_int(max_examples, "max_examples", lo=1, hi=MAX_EXAMPLES)
-    seed = check_int(seed, "seed")
+    seed = check_seed(seed, "seed")
     conv = conventions or XorConventions()
     if not isinstance(conv, XorConventions):
         reject("conventions", f"<{type(conv).__name__}>", "an XorConventions")
     last: list[Mismatch] = []
     sizes = {"d": Counter(), "m": Counter()}
 
-    with open_target(fn, array=conv.array, timeout=timeout, paths=paths) as target:
+    with open_target(fn, array=conv.array, timeout=timeout, paths=paths, python=python) as target:
 
         def call(inst):
             inputs = dict(inst, attention=conv.attention)
@@ -241,19 +251,35 @@ def crossval_xor(fn, kind="grad", conventions: XorConventions | None = None, max
                 last.append(Mismatch(inputs, expected, received))
                 raise AssertionError("mismatch")
 
-        # A function that raises (or exits) on the simplest instance is reported at once.
+        # The simplest instance first, twice: a function that raises or exits on it is reported
+        # at once, its value is compared like any other, and a second answer that differs from
+        # the first tells a random target from a wrong one.
         probe = {"d": 2, "m": 1, "V": [[1.0], [-1.0]], "theta": [0.5], "theta_tilde": [-0.5], "support": (0, 1)}
+        sizes["d"][2] += 1
+        sizes["m"][1] += 1
         try:
-            call(probe)
+            inputs, first = call(probe)
+            second = call(probe)[1]
         except TargetRaised:
             mismatch = last[-1]
         except AbortRun as abort:
             raise abort.error from None
         else:
-            mismatch = run_property(_prop, last)
+            expected = reference_values(kind, probe["V"], probe["theta"], probe["theta_tilde"], probe["support"],
+                                        conv.attention)
+            if not same_answers(first, second):
+                mismatch = Mismatch(inputs, expected, first, hints=[random_hint(first, second)])
+            else:
+                wrong = None if values_agree(expected, first, expected) else Mismatch(inputs, expected, first)
+                # a wrong probe answer still lets Hypothesis look for a smaller counterexample
+                mismatch = run_property(_prop, last) or wrong
         if mismatch is not None and mismatch.error.startswith("IndexError") and conv.index_base == 1:
             mismatch.hints = [("an IndexError with the support passed 1-based", {"index_base": 0})]
-        if mismatch is not None and not mismatch.error:
+        if mismatch is not None and not mismatch.error and not mismatch.hints:
+            again = _again(call, mismatch)
+            if again is not None:
+                mismatch.hints = [random_hint(mismatch.received, again)]
+        if mismatch is not None and not mismatch.error and not mismatch.hints:
             cases = [(mismatch.inputs, [x * conv.loss_scale for x in mismatch.received])]
             try:
                 received = call(_HINT_INSTANCE)[1]
@@ -265,4 +291,15 @@ def crossval_xor(fn, kind="grad", conventions: XorConventions | None = None, max
         mismatch.conventions = conv
     examples = sum(sizes["d"].values())
     return CrossvalResult(ok=mismatch is None, examples=examples, mismatch=mismatch, compared=QUANTITY[kind],
-                          sizes={k: dict(v) for k, v in sizes.items()})
+                          sizes={k: dict(v) for k, v in sizes.items()}, conventions=conv.describe(),
+                          interpreter=getattr(target, "described", ""))
+
+
+def _again(call, mismatch):
+    """The target's second answer on the counterexample when it differs from the first, else None."""
+    inst = {k: mismatch.inputs[k] for k in ("d", "m", "V", "theta", "theta_tilde", "support")}
+    try:
+        second = call(inst)[1]
+    except (TargetRaised, AbortRun, InputError):
+        return None
+    return None if same_answers(mismatch.received, second) else second

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import torch
 
 from numeric import vocabulary, xor
-from numeric.validation import check_choice, check_entry, check_int, check_real
+from numeric.validation import check_choice, check_entry, check_int, check_real, check_seed
 from numeric.vocabulary import ATTENTIONS
 from numeric.xor import step_metrics
 from verify.experiments.claim_rules import SX5
@@ -206,6 +206,7 @@ def compare(d=1000, m=32, n_seeds=50, *, train_seeds=None, steps=2000, gd_lrs=No
         (``attention -> {"one_step": {...}, "gd": {...}, "adam": {...}}``).
     """
     check_int(n_seeds, "n_seeds", lo=1)
+    check_seed(seed_offset, "seed_offset", count=n_seeds)
     check_int(d, "d", lo=2)
     check_int(m, "m", lo=1)
     train_seeds = n_seeds if train_seeds is None else check_int(train_seeds, "train_seeds", lo=1,
@@ -258,6 +259,7 @@ def representational_bounds(d, m, seed=0):
     :mod:`verify.reference.linear_bound`)."""
     from verify.reference.linear_bound import erf_attention_loss_bound, linear_attention_loss_bound
 
+    seed = check_seed(seed, "seed")
     V, _, _ = make_instances(d, m, [seed])
     return {"linear_bound": linear_attention_loss_bound(V[0].numpy(), cell_support(d, 1, m)),
             "erf_bound": erf_attention_loss_bound(d)}

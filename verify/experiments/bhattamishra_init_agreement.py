@@ -39,7 +39,7 @@ import torch
 from scipy import stats
 
 from numeric.transformer import preset_config
-from numeric.validation import check_int
+from numeric.validation import check_int, check_seed
 from verify.experiments.bhattamishra_public import (
     PUBLIC_INIT_METHODS, public_initialize_, public_model, public_table,
 )
@@ -77,6 +77,8 @@ def average_sensitivity(table: torch.Tensor, N: int) -> float:
 
 def public_draws(scheme: str, setting: dict, models: int, seed: int, source=None):
     """(constant flags, as / N) of ``models`` public models (global seeds ``seed, seed + 1, ...``)."""
+    models = check_int(models, "models", lo=1)
+    seed = check_seed(seed, "seed", count=models)
     cfg = preset_config("bhattamishra", D=setting["D"], L=setting["L"], H=setting["H"], N_max=setting["N"])
     clf = public_model(cfg, source)
     N = setting["N"]
@@ -137,6 +139,8 @@ def compare(pub: dict, ours: dict) -> dict:
 def run(source=None, models: int = MODELS, seed: int = 0, schemes=None, progress=print) -> dict:
     """The comparison for each method of ``schemes`` (default all four); a JSON-ready dict."""
     models = check_int(models, "models", lo=2)
+    # the public side draws seeds seed + PUBLIC_SEED_OFFSET + i
+    seed = check_seed(seed, "seed", count=PUBLIC_SEED_OFFSET + models)
     out = {"rule": {"level": LEVEL, "tests_per_method": TESTS_PER_METHOD, "methods": len(SETTINGS),
                     "interval_level": INTERVAL_LEVEL, "tests": "two-sided Fisher exact (constant fraction), "
                     "Welch t (mean as/N over all models)", "agree": "neither p-value below level / 8"},

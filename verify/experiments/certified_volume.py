@@ -37,7 +37,7 @@ import math
 import time
 from dataclasses import asdict, dataclass
 
-from numeric.validation import check_bool, check_choice, check_int, check_real, reject
+from numeric.validation import check_bool, check_choice, check_int, check_real, check_seed, reject
 
 #: Bisection bracket of the half-width and its number of steps (the bracket's ratio after the
 #: steps is ``(hi/lo)^(2^-steps)``: 1.0001 for the defaults).
@@ -168,7 +168,7 @@ def corner_fraction(function: str, N: int, half_width: float, *, models: int = 2
     N = check_int(N, "N", lo=1, hi=MAX_N)
     h = check_real(half_width, "half_width", lo=0)
     models = check_int(models, "models", lo=1)
-    seed = check_int(seed, "seed", lo=0)
+    seed = check_seed(seed, "seed")
     check_bool(include_ln, "include_ln")
     model = construct(function, N)
     theta = box_points(model, h, models, torch.Generator().manual_seed(seed), corners=True, include_ln=include_ln)

@@ -31,6 +31,11 @@ MAX_WORKERS = 64
 
 #: seconds to wait for a running scheduler to answer
 CONNECT_TIMEOUT = 10
+#: seconds a scheduler with no worker is given for one to join before the run is refused
+WORKERS_TIMEOUT = 60
+#: the largest first message of a Dask scheduler (its handshake is ~60 bytes of msgpack): a longer
+#: length prefix is another protocol's bytes read as a length
+_HANDSHAKE_MAX = 1 << 16
 
 _ADDRESS = re.compile(r"^(?:tcp://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):([0-9]{1,5})$")
 _ADDRESS_TEXT = "host:port or tcp://host:port, e.g. tcp://10.0.0.5:8786"
@@ -54,12 +59,44 @@ def check_scheduler(value, name="scheduler", *, probe=False):
         reject(name, value, _ADDRESS_TEXT)
     host, port = m.group(1), int(m.group(2))
     if probe:
-        try:
-            socket.create_connection((host.strip("[]"), port), timeout=CONNECT_TIMEOUT).close()
-        except OSError as exc:
-            reject(name, value, f"the address of a running Dask scheduler (cannot connect: "
-                                f"{exc.strerror or exc})")
+        _probe_handshake(host.strip("[]"), port, name, value)
     return f"tcp://{host}:{port}"
+
+
+def _read_exactly(conn, n):
+    data = b""
+    while len(data) < n:
+        chunk = conn.recv(n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _probe_handshake(host, port, name, value):
+    """Connect and read the scheduler's first message: a Dask scheduler sends its handshake
+    (an 8-byte length, then msgpack naming ``pickle-protocol``) as soon as it accepts, without
+    waiting for the client. Anything else at the address (a silent listener, another server) is
+    refused here: handed to dask, the first hangs forever and the second's bytes, read as a
+    frame length, make it allocate without bound."""
+    try:
+        conn = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+    except OSError as exc:
+        reject(name, value, f"the address of a running Dask scheduler (cannot connect: {exc.strerror or exc})")
+    with conn:
+        try:
+            conn.settimeout(CONNECT_TIMEOUT)
+            head = _read_exactly(conn, 8)
+            size = int.from_bytes(head, "little") if len(head) == 8 else -1
+            body = _read_exactly(conn, size) if 0 < size <= _HANDSHAKE_MAX else b""
+        except OSError as exc:      # a timeout included
+            head, body = b"", b""
+            why = f"no Dask handshake within {CONNECT_TIMEOUT} s ({exc.strerror or exc})"
+        else:
+            why = "its first bytes are not a Dask handshake"
+    if b"pickle-protocol" not in body:
+        reject(name, value, f"the address of a Dask scheduler ({value} accepts connections but is not a Dask "
+                            f"scheduler: {why})")
 
 
 def check_backend(workers=None, scheduler=None, names=("workers", "scheduler")):
@@ -85,11 +122,18 @@ def _client(workers, scheduler):
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
+        check_scheduler(scheduler, "scheduler", probe=True)
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:
             reject("scheduler", scheduler, f"the address of a running Dask scheduler ({exc})")
         with client:
+            try:
+                # tasks on a scheduler without workers would wait silently forever
+                client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+            except (TimeoutError, OSError):
+                reject("scheduler", scheduler, f"a Dask scheduler with workers (no workers joined within "
+                                               f"{WORKERS_TIMEOUT} s)")
             yield client
         return
     # one thread per worker process: torch parallelises inside a cell, dask across cells;
@@ -177,5 +221,5 @@ def progress_display(label, stream=None):
     yield log
 
 
-__all__ = ["MAX_WORKERS", "check_workers", "check_scheduler", "check_backend", "task_key",
+__all__ = ["MAX_WORKERS", "WORKERS_TIMEOUT", "check_workers", "check_scheduler", "check_backend", "task_key",
            "run_tasks", "progress_display"]

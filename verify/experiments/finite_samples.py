@@ -42,8 +42,8 @@ import time
 import torch
 
 from numeric import xor
-from numeric.validation import (InputError, check_choice, check_device, check_dtype, check_int,
-                                check_real)
+from numeric.validation import (InputError, check_choice, check_device, check_dtype, check_int, check_real,
+                                check_seed)
 from verify.experiments.records import FiniteSampleCell
 from verify.experiments.xor_sweeps import (check_eps, seed_chunks, check_grid, CellStore, cell_support,
                                           instance_seed)
@@ -227,7 +227,7 @@ def run_finite_samples(ds, ns_for_d, m, n_seeds, *, regime="one_step", steps=200
     step_length = check_real(step_length, "step_length", lo=0, lo_open=True)
     c = check_real(c, "c", lo=0, lo_open=True)
     eps = check_eps(eps)
-    seed_offset = check_int(seed_offset, "seed_offset", lo=0)
+    seed_offset = check_seed(seed_offset, "seed_offset", count=n_seeds)
     max_elems = check_int(max_elems, "max_elems", lo=1)
     dtype = check_dtype(dtype)
     device = check_device(device)

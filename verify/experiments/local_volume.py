@@ -29,7 +29,7 @@ import math
 import time
 from dataclasses import asdict, dataclass, field, fields
 
-from numeric.validation import InputError, check_bool, check_choice, check_int, check_real, reject
+from numeric.validation import InputError, check_bool, check_choice, check_int, check_real, check_seed, reject
 from numeric.vocabulary import ALL_TARGETS
 from verify.stats.intervals import clopper_pearson
 
@@ -150,7 +150,7 @@ def local_volume(function: str, N: int, sigmas=DEFAULT_SIGMAS, models: int = 200
     N = check_int(N, "N", lo=1, hi=20)
     sigmas = check_sigmas(sigmas)
     models = check_int(models, "models", lo=1)
-    seed = check_int(seed, "seed", lo=0)
+    seed = check_seed(seed, "seed")
     level = check_real(level, "level", lo=0, hi=1, lo_open=True, hi_open=True)
     check_bool(include_ln, "include_ln")
     if solution is not None and F is not None:
@@ -232,8 +232,8 @@ def trained_solution(function: str, N: int, *, seed: int = 0, tries: int = DEFAU
 
     check_choice(function, "function", ALL_TARGETS)
     N = check_int(N, "N", lo=1, hi=EXACT_LIMIT)
-    seed = check_int(seed, "seed", lo=0)
     tries = check_int(tries, "tries", lo=1)
+    seed = check_seed(seed, "seed", count=tries)
     config = TransformerConfig(D=D, L=L, H=H, eps=eps, N_max=N)
     seeds, accuracies, found, model = [], [], None, None
     t0 = time.perf_counter()

@@ -258,3 +258,25 @@ def full_finite_cells(regime, tmp_path, seed_offset=0, progress=None):
     out = os.environ.get(FINITE_FILE_ENV[regime]) or Path(tmp_path) / f"finite_{regime}.json"
     return finite_cells(regime, FINITE_FULL_DS, FINITE_FULL_SEEDS, seed_offset, False, out,
                          progress)
+
+
+#: the data files of the runs that resume cell by cell (sweep files: verify.experiments.records)
+SWEEP_FILES = ("xor_sweep.json", "xor_samples_grid.json", "xor_fixed_sample_training.json")
+
+
+def check_resume_file(path) -> None:
+    """Refuse, naming it, a damaged data file that a run would resume from (``theorem45.json``
+    or one of :data:`SWEEP_FILES`); other names and missing files pass. Run before any run
+    starts, so that nothing is written next to (or into) a file that cannot be resumed."""
+    path = Path(path)
+    if not path.exists():
+        return
+    if path.name in SWEEP_FILES:
+        from verify.experiments.records import load_results
+
+        load_results(path)
+    elif path.name == "theorem45.json":
+        from verify.experiments.theorem45 import read_resume_file
+
+        read_resume_file(path)
+        read_resume_file(path, "preset_bhattamishra")

@@ -11,7 +11,7 @@ from math import comb
 import sympy as sp
 
 from numeric.boolean import popcount_sum
-from numeric.validation import check_int, check_real
+from numeric.validation import check_int, check_real, check_seed
 from verify.reference.random_functions import (
     enumerate_random_functions, expected_K0, poisson_limit, variance_K0,
 )
@@ -54,7 +54,7 @@ def monte_carlo_K0(N: int, samples: int, seed: int = 0, z: float = 1.95996398454
 
     N = check_int(N, "N", lo=1, hi=20)
     samples = check_int(samples, "samples", lo=1)
-    seed = check_int(seed, "seed", lo=0)
+    seed = check_seed(seed, "seed")
     if level is not None:
         level = check_real(level, "level", lo=0, hi=1, lo_open=True, hi_open=True)
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -88,6 +88,8 @@ def random_function_report(N_max: int = 16, samples: int = 1 << 16, seed: int = 
                            z: float = 1.959963984540054) -> dict:
     """The SG-2 numbers in one JSON-ready dict: exact values for ``N <= 4`` (as strings and
     floats), Monte Carlo rows for ``N = 1..N_max`` (seed ``seed + N``), the limit."""
+    N_max = check_int(N_max, "N_max", lo=1, hi=20)
+    seed = check_seed(seed, "seed", count=N_max + 1)
     exact = {}
     for N in range(1, 5):
         r = enumerate_random_functions(N)

@@ -15,7 +15,7 @@ from numeric.transformer import (
     BooleanTransformer, boolean_table, evaluate_all, initialize_, margin_recognition, max_influence, random_model,
 )
 from numeric.transformer import strings, table_profile
-from numeric.validation import check_int, check_ints, check_real, reject
+from numeric.validation import check_int, check_ints, check_real, check_seed, reject
 from verify.experiments.transformer_records import (
     DensityRatios, ExactInfluenceMaxima, MarginCounts, ModelsSummary, NonconstantDraws, OptimisedMargin,
     ProfileStatistics, ProfileSummary, SampledModels, ZeroSensitivityDraw, ZeroSensitivityModel,
@@ -116,6 +116,7 @@ def sample_nonconstant_profiles(config, scheme: str, N: int, target: int, max_dr
     """
     target = check_int(target, "target", lo=1)
     max_draws = check_int(max_draws, "max_draws", lo=1)
+    seed = check_seed(seed, "seed", count=max_draws)
     model = BooleanTransformer(config)
     profiles, seeds, ones, zero_K0, draws = [], [], [], [], 0
     while len(profiles) < target and draws < max_draws:
@@ -176,6 +177,7 @@ def sample_models(config, scheme: str, N: int, models: int, *, seed: int = 0, ch
     from verify.experiments import distributed
 
     models = check_int(models, "models", lo=1)
+    seed = check_seed(seed, "seed", count=models)
     workers, scheduler = distributed.check_backend(workers, scheduler)
     if workers is None and scheduler is None:
         return _sample_block(config, scheme, N, seed, models, chunk, device, init_kw, progress)
@@ -316,6 +318,9 @@ def influence_sweep(config, Ns, models: int, *, samples: int = 2, positions: int
         float64 tensor ``(models, len(Ns))``.
     """
     Ns = check_ints(Ns, "Ns", lo=1, hi=config.N_max)
+    models = check_int(models, "models", lo=1)
+    # the strings of model j at N are drawn from seed + 7919 j + N
+    seed = check_seed(seed, "seed", count=7919 * models + max(Ns))
     vals = torch.zeros(models, len(Ns), dtype=torch.float64)
     for j in range(models):
         model = random_model(config, "uniform", seed + j, B=B, device=device)
@@ -353,6 +358,7 @@ def influence_maxima(config, Ns, models: int, *, strings: int, positions: int, s
     Ns = check_ints(Ns, "Ns", lo=1, hi=config.N_max)
     models = check_int(models, "models", lo=1)
     positions = check_int(positions, "positions", lo=1, hi=min(Ns))
+    seed = check_seed(seed, "seed", count=7919 * models + max(Ns))
     vals = torch.zeros(models, len(Ns), dtype=torch.float64)
     for j, model in _uniform_box_models(config, models, seed, B, device):
         for i, N in enumerate(Ns):
@@ -400,6 +406,7 @@ def exact_influence_maxima(config, Ns, models: int, *, seed: int = 0, B: float =
     """
     Ns = check_ints(Ns, "Ns", lo=1, hi=min(config.N_max, 20))
     models = check_int(models, "models", lo=1)
+    seed = check_seed(seed, "seed", count=models)
     sup = torch.zeros(models, len(Ns), dtype=torch.float64)
     boolean = torch.zeros_like(sup)
     for j, model in _uniform_box_models(config, models, seed, B, device):
@@ -454,6 +461,7 @@ def margin_table(config, Ns, models: int, xi: float, *, seed: int = 0, B: float 
     """
     Ns = check_ints(Ns, "Ns", lo=1, hi=config.N_max)
     models = check_int(models, "models", lo=1)
+    seed = check_seed(seed, "seed", count=models)
     out = torch.zeros(models, len(Ns), dtype=torch.bool)
     for j, model in _uniform_box_models(config, models, seed, B, device):
         for i, N in enumerate(Ns):
@@ -479,6 +487,7 @@ def optimised_margin(config, N: int, *, steps: int, lr: float = 0.02, seed: int 
     lr = check_real(lr, "lr", lo=0, lo_open=True)
     tau = check_real(temperature, "temperature", lo=0, lo_open=True)
     B = check_real(B, "B", lo=0, lo_open=True)
+    seed = check_seed(seed, "seed")
     model = BooleanTransformer(config)
     initialize_(model, "uniform", generator=torch.Generator().manual_seed(seed), B=B)
     x = strings(torch.arange(2**N), N)
@@ -511,6 +520,8 @@ def margin_sweep(config, Ns, models: int, xis, *, seed: int = 0, B: float = 1.0,
     Returns:
         ``{str(xi): MarginCounts}`` (a count per N of each).
     """
+    models = check_int(models, "models", lo=1)
+    seed = check_seed(seed, "seed", count=models)
     res = {str(xi): {"nonconstant": [], "recognises": []} for xi in xis}
     for N in Ns:
         cnt = {xi: [0, 0] for xi in xis}

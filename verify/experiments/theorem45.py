@@ -34,7 +34,7 @@ from pathlib import Path
 import torch
 
 from numeric.transformer import readout_table
-from numeric.validation import check_choice, check_int, check_ints, check_real
+from numeric.validation import check_choice, check_int, check_ints, check_real, reject
 from numeric.vocabulary import INIT_SCHEMES, PRESETS
 from verify.experiments.transformer_records import Theorem45Cell, Theorem45Model
 
@@ -145,6 +145,30 @@ def check_plan(*, D, L, H, eps, preset, schemes, Ns, strings, strings_large, lar
                 pilot=check_int(pilot, "pilot", lo=0), a=a, N_star=N_star)
 
 
+def read_resume_file(path: Path, key=None) -> dict:
+    """The results file a run resumes from (``{}`` when there is none), checked whole before any
+    cell is run: a damaged file is refused, naming it, rather than replaced by the new cells
+    (which would lose every cell it holds) or failing half-way through the run."""
+    if not path.exists():
+        return {}
+    expected = "a theorem45 results file to resume from (a JSON object whose cells have a scheme, N and S)"
+    try:
+        whole = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        detail = "nested too deeply" if isinstance(exc, RecursionError) else (
+            getattr(exc, "strerror", None) or str(exc).splitlines()[0][:120])
+        reject("results file", str(path), f"{expected}; it is not readable JSON ({detail})")
+    entry = whole.get(key, {}) if isinstance(whole, dict) and key is not None else whole
+    if not isinstance(whole, dict) or not isinstance(entry, dict) \
+            or not isinstance(entry.get("params", {}), dict) or not isinstance(entry.get("cells", {}), dict):
+        reject("results file", str(path), expected)
+    for name, cell in entry.get("cells", {}).items():
+        if not (isinstance(cell, dict) and isinstance(cell.get("scheme"), str)
+                and all(isinstance(cell.get(k), int) and not isinstance(cell.get(k), bool) for k in ("N", "S"))):
+            reject("results file", str(path), f"{expected}; its cell {name!r} is not complete")
+    return whole
+
+
 def run_theorem45(path, plan, *, key=None, progress=None) -> dict:
     """Every (scheme, N) cell of ``plan`` (the keywords of :func:`check_plan`, e.g.
     :data:`verify.experiments.plans.THEOREM45_FULL`) into the JSON file ``path``.
@@ -183,12 +207,7 @@ def run_theorem45(path, plan, *, key=None, progress=None) -> dict:
               "max_draws": p["max_draws"], "pilot": p["pilot"], "level": LEVEL, "B": init_kw["B"],
               "sigma": init_kw["sigma"], "ci": "one-sided Clopper-Pearson lower bound of K_0/2^N per model"}
     path = Path(path)
-    whole = {}
-    if path.exists():
-        try:
-            whole = json.loads(path.read_text())
-        except (OSError, ValueError):
-            whole = {}
+    whole = read_resume_file(path, key)
     old = whole.get(key, {}) if key is not None else whole
     data = {"params": params, "cells": {}, "note": "as formalised in boolverify"}
     # resume cell by cell: a cell is kept when the model, the draw rule and its own S agree
@@ -226,4 +245,4 @@ def run_theorem45(path, plan, *, key=None, progress=None) -> dict:
 
 
 __all__ = ["LEVEL", "crossover_of", "default_lengths", "run_cell", "bound_of", "strings_for", "check_plan",
-           "run_theorem45"]
+           "run_theorem45", "read_resume_file"]

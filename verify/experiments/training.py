@@ -52,7 +52,8 @@ from numeric.boolean import (
 from numeric.transformer import strings  # bit matrix of string indices
 from numeric import vocabulary
 from numeric.validation import (
-    InputError, check_bool, check_choice, check_device, check_dtype, check_entry, check_int, check_real,
+    MAX_SEED, InputError, check_bool, check_choice, check_device, check_dtype, check_entry, check_int, check_real,
+    check_seed,
 )
 from numeric.vocabulary import ALL_TARGETS, INIT_SCHEMES
 from verify.stats.intervals import wilson_interval
@@ -66,6 +67,8 @@ DEFAULT_D, DEFAULT_L, DEFAULT_H = 16, 2, 2
 #: layer-norm epsilon used for training unless a config is given (a positive ε keeps the
 #: gradients of LN bounded; SG-6/ε = 0 is about random init, not about training)
 DEFAULT_EPS = 1e-5
+#: AdamW's learning rate unless one is given
+DEFAULT_LR = 3e-3
 #: intra-op threads of every training run (see the module docstring: determinism)
 TRAINING_THREADS = 1
 
@@ -233,7 +236,7 @@ def _build_model(N, config, init, seed, dtype, device, init_kw):
     return model.to(device=device, dtype=dtype), asdict(config)
 
 
-def validate_options(target, N, *, init="xavier_uniform", seed=0, steps=400, lr=3e-3,
+def validate_options(target, N, *, init="xavier_uniform", seed=0, steps=400, lr=DEFAULT_LR,
                      weight_decay=0.01, loss="bce", batch_size=128, train_strings=None,
                      test_samples=2**14, profile_samples=2048, exact=None, confidence=0.95,
                      dtype="float64", device="cpu", chunk=8192, model=None) -> dict:
@@ -241,10 +244,14 @@ def validate_options(target, N, *, init="xavier_uniform", seed=0, steps=400, lr=
     ``dtype`` a torch dtype, ``device`` a torch device, ``exact`` resolved to a bool)."""
     check_choice(target, "target", ALL_TARGETS)
     check_int(N, "N", lo=max(1, smallest_N(target)))
-    check_int(seed, "seed", lo=0)
+    check_seed(seed, "seed")
     check_int(steps, "steps", lo=1)
     lr = check_real(lr, "lr", lo=0, lo_open=True)
     weight_decay = check_real(weight_decay, "weight_decay", lo=0)
+    if not lr * weight_decay < 1:
+        # AdamW scales the weights by 1 - lr * weight_decay each step: zero or a sign flip here
+        raise InputError(f"weight_decay = {weight_decay!r}: expected lr x weight_decay < 1 (lr = {lr:g}; AdamW "
+                         "scales the weights by 1 - lr x weight_decay each step)")
     training_loss(loss)
     for name, value in (("batch_size", batch_size), ("test_samples", test_samples),
                         ("profile_samples", profile_samples), ("chunk", chunk)):
@@ -282,6 +289,7 @@ def training_data(N, seed, train_strings):
     streams); ``pool`` the string indices trained on (``None``: fresh uniform strings every
     step); ``regime`` one of ``"fixed subset"``, ``"all strings"``, ``"online i.i.d."``.
     """
+    seed = check_seed(seed, "seed")
     gen = torch.Generator().manual_seed(_derived_seed(seed, 1_000_003))
     if train_strings is not None:
         return gen, torch.randperm(2**N, generator=gen)[:train_strings], "fixed subset"
@@ -407,6 +415,7 @@ def evaluate(model, target, N, *, exact, seed, held_out_pool=None, test_samples=
     Returns:
         dict with the evaluation fields of :class:`TrainResult` and ``eval_time_s``.
     """
+    seed = check_seed(seed, "seed")
     model.eval()
     t0 = time.perf_counter()
     if exact:
@@ -430,7 +439,7 @@ def train(
     init: str = "xavier_uniform",
     seed: int = 0,
     steps: int = 400,
-    lr: float = 3e-3,
+    lr: float = DEFAULT_LR,
     weight_decay: float = 0.01,
     loss: str = "bce",
     batch_size: int = 128,
@@ -522,6 +531,8 @@ def run_training_grid(targets, Ns, seeds, *, D=DEFAULT_D, L=DEFAULT_L, H=DEFAULT
 
     # every config and the loss now, so that a bad D/H/eps or loss fails at the call, before any run
     training_loss(train_kw.get("loss", train.__kwdefaults__["loss"]))
+    # the runs are seeded 0 .. seeds - 1
+    seeds = check_int(seeds, "seeds", lo=1, hi=MAX_SEED + 1)
     configs = {N: TransformerConfig(D=D, L=L, H=H, eps=eps, N_max=max(64, N)) for N in Ns}
 
     def runs():

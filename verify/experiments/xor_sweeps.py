@@ -33,7 +33,7 @@ from pathlib import Path
 import torch
 
 from numeric import xor
-from numeric.validation import InputError, check_bool, check_device, check_int, check_ints, check_real, reject
+from numeric.validation import InputError, check_bool, check_device, check_int, check_ints, check_real, check_seed, check_seeds, reject
 from numeric.xor import limit_step_attention, predicted_assignment, step_metrics
 from numeric.xor import (instance_seed, stream_loss_and_grad, stream_predicted_assignment,
                                 stream_step_metrics, streamed_instance)
@@ -61,6 +61,7 @@ def make_instances(d, m, seeds, *, dtype=torch.float64, tag=0, device=None):
         ``(V, theta0, theta_tilde0)`` of shapes ``(S, d, m)``, ``(S, m)``, ``(S, m)`` with
         :math:`\tilde\theta^{(0)} = -\theta^{(0)}`.
     """
+    seeds = check_seeds(seeds, "seeds")
     S = len(seeds)
     V = torch.empty(S, d, m, dtype=dtype)
     th = torch.empty(S, m, dtype=dtype)
@@ -237,6 +238,8 @@ def run_sweep(ds, ms, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, out=None, pro
     seeds_for_d = dict(seeds_for_d or {})
     for d, s in seeds_for_d.items():
         check_int(s, f"seeds_for_d[{d}]", lo=1)
+    # the cells number their instances seed_offset + 0 .. seed_offset + S - 1
+    check_seed(seed_offset, "seed_offset", count=max([n_seeds, *seeds_for_d.values()]))
     check_bool(stream, "stream")
     workers, scheduler = distributed.check_backend(workers, scheduler)
     plan = []
@@ -336,6 +339,7 @@ def run_samples(ds, ns_for_d, m, n_seeds, *, c=10.0, eps=0.01, seed_offset=0, ou
     ds = check_grid(ds, "ds", 2)
     check_int(m, "m", lo=1)
     check_int(n_seeds, "n_seeds", lo=1)
+    check_seed(seed_offset, "seed_offset", count=n_seeds)
     check_eps(eps)
     device = check_device(device)
     if not isinstance(ns_for_d, dict) or set(ns_for_d) != set(ds):

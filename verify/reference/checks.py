@@ -12,6 +12,7 @@ import random
 
 import mpmath
 
+from numeric.validation import check_seed
 from numeric.vocabulary import ATTENTIONS
 from verify.reference.oracle import enumerated_grad_mp, enumerated_loss_mp
 from verify.symbolic.enumeration import CheckReport
@@ -19,7 +20,8 @@ from verify.symbolic.enumeration import CheckReport
 
 def random_instance(d, m, seed, scale=3.0):
     """``(V, theta, theta_tilde, support)`` with unit rows (uniform on the sphere), floats."""
-    rng = random.Random(seed)
+    # random.Random(-s) is random.Random(s): a negative seed would alias a positive one
+    rng = random.Random(check_seed(seed, "seed"))
 
     def unit():
         v = [rng.gauss(0, 1) for _ in range(m)]

@@ -435,18 +435,103 @@ EXACT_AND_BOUNDED = [[*args] for args in (
     ["runs", "sg5", "--quick", "--threads", "1e4"],
 )]
 
+# Outputs: every file a command writes goes through one gate (verify.cli.options.check_output):
+# a FIFO, a device, a folder, a socket, a name in a missing folder, a name equal to an input or
+# to another output (however spelled: ./x, x/../x, a symlink, a hard link) is refused before
+# the run, and nothing in {in} is replaced. A symlink to a regular file is followed (the link
+# stays); one into a missing folder, to a FIFO, or in a loop is refused.
+FIFO = {"p": ("fifo",)}
+LONG = "a" * 300
+OUTPUT_GATE = [
+    (["xor", "step", "--d", "10", "--m", "2", "--json", "{in}/p"], FIFO),
+    (["xor", "step", "--d", "10", "--m", "2", "--figure", "{in}/p.svg"], {"p.svg": ("fifo",)}),
+    (["xor", "sweep", "--d", "10", "--m", "2", "--seeds", "1", "--out", "{in}/p"], FIFO),
+    (["xor", "samples", "--d", "10", "--n", "4", "--seeds", "1", "--out", "{in}/p"], FIFO),
+    (["xor", "compare", "--d", "10", "--m", "2", "--seeds", "1", "--out", "{in}/p"], FIFO),
+    (["check", "--claim", "SX-1", "--markdown", "{in}/p"], FIFO),
+    (["check", "--claim", "SX-1", "--json", "{in}/link"], {"p": ("fifo",), "link": ("symlink", "p")}),
+    (["mutants", "--list", "--json", "{in}/p"], FIFO),
+    (["sensitivity", "profile", "--function", "parity", "--N", "3", "--json", "{in}/p"], FIFO),
+    (["sensitivity", "random", "--N", "3", "--models", "1", "--json", "{in}/p"], FIFO),
+    (["sensitivity", "bounds", "--json", "{in}/p"], FIFO),
+    (["sensitivity", "sample", "--N", "4", "--models", "1", "--strings", "2", "--json", "{in}/p"], FIFO),
+    (["sensitivity", "train", "--N", "4", "--steps", "1", "--figure", "{in}/p.png"], {"p.png": ("fifo",)}),
+    (["sensitivity", "volume", "--function", "first", "--N", "4", "--json", "{in}/p"], FIFO),
+    (["xor", "step", "--d", "10", "--m", "2", "--json", "{in}/dangling"],
+     {"dangling": ("symlink", "missing/x.json")}),
+    (["xor", "step", "--d", "10", "--m", "2", "--json", "{in}/loop"], {"loop": ("symlink", "loop")}),
+    (["xor", "step", "--d", "10", "--m", "2", "--json", "{in}/dirlink"], {"d/f": "x", "dirlink": ("symlink", "d")}),
+    (["xor", "step", "--d", "10", "--m", "2", "--json", "{in}/f/x.json"], {"f": "a file, not a folder"}),
+    (["xor", "step", "--d", "10", "--m", "2", "--json", "{out}/a\nb.json"], {}),
+    (["xor", "step", "--d", "10", "--m", "2", "--json", "{out}/a\x00b.json"], {}),
+    (["xor", "step", "--d", "10", "--m", "2", "--json", "{out}/" + LONG + ".json"], {}),
+    (["xor", "step", "--d", "10", "--m", "2", "--figure", "{out}/" + LONG + ".svg"], {}),
+    (["xor", "step", "--d", "10", "--m", "2", "--figure", "{out}/f.svg", "--json", "{out}/f.provenance.json"], {}),
+    (["sensitivity", "profile", "--table", "{in}/t.txt", "--json", "{in}/./t.txt"], {"t.txt": "0110"}),
+    (["sensitivity", "profile", "--table", "{in}/t.txt", "--json", "{in}/d/../t.txt"], {"t.txt": "0110", "d/x": ""}),
+    (["sensitivity", "profile", "--table", "{in}/t.txt", "--json", "{in}/hard.txt"],
+     {"t.txt": "0110", "hard.txt": ("hardlink", "t.txt")}),
+    (["sensitivity", "profile", "--table", "{in}/link", "--json", "{in}/t.txt"],
+     {"t.txt": "0110", "link": ("symlink", "t.txt")}),
+    (["check", "--mutants", "{in}/m.json", "--markdown", "{in}/mlink"],
+     {"m.json": MUTANTS_WHOLE, "mlink": ("symlink", "m.json")}),
+    (["sensitivity", "train", "--N", "4", "--steps", "1", "--figure", "{out}/t.png", "--figure", "{out}/./t.png"], {}),
+    (["sensitivity", "profile", "--table", "{in}/t.provenance.json", "--figure", "{in}/t.svg"],
+     {"t.provenance.json": "0110"}),
+    (["sensitivity", "volume", "--function", "first", "--N", "4", "--json", "{out}/v.png", "--figure",
+      "{out}/v.png"], {}),
+    (["runs", "sg5", "--quick", "--out-dir", "{in}/p"], FIFO),
+    (["runs", "sg5", "--quick", "--out-dir", "/proc/boolverify-out"], {}),
+    (["runs", "sg5", "--quick", "--out-dir", "{in}/f/sub"], {"f": "a file"}),
+    (["runs", "sg5", "--quick", "--out-dir", "{in}/o"], {"o/data": ("fifo",)}),
+    (["runs", "sg5", "--quick", "--out-dir", "{in}/o"], {"o/data/sg5_margin.json": ("fifo",)}),
+    (["runs", "sg5", "--quick", "--out-dir", "{in}/o"], {"o/figures/sg5_margin_vs_N.png": ("fifo",)}),
+    (["reproduce", "sg5", "--quick", "--committed", "{in}/c", "--out-dir", "/proc/boolverify-out"],
+     {"c/data/sg5_margin.json": "{}"}),
+    (["reproduce", "sg5", "--quick", "--committed", "{in}/c", "--out-dir", "{in}/p"],
+     {"c/data/sg5_margin.json": "{}", "p": ("fifo",)}),
+    (["runs", "theorem45", "--quick", "--out-dir", "{in}/o"], {"o/data/theorem45.json": "{not json"}),
+    (["runs", "theorem45", "--quick", "--out-dir", "{in}/o"],
+     {"o/data/theorem45.json": json.dumps({"params": {}, "cells": {"x": 1}})}),
+    (["runs", "xor-sweep", "--quick", "--out-dir", "{in}/o"], {"o/data/xor_sweep.json": "[1, 2"}),
+]
+
+# Seeds: one check everywhere (an integer in [0, 2^63 - 1]; no wrapping, no aliasing)
+SEEDS = [[*args] for args in (
+    ["xor", "step", "--d", "10", "--m", "2", "--seed", str(2**63)],
+    ["xor", "step", "--d", "10", "--m", "2", "--seed", "0x10"],
+    ["xor", "step", "--d", "10", "--m", "2", "--seed", "True"],
+    ["xor", "step", "--d", "10", "--m", "2", "--seed", "2**63"],
+    ["xor", "step", "--d", "10", "--m", "2", "--seed", "1e3.5"],
+    ["xor", "step", "--d", "10", "--m", "2", "--seed", "-1e0"],
+    ["sensitivity", "random", "--N", "3", "--models", "1", "--seed", "-1"],
+    ["sensitivity", "random", "--N", "3", "--models", "2", "--seed", str(2**63 - 1)],
+    ["sensitivity", "sample", "--N", "4", "--models", "1", "--strings", "2", "--seed", "nan"],
+    ["sensitivity", "volume", "--function", "first", "--N", "4", "--seed", "-1"],
+    ["sensitivity", "volume", "--function", "first", "--N", "4", "--solution", "trained", "--train-seed", "-1"],
+    ["sensitivity", "profile", "--function", "random", "--N", "3", "--seed", "1.5"],
+    ["check", "--seed", str(2**63)],
+    ["xor", "step", "--d", "10", "--m", "2", "--seed", "\uff11\uff12"],      # full-width digits
+    ["sensitivity", "random", "--N", "3", "--models", "1", "--seed", "\u0661"],   # Arabic-Indic one
+)]
+
 CASES = (CHECK + DERIVE + MUTANTS + RUNS
          + [(a, {}) for a in XOR_STEP + XOR_SWEEP + XOR_SAMPLES + XOR_COMPARE]
          + [(a, PROFILE_FILES) for a in PROFILE]
          + [(a, {}) for a in RANDOM + BOUNDS + TRAIN + SAMPLE + TOP] + RESUME + SAME_FILE
-         + [(a, {}) for a in EXACT_AND_BOUNDED])
+         + [(a, {}) for a in EXACT_AND_BOUNDED] + OUTPUT_GATE + [(a, {}) for a in SEEDS])
 
 
 def _write(folder, files):
     for name, content in files.items():
         path = folder / name
-        if isinstance(content, tuple):          # ("symlink", target)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, tuple) and content[0] == "symlink":
             path.symlink_to(folder / content[1])
+        elif isinstance(content, tuple) and content[0] == "hardlink":
+            os.link(folder / content[1], path)
+        elif isinstance(content, tuple) and content[0] == "fifo":
+            os.mkfifo(path)
         elif isinstance(content, bytes):
             path.write_bytes(content)
         else:
@@ -455,6 +540,24 @@ def _write(folder, files):
 
 def _listing(folder):
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def _snapshot(folder):
+    """Each entry of ``folder`` with its kind and content (a FIFO replaced by a file, or a link
+    replaced by a copy, changes it even where the names stay)."""
+    import stat
+
+    out = []
+    for p in sorted(folder.rglob("*")):
+        st = os.lstat(p)
+        if stat.S_ISLNK(st.st_mode):
+            what = ("link", os.readlink(p))
+        elif stat.S_ISREG(st.st_mode):
+            what = ("file", p.read_bytes(), st.st_ino)
+        else:
+            what = (stat.S_IFMT(st.st_mode), st.st_ino)
+        out.append((str(p.relative_to(folder)), what))
+    return out
 
 
 class _Hang(Exception):
@@ -473,7 +576,7 @@ def test_bad_input_one_line_exit_2(argv, files, tmp_path, monkeypatch, capsys):
     for folder in (inp, out, cwd):
         folder.mkdir()
     _write(inp, files)
-    before = _listing(inp)
+    before = _snapshot(inp)
     monkeypatch.chdir(cwd)
     args = [a.replace("{in}", str(inp)).replace("{out}", str(out)) for a in argv]
     previous = signal.signal(signal.SIGALRM, _alarm)
@@ -491,7 +594,7 @@ def test_bad_input_one_line_exit_2(argv, files, tmp_path, monkeypatch, capsys):
     assert 1 <= len(lines) <= 2 and lines[0].startswith("boolverify: error: "), err
     assert "Traceback" not in err
     assert _listing(out) == [] and _listing(cwd) == [], "output left behind"
-    assert _listing(inp) == before, "an input file was changed or a file added beside it"
+    assert _snapshot(inp) == before, "an input file was changed or a file added beside it"
 
 
 def test_the_table_is_large_and_covers_every_command():

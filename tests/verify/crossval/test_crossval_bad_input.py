@@ -13,6 +13,7 @@ import json
 import sys
 import time
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,77 +26,8 @@ IMPL = ROOT / "docs" / "examples" / "xor_impl.py"
 INST = {"V": [[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]], "theta": [1.0, 2.0], "theta_tilde": [-1.0, 0.5],
         "support": [0, 2], "loss": 0.5}
 
-TARGETS = '''
-import os, sys, time
-import numpy as np
-
-_calls = [0]
-
-def _profile(table):
-    t = np.asarray(table)
-    N = int(np.log2(len(t)))
-    idx = np.arange(len(t))
-    s = sum((t != t[idx ^ (1 << n)]).astype(int) for n in range(N))
-    return np.bincount(np.atleast_1d(s), minlength=N + 1)[: N + 1]
-
-def profile(table):
-    return _profile(table)
-
-def wrong_from_12(table):
-    K = _profile(table).copy()
-    if len(table) >= 4096:
-        K[-1] += 1
-    return K
-
-def average(table):
-    K = _profile(table)
-    return float(np.dot(np.arange(len(K)), K)) / len(table)
-
-def exits(*args):
-    sys.exit(0)
-
-def exits_after_first(*args):
-    _calls[0] += 1
-    if _calls[0] > 1:
-        sys.exit(0)
-    return _profile(args[0]) if len(args) == 1 else (np.zeros(len(args[1])), np.zeros(len(args[1])))
-
-def dies(*args):
-    os._exit(0)
-
-def sleeps(*args):
-    time.sleep(10**6)
-
-def returns_text(*args):
-    return "forty-two"
-
-def _true_grad(V, theta, theta_tilde, support):
-    sys.path.insert(0, os.environ["BOOLVERIFY_ROOT"])
-    from docs.examples.xor_impl import population_grad
-    return population_grad(V, theta, theta_tilde, support)
-
-def complex_grad(V, theta, theta_tilde, support, attention="softmax"):
-    g, gt = _true_grad(V, theta, theta_tilde, support)
-    return np.asarray(g) + 1e-3j, np.asarray(gt) + 0j
-
-def nan_grad(V, theta, theta_tilde, support, attention="softmax"):
-    return np.full(len(theta), np.nan), np.full(len(theta), np.nan)
-
-def text_grad(V, theta, theta_tilde, support, attention="softmax"):
-    g, gt = _true_grad(V, theta, theta_tilde, support)
-    return [str(x) for x in g], [str(x) for x in gt]
-
-def complex_profile(table):
-    return _profile(table) + 0j
-
-def text_profile(table):
-    return [str(k) for k in _profile(table)]
-
-def inf_average(table):
-    return float("inf")
-
-not_callable = 3
-'''
+#: the targets (MODULE:FUNCTION) the rows name, copied into the test's folder as targets.py
+TARGETS = (Path(__file__).with_name("crossval_targets.py")).read_text()
 
 
 def _npz(path, **arrays):
@@ -322,11 +254,11 @@ def test_bad_input_in_process(tmp_path, capsys, argv, expected_rc, fragment):
     _check_streams(rc, expected_rc, err, fragment, tmp_path)
 
 
-def _cli(argv, tmp_path, limit=60):
+def _cli(argv, tmp_path, limit=60, env=None):
     start = time.monotonic()
     import os
 
-    env = dict(os.environ, BOOLVERIFY_ROOT=str(ROOT))
+    env = dict(os.environ, BOOLVERIFY_ROOT=str(ROOT), **(env or {}))
     r = run_cli_process("crossval", *_expand(argv, tmp_path), cwd=tmp_path, timeout=limit, env=env)
     return r, time.monotonic() - start
 
@@ -421,3 +353,121 @@ def test_sigkill_of_crossval_leaves_no_process_of_its_target(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+# --------------------------------------------------------------------------- hostile targets and interpreters
+
+def _pyenv(version, exe):
+    import glob
+
+    found = sorted(glob.glob(f"/root/.pyenv/versions/{version}*/bin/{exe}")) + sorted(
+        glob.glob(f"{__import__('os').path.expanduser('~')}/.pyenv/versions/{version}*/bin/{exe}"))
+    return found[0] if found else None
+
+
+PY = sys.executable
+PY2 = _pyenv("2.7", "python2.7")
+PY_OLD = _pyenv("3.7", "python3.7")
+P3 = ["profile", "{targets.py}:_FN_", "--N", "3", "--examples", "15"]
+
+
+def _p3(fn, *more):
+    return [a.replace("_FN_", fn) for a in P3] + list(more)
+
+
+# (argv after "crossval", exit code, fragment of stderr (2, 130) or stdout (0, 1)); every row is one
+# line at most on stderr, no traceback, no process of the target left behind
+HOSTILE = [
+    # --python: interpreters that cannot run the target
+    (_p3("profile", "--python", "{tmp}/no/such/python"), 2, "--python"),
+    (_p3("profile", "--python", "{tmp}"), 2, "--python"),
+    (_p3("profile", "--python", "{afile}"), 2, "--python"),
+    (_p3("profile", "--python", "/bin/false"), 2, "not a Python interpreter"),
+    (_p3("profile", "--python", "/bin/echo"), 2, "not a Python interpreter"),
+    (_p3("profile", "--python", "no-such-python-xyz"), 2, "--python"),
+    (_p3("profile", "--python", ""), 2, "--python"),
+    (_p3("profile", "--python", PY2 or "<python2.7>"), 2, "too old"),
+    (_p3("profile", "--python", PY_OLD or "<python3.7>"), 2, "too old"),
+    (["xor-grad", "no_such_module_xyz:f", "--python", PY], 2, "no_such_module_xyz"),
+    (["profile", "{maj.txt}", "--python", PY], 2, "--python"),
+    (["xor-file", "{one_claim.json}", "--python", PY], 2, "unrecognized"),
+    # --python: targets that misbehave in the other interpreter
+    (_p3("profile", "--python", PY), 0, "agrees"),
+    (_p3("noisy", "--python", PY), 0, "agrees"),
+    (_p3("reads_stdin", "--python", PY), 0, "agrees"),
+    (_p3("forks", "--python", PY), 0, "agrees"),
+    (_p3("leaves_sleeper", "--python", PY), 0, "agrees"),
+    (_p3("sleeps", "--python", PY, "--timeout", "2"), 2, "did not return within 2 s"),
+    (_p3("dies", "--python", PY), 2, "process ended with exit code 0"),
+    (_p3("exits_3", "--python", PY), 2, "sys.exit(3)"),
+    (_p3("raises", "--python", PY), 2, "ValueError: bad value"),
+    (_p3("interrupts", "--python", PY), 130, "KeyboardInterrupt"),
+    (_p3("random_profile", "--python", PY), 1, "the target is random"),
+    (_p3("nan_profile", "--python", PY), 2, "NaN or inf"),
+    (_p3("complex_profile", "--python", PY), 2, "complex"),
+    (_p3("returns_dict", "--python", PY), 2, "not numbers"),
+    (["influences", "{targets.py}:influences_list", "--N", "3", "--examples", "15", "--python", PY, "--array",
+      "list"], 0, "agrees"),
+    # the same misbehaviour in boolverify's own interpreter
+    (_p3("noisy"), 0, "agrees"),
+    (_p3("forks"), 0, "agrees"),
+    (_p3("pool"), 0, "agrees"),
+    (_p3("leaves_sleeper"), 0, "agrees"),
+    (_p3("interrupts"), 130, "KeyboardInterrupt"),
+    (_p3("random_profile"), 1, "the target is random"),
+    (_p3("random_from_3"), 1, "the target is random"),
+    (_p3("returns_none"), 2, "real numbers"),
+    (_p3("short_profile"), 1, "where K_0..K_N, N + 1 numbers, are expected"),
+    (_p3("exits_3"), 2, "sys.exit(3)"),
+    (_p3("wrong_on_probe_table"), 1, "MISMATCH"),
+    (["xor-grad", "{targets.py}:wrong_on_probe", "--examples", "5"], 1, "MISMATCH"),
+    # per-variable influences
+    (["influences", "{targets.py}:influences", "--N", "4", "--examples", "20"], 0, "agrees"),
+    (["influences", "{targets.py}:influences_msb", "--N", "4", "--examples", "20"], 1, "--order msb"),
+    (["influences", "{targets.py}:influences_counts", "--N", "4", "--examples", "20"], 1, "2^N"),
+    (["influences", "{targets.py}:profile", "--N", "4", "--examples", "20"], 1, "check it with 'crossval profile'"),
+    (["influences", "{targets.py}:average", "--N", "4", "--examples", "20"], 1, "--returns average"),
+    # seeds: integers in [0, 2^63 - 1], none aliased
+    (_p3("profile", "--seed", "-1"), 2, "--seed"),
+    (_p3("profile", "--seed", str(2**64)), 2, "--seed"),
+    (_p3("profile", "--seed", str(2**63)), 2, "--seed"),
+    (_p3("profile", "--seed", "1.5"), 2, "--seed"),
+    (["influences", "{targets.py}:influences", "--seed", "-1"], 2, "--seed"),
+    (["influences", "{targets.py}:influences", "--order", "middle"], 2, "--order"),
+    (["influences", "{targets.py}:influences", "--N", "0"], 2, "--N"),
+]
+
+
+def _hostile_id(argv):
+    target = next((a for a in argv if ":" in a), argv[1] if len(argv) > 1 else "")
+    opts = [a for a in argv if a.startswith("--") and a not in ("--N", "--examples")]
+    extra = []
+    if "--python" in argv:
+        py = argv[argv.index("--python") + 1]
+        extra.append(Path(py).name if py else "empty")
+    if "--seed" in argv:
+        extra.append(argv[argv.index("--seed") + 1])
+    return "-".join([argv[0], target.split(":")[-1] or target.split("/")[-1], *opts, *extra])[:70]
+
+
+@pytest.mark.parametrize("argv, expected_rc, fragment", HOSTILE, ids=[_hostile_id(a) for a, _, _ in HOSTILE])
+def test_hostile_targets_and_interpreters(tmp_path, argv, expected_rc, fragment):
+    import os
+    import signal
+
+    if any(a.startswith("<python") for a in argv):
+        pytest.skip("no such interpreter on this machine")
+    pids = tmp_path / "sleepers.txt"
+    before = set(children_of(os.getpid()))
+    r, _ = _cli(argv, tmp_path, limit=120, env={"SLEEPER_PIDS": str(pids)})
+    assert r.returncode == expected_rc, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+    assert len(r.stderr.strip().splitlines()) <= 1, r.stderr
+    assert fragment in (r.stderr if expected_rc in (2, 130) else r.stdout), r.stdout + r.stderr
+    left = [int(p) for p in pids.read_text().split()] if pids.exists() else []
+    time.sleep(0.2)
+    alive = [p for p in left if not process_gone(p)]
+    for p in alive:
+        os.kill(p, signal.SIGKILL)
+    assert not alive, f"processes the target started outlived crossval: {alive}"
+    assert set(children_of(os.getpid())) <= before

@@ -9,6 +9,7 @@ catalogue stays cheap to import.
 from __future__ import annotations
 
 from verify.report.mutation.engine import Mutant
+from verify.report.mutation.makers_a import init_gradient_sign_flipped
 from verify.report.mutation.makers_a import (
     assignment_flipped, assignment_reads_the_step, blocks_labels_wrong_sign, cls_attends_itself,
     cotangent_not_centred, default_lr_linear_in_d, empirical_half_samples, erf_cotangent_halved,
@@ -21,6 +22,7 @@ from verify.report.mutation.makers_a import (
     tolerance_rows_float32, weight_grad_ambient_sign, weight_grad_without_support_pull,
     wilson_one_sided,
 )
+from verify.report.mutation.probes_a import init_gradient_probe
 from verify.report.mutation.probes_a import (
     assignment_probe, assignments_probe, cls_probe, default_lr_probe, empirical_probe,
     finite_sample_gradient_probe, finite_sample_labels_probe, finite_samples_population_probe,
@@ -171,6 +173,10 @@ PAPER_A: tuple[Mutant, ...] = (
            "streamed sweeps: the eta -> infinity attention from s = +V grad (a step up the gradient)",
            _STREAM_STEP_METRICS, stream_limit_ascends, stream_limit_probe,
            unit_files=("tests/verify/experiments/test_sweep_stream.py",)),
+    Mutant("derivation_init_gradient_sign",
+           "the derivation's gradient at the antisymmetric initialisation: order-1 part with the wrong sign",
+           "verify.symbolic.one_step.init_gradient", init_gradient_sign_flipped, init_gradient_probe,
+           unit_files=("tests/verify/derivations/test_derivation_document.py",)),
 )
 
 __all__ = ["PAPER_A"]

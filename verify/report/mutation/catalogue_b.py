@@ -10,6 +10,7 @@ torch, numpy and sympy are imported inside makers and probes: the catalogue stay
 from __future__ import annotations
 
 from verify.report.mutation.engine import Mutant
+from verify.report.mutation.makers_b_bounds import majority_K0_binomial_of_N
 from verify.report.mutation.makers_b_bounds import (
     attention_from_midpoints, blowup_exponent_L, box_points_at_centre, certificate_first_half,
     crossing_at_quarter, crossover_direct_off_by_one, lower_end_next_point, lower_rounded_up,
@@ -32,6 +33,7 @@ from verify.report.mutation.makers_b_models import (
     subset_with_replacement, threads_unpinned, training_first_reads_last_bit,
     training_majority_non_strict, training_parity_first_10_bits,
 )
+from verify.report.mutation.probes_b import majority_claim_probe
 from verify.report.mutation.probes_b import (
     always_one_accuracy_probe, attention_enclosure_probe, batched_probe,
     bhattamishra_final_ln_probe, blowup_probe, bonferroni_probe, box_corners_probe,
@@ -271,6 +273,10 @@ PAPER_B: tuple[Mutant, ...] = (
     Mutant("n_params_without_layer_norms", "parameter count M without the 4DL layer-norm parameters",
            f"{_BOUNDS}.n_params", n_params_without_ln, n_params_probe,
            unit_files=("tests/verify/reference/test_bounds.py",)),
+    Mutant("derivation_majority_K0_wrong",
+           "MAJORITY's stated K_0 = 2^N - C(N, floor(N/2) + 1) (N for N + 1) in the derivation document",
+           "verify.symbolic.profile_proofs.majority_claim", majority_K0_binomial_of_N, majority_claim_probe,
+           unit_files=("tests/verify/derivations/test_derivation_document.py",)),
 )
 
 __all__ = ["PAPER_B"]

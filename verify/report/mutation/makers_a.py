@@ -302,3 +302,10 @@ def finite_samples_unconditional(original):
 
 def tolerance_rows_float32(original):
     return {**original, "float64": original["float32"]}
+
+
+def init_gradient_sign_flipped(original):
+    def init_gradient(head="g"):
+        w0, w1 = original(head)
+        return w0, -w1      # the order-1 part with the wrong sign: the heads' assignment swaps
+    return init_gradient

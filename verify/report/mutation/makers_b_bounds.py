@@ -227,3 +227,13 @@ def lower_end_next_point(original):
             lo = g[g.index(lo) + 1]              # the first grid point past the lower bounds, not the last above
         return lo, hi
     return crossing_interval
+
+
+def majority_K0_binomial_of_N(original):
+    def majority_claim(N):
+        import sympy as sp
+
+        claim = dict(original(N))
+        claim[0] = 2 ** N - sp.binomial(N, sp.floor(N / sp.Integer(2)) + 1)   # C(N, .) for C(N+1, .)
+        return claim
+    return majority_claim

@@ -246,3 +246,9 @@ def float64_tolerance_probe():
     from verify.common.tolerances import tolerance
 
     return tolerance("float64")
+
+
+def init_gradient_probe():
+    from verify.symbolic import one_step
+
+    return str(one_step.init_gradient("g"))

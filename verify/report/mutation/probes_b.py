@@ -396,3 +396,11 @@ def training_subset_probe():
     from verify.experiments.training import training_data
 
     return training_data(4, 0, 12)[1].tolist()
+
+
+def majority_claim_probe():
+    import sympy as sp
+
+    from verify.symbolic import profile_proofs
+
+    return str(profile_proofs.majority_claim(sp.Integer(10)))
