@@ -11,7 +11,9 @@ Ctrl-C exits 130 and SIGTERM 143, also during start-up; both unwind normally (wo
 stopped, temporary folders removed), and the writers of :mod:`verify.common.atomic_io` leave no
 half-written file behind; the message says which files the run did write before it was stopped
 (finished cells of a resumable results file are kept, and the same command resumes from them).
-``--help`` of every option shows its default.
+``--help`` of every option shows its default. Long commands show their progress through
+:mod:`verify.cli.progress`, and every command that finishes says on stderr, one ``wrote PATH``
+line each, which files it wrote.
 
 :func:`main` starts the run's provenance context (:mod:`verify.common.provenance`: argv as
 typed, the start time), so every JSON file and figure the command writes records it.
@@ -27,7 +29,7 @@ import sys
 import threading
 
 from numeric.validation import InputError
-from verify.common.provenance import begin_run, end_run, written_summary
+from verify.common.provenance import run_context, written_files, written_summary
 
 COMMAND_GROUPS = ("check", "derive", "xor", "sensitivity", "crossval", "mutants", "runs", "reproduce")
 
@@ -40,13 +42,22 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
+#: options that name a file or folder the command writes: without them nothing is written there
+OUTPUT_OPTIONS = frozenset({"json", "out", "markdown", "figure", "html", "out_dir"})
+
+
 class _HelpFormatter(argparse.HelpFormatter):
-    # the default of every option in --help, unless its text already gives it
+    # the default of every option in --help, unless its text already gives it; an output
+    # option left out writes nothing, which is its default
     def _get_help_string(self, action):
         text = action.help or ""
-        if (not action.option_strings or "default" in text.lower() or action.default is None
-                or action.default is argparse.SUPPRESS or isinstance(action.default, bool)):
+        if (not action.option_strings or "default" in text.lower() or action.default is argparse.SUPPRESS
+                or isinstance(action.default, bool) or action.required):
             return text
+        if action.default is None:
+            if action.dest not in OUTPUT_OPTIONS:
+                return text
+            return f"{text} (default: not written)" if text else "default: not written"
         return f"{text} (default: %(default)s)" if text else "default: %(default)s"
 
 
@@ -137,7 +148,13 @@ def _stopped(what: str) -> str:
 
 def _main(argv) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    begin_run(argv)
+    # a command run by another one (runs, reproduce) gets its own record, and the outer
+    # command's record (what it has written so far) is back when it returns
+    with run_context(argv):
+        return _run(argv)
+
+
+def _run(argv) -> int:
     try:
         parser = build_parser()
         try:
@@ -150,6 +167,9 @@ def _main(argv) -> int:
 
         set_time_budget(getattr(args, "max_days", DEFAULT_MAX_DAYS))
         rc = args.func(args)
+        from verify.cli.progress import report_written
+
+        report_written(written_files())
     except InputError as exc:
         print(f"boolverify: error: {exc}", file=sys.stderr)
         return 2
@@ -172,8 +192,6 @@ def _main(argv) -> int:
     except KeyboardInterrupt:
         print(_stopped("interrupted"), file=sys.stderr)
         return 130
-    finally:
-        end_run()
     return int(rc or 0)
 
 

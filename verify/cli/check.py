@@ -7,9 +7,8 @@ parses the options, shows progress and prints the table.
 from __future__ import annotations
 
 import os
-import sys
 
-from numeric.validation import check_choice, check_int, reject
+from numeric.validation import InputError, check_choice, check_int, reject
 from verify.cli.options import MAX_JOBS, integer
 from verify.cli import as_options, writing
 from verify.cli.options import console
@@ -26,16 +25,24 @@ def register(sub):
         "(pass and inconclusive exit 0; fail exits 1).",
     )
     p.add_argument("--profile", choices=list(PROFILES), default="quick",
-                   help="quick: the fast versions (default, < 2 min on 2 cores); full: adds the slow sweeps")
+                   help="quick: the fast version of every check (about 200 s on 2 cores); full: adds the slow "
+                        "sweeps (default: quick)")
     p.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     p.add_argument("--markdown", metavar="FILE", help="write the report as Markdown (atomically)")
-    p.add_argument("--claim", action="append", metavar="ID", help="only this claim (repeatable), e.g. SX-1")
+    p.add_argument("--html", metavar="FILE",
+                   help="write the report as one self-contained HTML page, figures of docs/figures embedded "
+                        "(atomically; default: none)")
+    p.add_argument("--from-report", metavar="FILE",
+                   help="render the table, --markdown and --html from this stored 'check --json' report (e.g. "
+                        "docs/report.json) instead of running the checks (default: run them)")
+    p.add_argument("--claim", action="append", metavar="ID", help="only this claim (repeatable), e.g. SX-1 (default: every claim)")
     p.add_argument("--seed", type=integer, default=None, metavar="K",
                    help="seed base of every stochastic check (sets BOOLVERIFY_SEED; default: the "
                         "environment's, else 0); the claims must hold for any value")
     p.add_argument("--mutants", metavar="FILE",
-                   help="include the mutation score of a 'boolverify mutants --json' result in the report")
-    p.add_argument("--jobs", type=integer, default=None, help="worker processes (default: CPU cores, at most 4)")
+                   help="include the mutation score of a 'boolverify mutants --json' result in the report "
+                        "(default: no mutation score)")
+    p.add_argument("--jobs", type=integer, default=None, help="worker processes, 1 .. 64 (default: CPU cores, at most 4)")
     p.add_argument("--threads", type=integer, default=None,
                    help="torch/OpenMP threads per worker (default: OMP_NUM_THREADS if set, else 1); "
                         "the outcomes must not depend on it")
@@ -43,6 +50,9 @@ def register(sub):
 
 
 def _validate(args) -> None:
+    if args.from_report is not None:
+        _validate_stored(args)
+        return
     for cid in args.claim or ():
         check_choice(cid, "--claim", tuple(CLAIMS))
     if args.jobs is not None:
@@ -62,7 +72,9 @@ def _validate(args) -> None:
 
     check_output(args.json, "--json")
     check_output(args.markdown, "--markdown")
-    check_distinct_files([("--json", args.json), ("--markdown", args.markdown)], [("--mutants", args.mutants)])
+    check_output(args.html, "--html")
+    check_distinct_files([("--json", args.json), ("--markdown", args.markdown), ("--html", args.html)],
+                         [("--mutants", args.mutants)])
 
 
 def run(args) -> int:
@@ -73,7 +85,7 @@ def run(args) -> int:
 
     mutants = _load_mutants(args.mutants) if args.mutants else None
     # the Markdown report renders the record; the JSON writer attaches a fresh one
-    report = with_provenance(_run_with_progress(args, run_checks))
+    report = args.stored if args.from_report else with_provenance(_run_with_progress(args, run_checks))
     if mutants is not None:
         report["mutants"] = mutants
     _print_report(report)
@@ -83,34 +95,26 @@ def run(args) -> int:
     if args.markdown:
         with writing(args.markdown, "--markdown"):
             atomic_write_text(args.markdown, to_markdown(report))
+    if args.html:
+        from verify.report.html_report import write_html
+
+        with writing(args.html, "--html"):
+            write_html(args.html, report)
     return 0 if report["passed"] else 1
 
 
 def _run_with_progress(args, run_checks) -> dict:
-    """Runs the checks under a progress bar; when stdout or stderr is not a terminal (a log, a
-    pipe, CI) the bar is not drawn, so one line per finished claim goes to stderr instead."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+    """Runs the checks under the progress display (:mod:`verify.cli.progress`), one unit per
+    finished claim: the number of claims is known before the run."""
+    from verify.cli.progress import progress
     from verify.report.runner import ClaimProgress
 
     claims = ClaimProgress(args.claim)
-    lines = not (sys.stdout.isatty() and sys.stderr.isatty())
-
-    with Progress(TextColumn("[bold]checking claims"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.description}"), TimeElapsedColumn(), console=console(),
-                  transient=True) as progress:
-        task = progress.add_task("", total=None)
-        collected = [0]
-
+    with progress("check", claims.total, unit="claims") as shown:
         def on_event(ev):
             finished = claims.feed(ev)
-            if finished is not None and lines:
-                print(claims.line(finished), file=sys.stderr, flush=True)
-            if ev["event"] == "collected":
-                collected[0] += ev["count"]
-                progress.update(task, total=collected[0])
-            elif ev["event"] == "test":
-                progress.update(task, advance=1, description=f"{ev['claim'] or ''} {ev['outcome']}")
+            if finished is not None:
+                shown.advance(f"{finished.id} {finished.status}", seconds=finished.duration)
 
         return run_checks(profile=args.profile, jobs=args.jobs, claims=args.claim, on_event=on_event,
                           threads=args.threads)
@@ -124,13 +128,13 @@ def _print_report(report) -> None:
     out = console()
     table = Table(title=f"boolverify check ({report['profile']}): claims as formalised in boolverify",
                   show_lines=False)
-    for col in ("claim", "statement", "decisions (estimate [interval]: rule -> outcome)", "result", "time"):
+    for col in ("claim", "statement", "decisions (estimate [interval]: rule -> outcome)", "result", "time (s)"):
         table.add_column(col, overflow="fold")
     colour = {"pass": "green", "fail": "bold red", "inconclusive": "yellow", "no test": "yellow"}
     for c in report["claims"]:
         shown = "\n".join(_decision_line(d) for d in c.get("decisions") or []) or format_test_evidence(c["evidence"])
         table.add_row(c["id"], c["statement"], shown,
-                      f"[{colour[c['status']]}]{c['status']}[/]", f"{c['duration_s']:.1f}s")
+                      f"[{colour[c['status']]}]{c['status']}[/]", f"{c['duration_s']:.1f}")
     out.print(table)
     for c in report["claims"]:
         for t in c["tests"]:
@@ -150,9 +154,10 @@ def _print_report(report) -> None:
 
 
 def _decision_line(d: dict) -> str:
-    ci = "" if d["interval"] is None else f" [{d['interval'][0]:.4g}, {d['interval'][1]:.4g}]"
-    est = f"{d['estimate']:.4g}" if isinstance(d["estimate"], float) else str(d["estimate"])
-    return f"{d['estimand']} = {est}{ci}: {d['rule']} -> {d['outcome']}"
+    from verify.report.cells import estimate
+
+    # the level is part of the rule's reading here; the Markdown report has its own column
+    return f"{d['estimand']} = {estimate({**d, 'level': None}, digits=4)}: {d['rule']} -> {d['outcome']}"
 
 
 def _load_mutants(path) -> dict:
@@ -172,3 +177,28 @@ def _load_mutants(path) -> dict:
         reject("--mutants", str(path), "a result of 'boolverify mutants --json': lists 'mutants' and "
                "'survivors' (names), counts 0 <= 'caught' <= 'total' and a 'score' in [0, 1]")
     return result
+
+
+def _validate_stored(args) -> None:
+    """``--from-report``: a stored report is rendered, not rerun, so the options of a run are
+    refused with it (a ``--json`` would rewrite the record under a new provenance); the report
+    is read and checked before anything is written."""
+    from verify.cli.options import check_distinct_files, check_output, read_json
+    from verify.report.html_report import check_report
+
+    run_options = [name for name, value in (("--json", args.json), ("--claim", args.claim), ("--seed", args.seed),
+                                            ("--mutants", args.mutants), ("--jobs", args.jobs),
+                                            ("--threads", args.threads)) if value is not None]
+    if run_options:
+        reject("--from-report", str(args.from_report),
+               f"a stored report to render, without the run options {', '.join(run_options)}")
+    check_output(args.markdown, "--markdown")
+    check_output(args.html, "--html")
+    check_distinct_files([("--markdown", args.markdown), ("--html", args.html)],
+                         [("--from-report", args.from_report)])
+    expected = "a report written by 'boolverify check --json'"
+    stored = read_json(args.from_report, "--from-report", expected)
+    try:
+        args.stored = check_report(stored)
+    except InputError as exc:
+        reject("--from-report", str(args.from_report), f"{expected} ({exc.expected})")

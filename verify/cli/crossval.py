@@ -37,14 +37,15 @@ def register(sub):
                              + ("(grad_theta, grad_theta_tilde)" if kind == "grad" else "loss")
                              + ", V of shape (d, m); driven by Hypothesis against the 50-digit reference. "
                              + _EXECUTES + " " + _EXIT)
-        q.add_argument("target", metavar="MODULE:FUNCTION")
+        q.add_argument("target", metavar="MODULE:FUNCTION", help="the function to test: a module on the "
+                       "import path (or under --path) and a function in it")
         _xor_conventions(q)
         _function_options(q, examples=200)
         _json_option(q)
         q.set_defaults(func=_run_xor, kind=kind)
     q = inner.add_parser("xor-file", help="a .json/.npz file of instances with claimed losses/gradients",
                          description="Schema: docs/crossval.md. " + _EXIT)
-    q.add_argument("file", metavar="FILE")
+    q.add_argument("file", metavar="FILE", help="the .json or .npz file of instances (schema: docs/crossval.md)")
     _json_option(q)
     q.set_defaults(func=_run_file)
     q = inner.add_parser("profile", help="a sensitivity-profile implementation (MODULE:FUNCTION) or a truth-table file",
@@ -53,7 +54,8 @@ def register(sub):
                          "up to --N; a FILE (.npy, .json, text of 0/1) is a truth table whose profile is printed "
                          "and compared with a claimed one (--claimed, or the 'profile' field of a JSON file). "
                          + _EXECUTES + " " + _EXIT)
-    q.add_argument("target", metavar="FILE_OR_MODULE:FUNCTION")
+    q.add_argument("target", metavar="FILE_OR_MODULE:FUNCTION",
+                   help="a truth-table file, or the function to test as MODULE:FUNCTION")
     q.add_argument("--N", type=integer, default=None,
                    help="function: largest N tried, 1..20 (default 10); file: the table's N, checked")
     q.add_argument("--values", choices=["01", "pm1"], default="01",
@@ -61,7 +63,7 @@ def register(sub):
                    "or the file's entries")
     q.add_argument("--returns", choices=["profile", "average", "normalised"], default=None,
                    help="function only: it returns the profile K_0..K_N (default), as(f), or as(f)/N")
-    q.add_argument("--claimed", default=None, help="file only: claimed profile, comma-separated K_0,...,K_N")
+    q.add_argument("--claimed", default=None, help="file only: claimed profile, comma-separated K_0,...,K_N (default: none, only ours is printed)")
     q.add_argument("--allow-large", action="store_true",
                    help="file only: accept tables of up to 2^32 entries (default limit 2^24)")
     q.add_argument("--array", choices=["numpy", "torch", "list"], default=None,
@@ -75,7 +77,8 @@ def register(sub):
                          "bit_n 2^n) to the N influences Inf_i(f) = Pr[f(x) != f(x with bit i flipped)] (BoolForge's "
                          "activities), driven with tables of every N up to --N against boolverify's exact "
                          "enumeration. " + _EXECUTES + " " + _EXIT)
-    q.add_argument("target", metavar="MODULE:FUNCTION")
+    q.add_argument("target", metavar="MODULE:FUNCTION", help="the function to test: a module on the "
+                   "import path (or under --path) and a function in it")
     q.add_argument("--N", type=integer, default=None, help="largest N tried, 1..20 (default 10)")
     q.add_argument("--values", choices=["01", "pm1"], default="01",
                    help="table values: 0/1 (default) or +1/-1 (0 -> +1, 1 -> -1)")
@@ -92,7 +95,8 @@ def register(sub):
 
 
 def _xor_conventions(q):
-    q.add_argument("--attention", choices=ATTENTIONS, default="softmax")
+    q.add_argument("--attention", choices=ATTENTIONS, default="softmax",
+                   help="the attention map to test, passed as attention=... when FUNCTION has that parameter")
     q.add_argument("--array", choices=["numpy", "torch", "list"], default="numpy", help="input type passed to FUNCTION")
     q.add_argument("--one-based", action="store_true", help="FUNCTION takes a 1-based support")
     q.add_argument("--half-mse", action="store_true",
@@ -105,10 +109,11 @@ def _function_options(q, examples):
     q.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="time limit of one call of FUNCTION, and of importing its module (default 60)")
     q.add_argument("--path", action="append", default=None, metavar="DIR",
-                   help="a folder to add to the import path of MODULE (repeatable)")
+                   help="a folder to add to the import path of MODULE (repeatable; default: none)")
     q.add_argument("--python", default=None, metavar="PATH",
                    help="run MODULE:FUNCTION under this Python interpreter (e.g. VENV/bin/python, 3.8 or newer, "
-                   "boolverify not needed there) instead of boolverify's own; only plain data is exchanged")
+                   "boolverify not needed there) instead of boolverify's own; only plain data is exchanged "
+                   "(default: boolverify's own interpreter)")
     q.set_defaults(default_examples=examples)
 
 

@@ -51,13 +51,12 @@ def run(args) -> int:
     require_time(draws * draw_flops(args.quick) / FLOPS_PER_SECOND, "the noise draws of both implementations",
                  f"--draws = {draws}")
     public = load_public(root)
-    from verify.experiments.distributed import progress_display
+    from verify.cli.progress import progress
 
-    # a bar with the time remaining on a terminal, one line per model otherwise
     names = {"sigma": "--sigma", "draws": "--draws", "seed": "--seed"}
-    with progress_display("sharpness") as progress, as_options(names):
+    with progress("sharpness", unit="models") as shown, as_options(names):
         rows = crossval_table(public, sigma=sigma, draws=draws, seed=seed, quick=args.quick,
-                              progress=lambda done, total, model: progress(done, total, f"{model} ({done}/{total} models)"))
+                              progress=lambda done, total, model: shown.position(done, total, model))
     out = console()
     for r in rows:
         out.print(f"{'ok' if r.agrees() else 'MISMATCH':8s} {r.model}: ours {r.ours:.17g}, theirs {r.theirs:.17g}, "

@@ -22,7 +22,7 @@ def register(sub):
     )
     p.add_argument("--json", metavar="FILE", help="write the result as JSON (atomically)")
     p.add_argument("--only", action="extend", nargs="+", metavar="NAME",
-                   help="only these mutants (repeatable; see --list)")
+                   help="only these mutants (repeatable; see --list; default: all)")
     p.add_argument("--list", action="store_true", help="print the catalogue and exit")
     p.add_argument("--jobs", type=integer, default=2, metavar="K", help="parallel pytest processes (default 2)")
     p.set_defaults(func=run)
@@ -46,14 +46,19 @@ def run(args) -> int:
     from verify.report.mutation.runner import run_mutants
 
     update_run(seed_base=base_seed())  # the mutants' pytest processes inherit the base
-    width = max(len(m.name) for m in mutants)
-    print(f"running {len(mutants)} mutants, {jobs} at a time", flush=True)
+    from verify.cli.progress import progress
 
-    def on_result(r):
+    print(f"running {len(mutants)} mutants, {jobs} at a time", flush=True)
+    with progress("mutants", len(mutants), unit="mutants") as shown:
+        def on_result(r):
+            shown.advance(f"{r['name']} {r['status']}", seconds=r["seconds"])
+
+        result = run_mutants([m.name for m in mutants], jobs=jobs, on_result=on_result)
+    # the outcomes, once, on stdout (the display above is progress on stderr)
+    width = max(len(m.name) for m in mutants)
+    for r in result["mutants"]:
         by = r["caught_by"] or r["message"]
         print(f"{r['name']:{width}s}  {r['status']:8s}  {r['seconds']:6.1f} s  {by}", flush=True)
-
-    result = run_mutants([m.name for m in mutants], jobs=jobs, on_result=on_result)
     survivors = ", ".join(result["survivors"]) or "none"
     print(f"{result['caught']}/{result['total']} mutants caught (score {result['score']:.2f}) in "
           f"{result['seconds']:.0f} s; survivors: {survivors}")

@@ -361,9 +361,9 @@ def add_backend_options(parser, what: str) -> None:
     """``--workers N`` or ``--scheduler ADDRESS`` (exclusive): where ``what`` runs (Dask)."""
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--workers", type=integer, metavar="N",
-                       help=f"{what} on N local worker processes (Dask; 1..64)")
+                       help=f"{what} on N local worker processes (Dask; 1..64; default: in this process)")
     where.add_argument("--scheduler", metavar="ADDRESS",
-                       help=f"{what} on a running Dask cluster, e.g. tcp://10.0.0.5:8786")
+                       help=f"{what} on a running Dask cluster, e.g. tcp://10.0.0.5:8786 (default: in this process)")
 
 
 def check_backend_options(args):

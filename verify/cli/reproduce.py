@@ -16,8 +16,6 @@ Progress on stderr; the comparison on stdout.
 from __future__ import annotations
 
 import json
-import sys
-import time
 from pathlib import Path
 
 from numeric.validation import InputError, check_choice, check_int
@@ -112,9 +110,6 @@ def run(args) -> int:
     entry = RUNS[name]
     data_dir, fig_dir = out_dir / "data", out_dir / "figures"
 
-    def progress(text):
-        print(f"[{time.strftime('%H:%M:%S')}] reproduce {name}: {text}", file=sys.stderr, flush=True)
-
     # a fresh rerun: the run's earlier files in the scratch folder would be resumed
     for f in entry.data:
         for stale in (data_dir / f, data_dir / f"{f}.lock"):
@@ -126,11 +121,14 @@ def run(args) -> int:
     import torch
 
     torch.set_num_threads(threads)
-    t0 = time.perf_counter()
-    progress("started" + (" (quick plan)" if args.quick else "") + f" into {out_dir}")
-    entry.run(data_dir, args.quick, progress)
-    entry.draw(data_dir, fig_dir)
-    progress(f"rerun done in {time.perf_counter() - t0:.0f} s; comparing with {committed}")
+    from verify.cli.progress import progress
+
+    # one unit, the rerun; what it does on the way is noted
+    with progress(f"reproduce {name}", 1, unit="runs") as shown:
+        shown.note("started" + (" (quick plan)" if args.quick else "") + f" into {out_dir}")
+        entry.run(data_dir, args.quick, shown.note)
+        entry.draw(data_dir, fig_dir)
+        shown.advance(f"rerun done; comparing with {committed}")
 
     agreement = entry.quick_agreement if args.quick else entry.agreement
     print(f"reproduce {name}{' --quick' if args.quick else ''}: rule: {agreement.text}")

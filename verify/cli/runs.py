@@ -4,7 +4,7 @@ Every run takes its settings from :mod:`verify.experiments.plans` (the full plan
 ``--quick`` the smoke plans of a few seconds), writes its results files under
 ``OUT_DIR/data`` (resumable where the experiment is: finished cells are skipped) and then draws
 its figures under ``OUT_DIR/figures`` (:mod:`verify.report.xor_figures`,
-:mod:`verify.report.transformer_figures`). Progress goes to stderr, one line per finished part.
+:mod:`verify.report.transformer_figures`). Progress: :mod:`verify.cli.progress`, on stderr.
 The names are checked before any run starts; ``--list`` prints them with their files.
 
 Committed results are safe: a smoke plan (``--quick``) writes under ``results/quick`` (git
@@ -21,11 +21,13 @@ import re
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
 from numeric.validation import InputError, check_choice, check_int
 from verify.cli.options import MAX_THREADS, check_output_dir, check_output_in, integer
+from verify.cli.progress import progress
 from verify.report.reproduction import Agreement, exact, proportions, structure
 
 DEFAULT_OUT_DIR = "docs"
@@ -45,9 +47,15 @@ def _paper_b_figures(data_dir, fig_dir, files):
     return render_from_data(data_dir, fig_dir, files=files)
 
 
+def _volume_figures(data_dir, fig_dir, files):
+    from verify.report.volume_figures import render_from_data
+
+    return render_from_data(data_dir, fig_dir, files=files)
+
+
 def _all_figures(data_dir, fig_dir, files):
     return {**_paper_a_figures(data_dir, fig_dir, None), **_paper_b_figures(data_dir, fig_dir, None),
-            **_sg8_figures(data_dir, fig_dir, ("sg8_training.json",))}
+            **_sg8_figures(data_dir, fig_dir, ("sg8_training.json",)), **_volume_figures(data_dir, fig_dir, None)}
 
 
 @dataclass(frozen=True)
@@ -270,27 +278,6 @@ def _trained_volume(data_dir, quick, progress):
                       "per function; merged from the three commands of docs/results-paper-b.md")
 
 
-def _trained_volume_figure(data_dir, fig_dir, files):
-    import json
-
-    from verify.report.volume_figures import volume_figure
-
-    curves = []
-    for name in ("local_volume_trained.json", "local_volume_trained_N12.json"):
-        if (Path(data_dir) / name).exists():
-            curves += json.loads((Path(data_dir) / name).read_text())["curves"]
-    if not curves:
-        return {}
-    constructed = Path(data_dir) / "local_volume.json"
-    compare = None
-    if constructed.exists():
-        Ns = {c["N"] for c in curves}
-        compare = [c for c in json.loads(constructed.read_text())["curves"] if c["N"] in Ns]
-    Path(fig_dir).mkdir(parents=True, exist_ok=True)
-    return {"local_volume_trained.json": [volume_figure(curves, Path(fig_dir) / "local_volume_trained.png",
-                                                        compare=compare)]}
-
-
 def _bhattamishra(data_dir, quick, progress):
     """The public code of Bhattamishra et al. is read from the folder in
     ``BOOLVERIFY_BHATTAMISHRA_SOURCE`` (or the fetched copy the module finds itself)."""
@@ -396,7 +383,7 @@ RUNS = {
                ("sg6_random_profiles.json",), _sg("sg6"), _paper_b_figures,
                _pair("sg6_K0_fraction_vs_N", "sg6_profiles_per_init")),
     "theorem45": Run("Theorem 4.5 past its crossover, K_0 >= N^a at N* .. 4 N* (plans.THEOREM45_FULL, "
-                     "THEOREM45_BHATTAMISHRA)", ("theorem45.json",), _theorem45, _paper_b_figures, ("theorem45.png",)),
+                     "THEOREM45_BHATTAMISHRA)", ("theorem45.json",), _theorem45, _paper_b_figures, _pair("theorem45")),
     "sg8-training": Run("training on MAJORITY, FIRST, PARITY at N = 8, 16, 24 (SG-8; plans.SG8_TRAINING)",
                         ("sg8_training.json",), _sg8("sg8_training.json", "SG8_TRAINING"), _sg8_figures,
                         _pair("sg8_training_profiles")),
@@ -422,11 +409,11 @@ RUNS = {
                                       quick=[[*_VOLUME, *_CONSTRUCTED_QUICK, "--certify", "--json",
                                               "{data}/certified_volume.json", "--figure",
                                               "{figures}/local_volume.png"]]),
-                            _no_figures, ("local_volume.png",), _CURVES),
+                            _volume_figures, _pair("local_volume"), _CURVES),
     "local-volume-trained": Run("SG-9 local radius around trained solutions, N = 4 .. 10 and the N = 12 subset "
                                 "grid, and its figure (quick: FIRST at N = 4, 300 steps, 20 directions)",
                                 ("local_volume_trained.json", "local_volume_trained_N12.json"), _trained_volume,
-                                _trained_volume_figure, ("local_volume_trained.png",),
+                                _volume_figures, _pair("local_volume_trained"),
                                 structure("a quick training budget gives other solutions, whose curves no "
                                           "committed record matches"), commands=(_TRAINED,)),
     "local-volume-trained-seed10": Run("SG-9 a second trained solution per cell, training seeds from 10, "
@@ -584,17 +571,15 @@ def run(args) -> int:
 
     torch.set_num_threads(threads)
     data_dir, fig_dir = out_dir / "data", out_dir / "figures"
-    for name in names:
-        # each named run's files record its own plan and time
-        update_run(plan=plan_of(name, args.quick), threads=threads, started=time.time())
-
-        def progress(text, name=name):
-            print(f"[{time.strftime('%H:%M:%S')}] {name}: {text}", file=sys.stderr, flush=True)
-
-        t0 = time.perf_counter()
-        progress("started" + (" (quick plan)" if args.quick else ""))
-        RUNS[name].run(data_dir, args.quick, progress)
-        drawn = RUNS[name].draw(data_dir, fig_dir)
-        progress(f"done in {time.perf_counter() - t0:.0f} s; {sum(len(v) for v in drawn.values())} "
-                 f"figure files under {fig_dir}")
+    with progress("runs", len(names), unit="runs") as shown:
+        for name in names:
+            # each named run's files record its own plan and time
+            update_run(plan=plan_of(name, args.quick), threads=threads, started=time.time())
+            note = partial(lambda name, text: shown.note(f"{name}: {text}"), name)
+            t0 = time.perf_counter()
+            note("started" + (" (quick plan)" if args.quick else ""))
+            RUNS[name].run(data_dir, args.quick, note)
+            drawn = RUNS[name].draw(data_dir, fig_dir)
+            shown.advance(f"{name}: done, {sum(len(v) for v in drawn.values())} figure files under {fig_dir}",
+                          seconds=time.perf_counter() - t0)
     return 0

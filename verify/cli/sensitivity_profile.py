@@ -36,13 +36,14 @@ def register(sub):
         "(as formalised in boolverify).",
     )
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--function", metavar="NAME", help=", ".join(FUNCTIONS))
-    src.add_argument("--table", metavar="FILE", help="truth table: .npy or text of 0/1")
-    p.add_argument("--N", type=integer, default=None, help="input length (with --function)")
-    p.add_argument("--i", type=integer, default=None, help="dictator position (0-based)")
-    p.add_argument("--S", default=None, help="positions of sparse_parity / sparse_majority, e.g. 0,2,5")
-    p.add_argument("--value", type=integer, default=None, help="constant value, 0 or 1")
-    p.add_argument("--seed", type=integer, default=None, help="seed of the random function")
+    src.add_argument("--function", metavar="NAME", help="the function, one of " + ", ".join(FUNCTIONS) + " (this or --table is required)")
+    src.add_argument("--table", metavar="FILE", help="truth table: .npy or text of 0/1, 2^N entries (this or --function is required)")
+    p.add_argument("--N", type=integer, default=None, help="input length N >= 1 (required with --function; default: none)")
+    p.add_argument("--i", type=integer, default=None, help="dictator position, 0 .. N - 1 (required with dictator; default: none)")
+    p.add_argument("--S", default=None, help="positions of sparse_parity / sparse_majority, each 0 .. N - 1, e.g. 0,2,5 "
+                   "(required with them; default: none)")
+    p.add_argument("--value", type=integer, default=None, help="constant value, 0 or 1 (default 0)")
+    p.add_argument("--seed", type=integer, default=None, help="seed of the random function, 0 .. 2^63 - 1 (required with random; default: none)")
     p.add_argument("--msb-first", action="store_true",
                    help="the --table file lists position 0 as the most significant bit")
     p.add_argument("--allow-large", action="store_true",

@@ -171,8 +171,9 @@ def _init_parameters(args) -> str:
 
 
 def _random(args) -> int:
-    from rich.progress import Progress
     from rich.table import Table
+
+    from verify.cli.progress import progress
 
     from numeric.transformer import PRESET_SPECS
     from verify.experiments.random_transformers import (
@@ -181,11 +182,12 @@ def _random(args) -> int:
 
     _validate_random(args)
     cfg = _config(args)
+    from verify.report.cells import fraction, power_of_two
+
     console = make_console()
-    with Progress(console=console, transient=True) as prog:
-        task = prog.add_task(f"{args.models} models, N = {args.N}", total=args.models)
+    with progress(f"random N={args.N}", args.models, unit="models") as shown:
         got = sample_models(cfg, args.init, args.N, args.models, seed=args.seed, device=args.device,
-                            **args.init_options, progress=lambda i: prog.advance(task),
+                            **args.init_options, progress=lambda i: shown.advance(f"model {i}"),
                             workers=args.workers, scheduler=args.scheduler)
     K, N = got.profiles, args.N
     s = summarize_profiles(K, N)
@@ -205,12 +207,12 @@ def _random(args) -> int:
     clo, chi = m.frac_constant_ci
     t.add_row("models", str(m.models), "")
     t.add_row("fraction constant [95% CP]", f"{m.frac_constant:.3f}  [{clo:.3f}, {chi:.3f}]",
-              f"{2.0**(1 - 2**N):.1e}")
+              power_of_two(1 - 2 ** N))
     t.add_row("mean as / N, all models", f"{m.mean_avg_sensitivity_all / N:.4f}", "0.5")
     t.add_row("non-constant models", str(m.nonconstant), "")
     if m.nonconstant:
         t.add_row("  fraction with K_0 >= 1", f"{m.nonconstant_frac_K0_ge_1:.3f}", f"~{RANDOM_FUNCTION_P_K0:.3f}")
-        t.add_row("  mean K_0 / 2^N", f"{m.nonconstant_mean_K0_frac:.4f}", f"{2.0**-N:.2e}")
+        t.add_row("  mean K_0 / 2^N", fraction(m.nonconstant_mean_K0_frac, 4), power_of_two(-N))
         t.add_row("  median K_0 / E_p[K_0]", f"{m.nonconstant_median_K0_ratio:.3f}", "~1")
         t.add_row("  mean as", f"{m.nonconstant_mean_avg_sensitivity:.4f}", f"{N / 2:.1f}")
         t.add_row("  median as / (2Np(1-p))", f"{m.nonconstant_median_as_ratio:.3f}", "~1")
@@ -250,7 +252,7 @@ def _random(args) -> int:
 
         with writing(args.figure, "--figure"):
             random_profile_figure(args.figure, s, N, f"{args.preset}, {args.init}, D={cfg.D}, L={cfg.L}, "
-                                                     f"eps={cfg.eps:g}", data=[args.json] if args.json else ())
+                                                     f"eps={cfg.eps:g}", data=[args.json] if args.json else (), models=m)
     return 0
 
 

@@ -79,7 +79,6 @@ def _validate(args) -> None:
 def _sample(args) -> int:
     _validate(args)
     import torch
-    from rich.progress import Progress
 
     from verify.cli.options import console as make_console
     from rich.table import Table
@@ -91,11 +90,12 @@ def _sample(args) -> int:
     if args.threads is not None:
         torch.set_num_threads(args.threads)
     console = make_console()
-    with Progress(console=console, transient=True) as prog:
-        task = prog.add_task(f"{args.models} models, N = {args.N}, {args.strings} strings each", total=args.models)
+    from verify.cli.progress import progress
+
+    with progress(f"sample N={args.N}", args.models, unit="models") as bar:
         res = sampled_profiles(cfg, args.init, args.N, args.models, args.strings, seed=args.seed,
                                device=args.device, level=args.level, **args.init_options,
-                               progress=lambda i: prog.advance(task))
+                               progress=lambda i: bar.advance(f"model {i} ({args.strings} strings)"))
     s = res.summary
     params = {"N": args.N, "D": cfg.D, "L": cfg.L, "H": cfg.H, "F": cfg.F, "eps": cfg.eps, "init": args.init,
               **args.init_options, "seed": args.seed, "strings": args.strings, "level": args.level}

@@ -48,7 +48,7 @@ def register(sub):
     p.add_argument("--eps", type=float, default=1e-5, help="layer-norm epsilon (default 1e-5)")
     p.add_argument("--train-strings", type=integer, default=None,
                    help="train on a fixed uniform subset of this many strings (N <= 20); "
-                   "held-out accuracy is then exact")
+                   "held-out accuracy is then exact (default: fresh strings every batch)")
     p.add_argument("--exact", action="store_true",
                    help="demand exact accuracy and profile over all 2^N strings (N <= 20)")
     p.add_argument("--test-samples", type=integer, default=None,
@@ -155,7 +155,6 @@ def _kwargs(args):
 def _handler(args) -> int:
     targets, Ns = _validate(args)
     import torch
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from verify.experiments.training import run_training_grid, training_report
 
@@ -163,15 +162,13 @@ def _handler(args) -> int:
         torch.set_num_threads(args.threads)
     kw = _kwargs(args)
     console = make_console()
-    results, current = [], []
+    results, shown = [], []
 
     def start(t, N, s):
-        task = bar.add_task(f"{t} N={N} seed={s}", total=1, loss="")
-        current[:] = [task]
-
-        def progress(step, steps, loss, _task=task):
-            bar.update(_task, completed=step, total=steps, loss=f"{loss:.4f}")
-        return progress
+        def step(i, steps, loss):
+            if shown:
+                shown[0].status(f"{t} N={N} seed={s}: step {i}/{steps}, loss {loss:.4f}")
+        return step
 
     # the configs are built here, so that a bad --D/--H/--eps fails before any bar is drawn
     names = {"train_strings": "--train-strings", "steps": "--steps", "lr": "--lr", "batch_size": "--batch-size",
@@ -181,15 +178,14 @@ def _handler(args) -> int:
         grid = run_training_grid(targets, Ns, args.seeds, D=args.D, L=args.L, H=args.H, eps=args.eps,
                                  on_start=start, **kw)
     total = len(targets) * len(Ns) * args.seeds
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("loss {task.fields[loss]}"), TimeElapsedColumn(),
-                  console=console, transient=False) as bar:
-        overall = bar.add_task("all runs", total=total, loss="")
+    from verify.cli.progress import progress
+
+    with progress("train", total, unit="runs") as bar:
+        shown.append(bar)
         try:
             for r in grid:
                 results.append(r)
-                bar.update(current[0], visible=False)
-                bar.advance(overall)
+                bar.advance(f"{r.target} N={r.N} seed={r.seed}")
         except FloatingPointError as exc:
             # a diverging run is a choice of options (the learning rate), not a crash
             raise InputError(f"--lr = {args.lr if args.lr is not None else 'default'}: {exc}") from None
@@ -200,12 +196,10 @@ def _handler(args) -> int:
         from verify.common.atomic_io import atomic_write_json
 
         atomic_write_json(args.json, training_report(dicts))
-        console.print(f"wrote {args.json}")
     for path in args.figure or []:
         from verify.report.sensitivity_figures import training_profiles
 
         training_profiles(dicts, path, data=[args.json] if args.json else ())
-        console.print(f"wrote {path}")
     return 0
 
 

@@ -18,8 +18,6 @@ string, and the box's log-volume M log(2h) (:mod:`verify.experiments.certified_v
 
 from __future__ import annotations
 
-import sys
-
 from numeric.validation import check_choice, check_int, check_real, check_seed, reject
 from verify.cli import writing
 from verify.cli.options import add_time_budget, integer
@@ -123,20 +121,24 @@ def _volume(args) -> int:
 
     if args.threads is not None:
         torch.set_num_threads(args.threads)
-    curves, trainings = [], []
-    for fn in functions:
-        for N in Ns:
-            def progress(i, N=N, fn=fn):
-                print(f"volume {fn} N = {N}: sigma {i + 1}/{len(sigmas)}", file=sys.stderr, flush=True)
+    from verify.cli.progress import progress
 
-            solution = None
-            if args.solution == "trained":
-                trainings.append(_train(fn, N, args))
-                solution = trainings[-1].model
-                if solution is None:
-                    continue
-            curves.append(local_volume(fn, N, sigmas, args.models, seed=args.seed, level=args.level,
-                                       include_ln=args.include_ln, solution=solution, progress=progress))
+    curves, trainings = [], []
+    with progress("volume", len(functions) * len(Ns) * len(sigmas), unit="sigmas") as shown:
+        for fn in functions:
+            for N in Ns:
+                solution = None
+                if args.solution == "trained":
+                    trainings.append(_train(fn, N, args, shown))
+                    solution = trainings[-1].model
+                    if solution is None:
+                        # no curve at this (function, N): its sigmas are not work of this run
+                        shown.set_total(shown.total - len(sigmas))
+                        continue
+                curves.append(local_volume(fn, N, sigmas, args.models, seed=args.seed, level=args.level,
+                                           include_ln=args.include_ln, solution=solution,
+                                           progress=lambda i, N=N, fn=fn: shown.advance(
+                                               f"{fn} N={N} sigma={sigmas[i]:g}")))
     boxes = _certify(functions, Ns, args.include_ln) if args.certify else None
     console = make_console()
     _report(curves, console, args.solution)
@@ -174,15 +176,15 @@ def _volume(args) -> int:
     return 0
 
 
-def _train(fn, N, args):
-    """The trained solution of ``fn`` at ``N`` (progress on stderr, one line per run)."""
+def _train(fn, N, args, shown):
+    """The trained solution of ``fn`` at ``N`` (each training run a note of ``shown``, the
+    command's progress display)."""
     from verify.experiments.local_volume import DEFAULT_TRAIN_STEPS, DEFAULT_TRIES, trained_solution
 
     tries = DEFAULT_TRIES if args.tries is None else args.tries
 
     def progress(i, seed, accuracy):
-        print(f"train {fn} N = {N}: seed {seed} (run {i + 1}/{tries}) exact accuracy {accuracy:.6f}",
-              file=sys.stderr, flush=True)
+        shown.note(f"train {fn} N={N}: seed {seed} (run {i + 1} of at most {tries}) exact accuracy {accuracy:.6f}")
 
     return trained_solution(fn, N, seed=0 if args.train_seed is None else args.train_seed, tries=tries,
                             steps=DEFAULT_TRAIN_STEPS if args.steps is None else args.steps, progress=progress)
@@ -201,15 +203,19 @@ def _report_training(trainings, console) -> None:
 
 
 def _certify(functions, Ns, include_ln):
+    from verify.cli.progress import progress
     from verify.experiments.certified_volume import largest_certified_half_width
 
     boxes = []
-    for fn in functions:
-        for N in Ns:
-            def progress(i, total, N=N, fn=fn):
-                print(f"certify {fn} N = {N}: box {i}/{total}", file=sys.stderr, flush=True)
+    with progress("certify", len(functions) * len(Ns), unit="models") as shown:
+        for fn in functions:
+            for N in Ns:
+                def box(i, total, N=N, fn=fn):
+                    shown.status(f"{fn} N={N}: box {i}/{total}")
 
-            boxes.append(largest_certified_half_width(fn, N, include_ln=include_ln, progress=progress))
+                boxes.append(largest_certified_half_width(fn, N, include_ln=include_ln, progress=box))
+                h = boxes[-1].half_width
+                shown.advance(f"{fn} N={N}: " + ("no box certified" if h is None else f"half-width {h:.3g}"))
     return boxes
 
 

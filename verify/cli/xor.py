@@ -18,8 +18,7 @@ from verify.cli import as_options, needs_subcommand
 from verify.cli.options import add_backend_options, check_backend_options
 from verify.cli.xor_options import (MAX_SIZE, add_common_options, check_common, check_lr_constant, check_stream_time,
                                     check_xor_memory,
-                                    parse_int_list, parse_seeds_for_d, parse_support, progress_bar,
-                                    progress_callback, report_step)
+                                    parse_int_list, parse_seeds_for_d, parse_support, report_step)
 from verify.cli.xor_stream import streamed_step
 
 
@@ -29,11 +28,12 @@ def register(sub):
     p.set_defaults(func=needs_subcommand(p, xs))
 
     s = xs.add_parser("step", help="one instance: the population step and its metrics")
-    s.add_argument("--d", type=integer, required=True)
-    s.add_argument("--m", type=integer, required=True)
-    s.add_argument("--seed", type=integer, default=0)
-    s.add_argument("--support", help="'a,b' (0-based); default drawn per (d, m)")
-    s.add_argument("--attention", default="softmax", choices=ATTENTIONS)
+    s.add_argument("--d", type=integer, required=True, help="sequence length d, an integer >= 2 (required)")
+    s.add_argument("--m", type=integer, required=True, help="embedding dimension m, an integer >= 1 (required)")
+    s.add_argument("--seed", type=integer, default=0, help="seed of the instance, 0 .. 2^63 - 1")
+    s.add_argument("--support", help="'a,b': the two relevant positions, 0-based, distinct, below d "
+                                     "(default: drawn from the seeds of (d, m))")
+    s.add_argument("--attention", default="softmax", choices=ATTENTIONS, help="attention of both heads")
     s.add_argument("--stream", action="store_true",
                    help="generate V block by block, never in memory (any d; no --figure)")
     add_common_options(s)
@@ -42,8 +42,9 @@ def register(sub):
     w = xs.add_parser("sweep", help="success over (d, m), m*(d) and its fits (SX-4)")
     w.add_argument("--d", required=True, help="comma-separated d values, e.g. 100,1000")
     w.add_argument("--m", required=True, help="comma-separated m values, e.g. 8,16,32")
-    w.add_argument("--seeds", type=integer, default=100)
-    w.add_argument("--seeds-for-d", help="fewer seeds at large d, e.g. 1000000:20")
+    w.add_argument("--seeds", type=integer, default=100, help="instances per (d, m) cell, an integer >= 1")
+    w.add_argument("--seeds-for-d", help="fewer seeds at large d, e.g. 1000000:20 (D among --d, N >= 1; "
+                                         "default: --seeds at every d)")
     w.add_argument("--device", default="cpu", help="cpu or cuda (instances are drawn on the CPU either way)")
     w.add_argument("--stream", action="store_true",
                    help="generate each V block by block, never in memory (any d; other instances, "
@@ -55,19 +56,21 @@ def register(sub):
     n = xs.add_parser("samples", help="empirical-gradient step: n*(d) (SX-6)")
     n.add_argument("--d", required=True, help="comma-separated d values")
     n.add_argument("--n", required=True, help="comma-separated sample sizes (used for every d)")
-    n.add_argument("--m", type=integer, default=64)
-    n.add_argument("--seeds", type=integer, default=40)
+    n.add_argument("--m", type=integer, default=64, help="embedding dimension m, an integer >= 1")
+    n.add_argument("--seeds", type=integer, default=40, help="instances per (d, n) cell, an integer >= 1")
     n.add_argument("--device", default="cpu", help="cpu or cuda (instances are drawn on the CPU either way)")
     add_backend_options(n, "run the cells")
     add_common_options(n)
     n.set_defaults(func=_samples)
 
     c = xs.add_parser("compare", help="softmax vs linear vs erf attention (SX-5)")
-    c.add_argument("--d", type=integer, default=1000)
-    c.add_argument("--m", type=integer, default=32)
-    c.add_argument("--seeds", type=integer, default=50)
-    c.add_argument("--train-seeds", type=integer, help="seeds for the T-step runs (default: all)")
-    c.add_argument("--steps", type=integer, default=2000)
+    c.add_argument("--d", type=integer, default=1000, help="sequence length d, an integer >= 2")
+    c.add_argument("--m", type=integer, default=32, help="embedding dimension m, 1 .. min(64, d - 1)")
+    c.add_argument("--seeds", type=integer, default=50, help="instances of the one-step comparison, an integer >= 1")
+    c.add_argument("--train-seeds", type=integer, help="instances trained for T steps, 1 .. --seeds "
+                                                      "(default: all --seeds)")
+    c.add_argument("--steps", type=integer, default=2000, help="training steps T of gradient descent and Adam, "
+                                                              "an integer >= 0")
     add_common_options(c)
     c.set_defaults(func=_compare)
 
@@ -139,8 +142,6 @@ def _sweep(args):
         # generation dominates a streamed cell; on a remote cluster its cores are unknown here
         check_stream_time(sum(ds), sum(ms), seeds, f"--seeds = {seeds}, --d = {args.d}, --m = {args.m}")
     scheduler = check_backend_options(args)
-    from verify.experiments import distributed
-
     from verify.cli.options import console
     from rich.table import Table
 
@@ -148,12 +149,15 @@ def _sweep(args):
     from verify.stats.intervals import wilson_interval
     from verify.experiments.xor_sweeps import run_sweep
 
-    with distributed.progress_display("sweep") as progress, as_options({"results file": "--json", "scheduler": "--scheduler"}):
+    from verify.cli.progress import progress
+
+    with progress("sweep", len(ds) * len(ms), unit="cells") as shown, \
+            as_options({"results file": "--json", "scheduler": "--scheduler"}):
         cells = run_sweep(ds, ms, args.seeds, c=args.c, eps=args.eps, out=args.out,
-                          progress=progress, seeds_for_d=sfd, device=args.device,
+                          progress=shown.work, seeds_for_d=sfd, device=args.device,
                           workers=args.workers, scheduler=scheduler, stream=args.stream)
     t = Table(title="one-step success per (d, m) (as formalised in boolverify)")
-    for col in ("d", "m", "seeds", "success", "95% Wilson CI", "eta->inf", "assignment ok", "median L", "s"):
+    for col in ("d", "m", "seeds", "success", "95% Wilson CI", "eta->inf", "assignment ok", "median L", "time (s)"):
         t.add_column(col, justify="right")
     for c in cells:
         lo, hi = wilson_interval(c.successes, c.n_seeds)
@@ -218,8 +222,6 @@ def _samples(args):
     require_time(4.0 * sum(ds) * (sum(ns) + args.m) * args.seeds / FLOPS_PER_SECOND,
                  "the sampled gradients", f"--n = {args.n}, --d = {args.d}, --seeds = {args.seeds}")
     scheduler = check_backend_options(args)
-    from verify.experiments import distributed
-
     from verify.cli.options import console
     from rich.table import Table
 
@@ -227,12 +229,15 @@ def _samples(args):
     from verify.stats.intervals import wilson_interval
     from verify.experiments.xor_sweeps import run_samples
 
-    with distributed.progress_display("samples") as progress, as_options({"results file": "--json", "scheduler": "--scheduler"}):
+    from verify.cli.progress import progress
+
+    with progress("samples", len(ds) * len(ns), unit="cells") as shown, \
+            as_options({"results file": "--json", "scheduler": "--scheduler"}):
         cells = run_samples(ds, {d: ns for d in ds}, args.m, args.seeds, c=args.c, eps=args.eps,
-                            out=args.out, progress=progress, device=args.device,
+                            out=args.out, progress=shown.work, device=args.device,
                             workers=args.workers, scheduler=scheduler)
     t = Table(title=f"empirical-gradient step, m = {args.m} (as formalised in boolverify)")
-    for col in ("d", "n", "seeds", "success", "95% Wilson CI", "pop. success", "given pop.", "s"):
+    for col in ("d", "n", "seeds", "success", "95% Wilson CI", "pop. success", "given pop.", "time (s)"):
         t.add_column(col, justify="right")
     for c in cells:
         lo, hi = wilson_interval(c.successes, c.n_seeds)
@@ -273,10 +278,12 @@ def _compare(args):
     )
     from verify.experiments.claim_rules import SX5
 
-    with progress_bar() as prog:
-        task = prog.add_task("compare", total=1)
+    from verify.cli.progress import progress
+
+    # the units: one step of each attention, then each (attention, optimiser, rate) training run
+    with progress("compare", unit="runs") as shown:
         res = compare(args.d, args.m, args.seeds, train_seeds=args.train_seeds, steps=args.steps, eps=args.eps, c=args.c,
-                      progress=progress_callback(prog, task))
+                      progress=shown.position)
     bounds = representational_bounds(args.d, args.m)
     t = Table(title=f"d = {args.d}, m = {args.m}, {args.seeds} seeds (training: "
                     f"{res.config['train_seeds']}), T = {args.steps} "
@@ -288,8 +295,8 @@ def _compare(args):
         r = res.results[att]
         o, g, a = r["one_step"], r.get("gd", {}), r.get("adam", {})
         t.add_row(att, f"{o['median_loss']:.3g}", f"{o[ONE_STEP_BELOW_KEY]:.2f}", f"{o['success_rate']:.2f}",
-                  f"{g.get('median_final_loss', float('nan')):.3g}", f"{g.get('success_rate', float('nan')):.2f}",
-                  f"{a.get('median_final_loss', float('nan')):.3g}", f"{a.get('success_rate', float('nan')):.2f}")
+                  _run_cell(g, "median_final_loss", ".3g"), _run_cell(g, "success_rate", ".2f"),
+                  _run_cell(a, "median_final_loss", ".3g"), _run_cell(a, "success_rate", ".2f"))
     con = console()
     con.print(t)
     con.print(f"linear attention, best loss over all theta (seed 0) >= {bounds['linear_bound']['bound']:.6f}; "
@@ -304,3 +311,8 @@ def _compare(args):
 
         loss_curves(data, args.figure, data=[args.out] if args.out else ())
     return 0
+
+
+def _run_cell(entry: dict, key: str, fmt: str) -> str:
+    # no training run of that optimiser (--steps 0): a dash, not "nan"
+    return "—" if key not in entry else format(entry[key], fmt)

@@ -1,6 +1,5 @@
 """Options and checks shared by the ``boolverify xor`` commands (materialised and streamed):
-lists of sizes, the support, the learning-rate constant, the memory and time a run implies, and
-the progress bar."""
+lists of sizes, the support, the learning-rate constant, and the memory and time a run implies."""
 
 from __future__ import annotations
 
@@ -57,22 +56,9 @@ def parse_support(text, d):
     return check_support(pair, d, "--support")
 
 
-def progress_bar():
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    return Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                    TimeElapsedColumn(), TimeRemainingColumn(), transient=True)
-
-
-def progress_callback(prog, task):
-    def cb(done, total, text):
-        prog.update(task, completed=done, total=total, description=text)
-    return cb
-
-
 def add_common_options(p):
-    p.add_argument("--c", type=float, default=10.0, help="learning-rate constant: eta = c d^2 sqrt(m) ln d")
-    p.add_argument("--eps", type=float, default=0.01, help="success threshold epsilon in (0, 0.5) (default 0.01)")
+    p.add_argument("--c", type=float, default=10.0, help="learning-rate constant, > 0: eta = c d^2 sqrt(m) ln d")
+    p.add_argument("--eps", type=float, default=0.01, help="success threshold epsilon in (0, 0.5)")
     p.add_argument("--json", "--out", dest="out", metavar="FILE",
                    help="write results as JSON, atomically (--out is the same option)")
     p.add_argument("--figure", metavar="FILE", help="draw a figure (.png, .pdf or .svg: the suffix sets the format)")

@@ -14,8 +14,7 @@ import time
 
 from numeric.validation import check_int, check_seed, reject
 from verify.cli.options import available_memory
-from verify.cli.xor_options import (check_common, check_lr_constant, check_stream_time, parse_support, progress_bar,
-                                    report_step)
+from verify.cli.xor_options import check_common, check_lr_constant, check_stream_time, parse_support, report_step
 
 _MEMORY_FRACTION = 0.5      # blocks in flight may use at most this share of the free memory
 
@@ -63,26 +62,27 @@ def streamed_step(args):
     att = args.attention
     lr = xor.default_lr(d, m, args.c)
     t0 = time.perf_counter()
-    with progress_bar() as prog:
-        task = prog.add_task("pass 1: loss and gradient", total=d)
+    from verify.cli.progress import progress
+
+    # the units are rows of V, reported per block: on a pipe, a line at most every 10 s
+    with progress("step --stream", d, unit="rows", every=10.0) as shown:
         state = {"pass": 1, "last": 0}
 
         def cb(done, total):
             if done < state["last"]:            # a new pass over V
                 state["pass"] += 1
-                prog.update(task, description=f"pass {state['pass']}: gradient (second pass)")
+                shown.note(f"pass {state['pass']}: gradient (second pass)")
             state["last"] = done
-            prog.update(task, completed=done, total=total)
+            shown.position(done, total, f"pass {state['pass']}")
 
+        shown.note("pass 1: loss and gradient")
         L0, g, gt = stream_loss_and_grad(E, th0, tt0, support, att, progress=cb)
         th1, tt1 = th0 - lr * g, tt0 - lr * gt
         passes = state["pass"]
-        state.update(last=0)
-        prog.update(task, completed=0, description=f"pass {passes + 1}: metrics after the step")
-        state["pass"] = passes + 1
+        shown.note(f"pass {passes + 1}: metrics after the step")
+        shown.position(0)
         met = stream_step_metrics(E, th1, tt1, support, eps=args.eps, attention=att,
-                                  progress=lambda done, total: prog.update(
-                                      task, completed=done, total=total))
+                                  progress=lambda done, total: shown.position(done, total, f"pass {passes + 1}"))
     pred = int(stream_predicted_assignment(E, th0, support))
     elapsed = time.perf_counter() - t0
     rows = {"d": d, "m": m, "seed": args.seed, "support": f"({a}, {b})", "attention": att,

@@ -102,6 +102,8 @@ def atomic_path(path, suffix=None):
             raise InputError(f"cannot write {str(path)!r}: it changed while being written "
                              "(now a link to another file)")
         os.replace(tmp, target)
+        # the command's closing account (and an interrupt's message) lists every file it wrote
+        note_written(path)
     except BaseException:
         try:
             os.unlink(tmp)

@@ -111,9 +111,15 @@ def run_context(argv, program=PROGRAM):
 
 def note_written(path, records=None) -> None:
     """Record that the current run wrote ``path`` (with ``records`` records, for a file that
-    later runs resume from)."""
+    later runs resume from; without ``records``, a count noted before is kept)."""
     if _current is not None:
-        _current.written[str(path)] = records
+        key = str(path)
+        _current.written[key] = records if records is not None else _current.written.get(key)
+
+
+def written_files() -> list:
+    """The files the current run has written, in the order of their first write."""
+    return [] if _current is None else list(_current.written)
 
 
 def written_summary() -> str:
@@ -272,6 +278,6 @@ def sidecar_path(figure) -> Path:
 
 
 __all__ = ["PROGRAM", "LIBRARIES", "FIELDS", "SOURCE_ROOT", "RunContext", "begin_run", "begin_script", "update_run",
-           "end_run", "run_context", "note_written", "written_summary", "cpu_model", "library_versions",
+           "end_run", "run_context", "note_written", "written_files", "written_summary", "cpu_model", "library_versions",
            "source_state", "utc_iso", "provenance", "with_provenance", "without_provenance", "check_record",
            "sidecar_path"]

@@ -10,8 +10,8 @@ is retried ``retries`` times. A cell is computed from per-seed generators only, 
 cell gives the same result on whichever worker runs it.
 
 dask is imported only when a cluster is asked for; the in-process path has no dask dependency
-at run time. This module also holds the progress display of the sweep commands (a rich bar on
-a terminal, plain log lines otherwise).
+at run time. The sweeps report progress through a callback; the commands draw it
+(:mod:`verify.cli.progress`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ import hashlib
 import json
 import re
 import socket
-import sys
-import time
 from contextlib import contextmanager
 
 from numeric.validation import check_int, reject
@@ -174,52 +172,5 @@ def run_tasks(fn, tasks, *, workers=None, scheduler=None, retries=2, label="cell
             client.cancel(list(futures))
 
 
-#: calls within this many seconds of the start report saved cells, not work of this run
-_STARTUP_S = 0.5
-
-
-@contextmanager
-def progress_display(label, stream=None):
-    """A ``callback(done, total, text)`` for the sweeps: a rich progress bar (with the time
-    remaining) when ``stream`` (default ``sys.stderr``) is a terminal, otherwise one plain line
-    per call, so that logs of batch jobs stay readable. The time remaining is estimated from
-    the work of this run only: the cells a rerun finds saved arrive at once and say nothing
-    about the speed."""
-    stream = sys.stderr if stream is None else stream
-    t0 = time.monotonic()
-    if stream.isatty():
-        from rich.console import Console
-        from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
-                                   TimeRemainingColumn)
-
-        with Progress(TextColumn("{task.description}"), BarColumn(),
-                      TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
-                      TimeRemainingColumn(), console=Console(file=stream), transient=True) as prog:
-            task = prog.add_task(label, total=1)
-
-            def bar(done, total, text):
-                if time.monotonic() - t0 < _STARTUP_S:
-                    prog.reset(task, completed=done, total=total, description=f"{label}: {text}")
-                else:
-                    prog.update(task, completed=done, total=total, description=f"{label}: {text}")
-
-            yield bar
-        return
-    base = [0]
-
-    def log(done, total, text):
-        elapsed = time.monotonic() - t0
-        if elapsed < _STARTUP_S:
-            base[0] = done
-        frac = done / total if total else 1.0
-        eta = ""
-        if done > base[0] and done < total:
-            eta = f", about {elapsed * (total - done) / (done - base[0]):.0f} s left"
-        print(f"{label}: {text} [{100 * frac:.0f}% of the work, {elapsed:.0f} s{eta}]",
-              file=stream, flush=True)
-
-    yield log
-
-
 __all__ = ["MAX_WORKERS", "WORKERS_TIMEOUT", "check_workers", "check_scheduler", "check_backend", "task_key",
-           "run_tasks", "progress_display"]
+           "run_tasks"]

@@ -108,11 +108,6 @@ class ClaimProgress:
         self.done += 1
         return self._results[ev["claim"]]
 
-    def line(self, result: ClaimResult) -> str:
-        """One plain line for a finished claim, e.g. ``check: SX-1 pass (3/16 claims, 1.2 s)``."""
-        return (f"check: {result.id} {result.status} ({self.done}/{self.total} claims, "
-                f"{result.duration:.1f} s)")
-
 
 def theorem_modules() -> list[str]:
     """Dotted names of the installed theorem files, ``theorems.test_*``."""
@@ -297,13 +292,12 @@ def _cell(text) -> str:
 
 
 def _estimate(decision: dict) -> str:
-    text = _fmt(decision["estimate"]) if decision["estimate"] is not None else "-"
-    if decision["interval"] is not None:
-        lo, hi = decision["interval"]
-        text += f" [{_fmt(lo)}, {_fmt(hi)}]"
-    if decision["level"] is not None:
-        text += f" ({decision['level']:.3g})"
-    return text
+    from verify.report.cells import estimate
+
+    # long estimates (lists, records) are shortened for the cell; the JSON report has them whole
+    shown = decision["estimate"]
+    return estimate({**decision, "estimate": None if shown is None else shown if isinstance(shown, float)
+                     else _fmt(shown)})
 
 
 def _inconclusive_note(report) -> str:

@@ -3,8 +3,9 @@ and ``docs/claims.md#sg-6``): the histograms of ``boolverify sensitivity profile
 profile of random transformers beside a random function (``boolverify sensitivity random``),
 and the profile figure of ``docs/results-boolean.md`` (:func:`docs_figure`).
 
-Every figure is written atomically, its format taken from the file's suffix, with its provenance
-sidecar (:func:`verify.common.atomic_io.save_figure`).
+Every figure is drawn in the style of :mod:`verify.report.plot_style` and written atomically through
+its ``save``, with its provenance sidecar; a path names exactly the file written (its format from
+the suffix), a list of paths one file per format.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from verify.common.atomic_io import check_figure_path, pyplot, save_figure
+from verify.common.atomic_io import check_figure_path
+from verify.report.plot_style import REFERENCE, colour, note_below, save, styled, subplots, tex_number
 
 
 def draw_histogram(result, path, data=()):
@@ -29,50 +31,68 @@ def draw_profiles(results, path, ncols=None, data=()):
     paths = [path] if isinstance(path, (str, Path)) else list(path)
     for p in paths:
         check_figure_path(p)
-    plt = pyplot()
-    n = len(results)
-    ncols = ncols or min(n, 2)
-    nrows = -(-n // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6 * ncols, 3.2 * nrows), squeeze=False)
-    for ax, result in zip(axes.flat, results):
-        N = result["N"]
-        ax.bar(list(range(N + 1)), result["fractions"], color="tab:blue")
-        ax.set_xlabel("sensitivity k")
-        ax.set_ylabel(r"$K_k / 2^N$")
-        ax.set_title(f"{result['label']}, N = {N}: as(f) = {result['average_sensitivity']:.4g}, "
-                     f"K_0 = {result['K0']}", fontsize=9)
-        ax.set_xlim(-0.6, N + 0.6)
-    for ax in list(axes.flat)[n:]:
-        ax.set_visible(False)
-    fig.tight_layout()
-    try:
-        save_figure(fig, paths, data=data)
-    finally:
-        plt.close(fig)
+    _draw_profiles(results, paths, ncols, data)
     return path
 
 
-def random_profile_figure(path, summary, N, label, data=()):
-    """The mean profile ``K_k / 2^N`` of random transformers (``summary``: the
-    :class:`~verify.experiments.transformer_records.ProfileSummary` of
-    :func:`verify.experiments.random_transformers.summarize_profiles`) beside the expected
-    profile ``C(N, k) / 2^N`` of a uniformly random function, log scale."""
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+@styled
+def _draw_profiles(results, paths, ncols, data):
+    n = len(results)
+    ncols = ncols or min(n, 2)
+    nrows = -(-n // ncols)
+    fig, axes = subplots(nrows, ncols, figsize=(6.5 * ncols, 3.6 * nrows), squeeze=False)
+    for ax, result in zip(axes.flat, results):
+        N = result["N"]
+        ax.bar(list(range(N + 1)), result["fractions"], color=colour(0))
+        ax.set_xlabel("sensitivity $k$")
+        ax.set_ylabel(r"$K_k / 2^N$")
+        ax.set_title(f"{result['label'].replace('_', ' ')}: $\\mathrm{{as}}(f) = {result['average_sensitivity']:.4g}$, "
+                     f"$K_0 = {result['K0']}$", fontsize=11)
+        ax.axvline(result["average_sensitivity"], **REFERENCE, label=r"$\mathrm{as}(f)$")
+        ax.set_xlim(-0.6, N + 0.6)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    axes.flat[0].legend(loc="upper right")
+    Ns = sorted({r["N"] for r in results})
+    fig.suptitle(f"exact sensitivity profiles, $N = {', '.join(map(str, Ns))}$ (all $2^N$ strings)")
+    note_below(fig, "dashed: the average sensitivity; as formalised in boolverify")
+    save(fig, paths, data)
+
+
+@styled
+def random_profile_figure(path, summary, N, label, data=(), models=None):
+    """The mean profile ``K_k / 2^N`` of the non-constant random transformers beside the
+    expected profile ``C(N, k) / 2^N`` of a uniformly random function, log scale: a constant
+    function has ``K_0 = 2^N`` and says nothing about sensitivity, and most random models are
+    constant. ``summary``: the :class:`~verify.experiments.transformer_records.ProfileSummary`
+    of :func:`verify.experiments.random_transformers.summarize_profiles`; ``models``: the
+    :class:`~verify.experiments.transformer_records.ModelsSummary` with the non-constant mean
+    profile (without it, or with no non-constant model, the all-model mean is drawn and the
+    title says so). ``path``: the file written."""
+    from verify.stats.intervals import clopper_pearson
+
+    fig, ax = subplots(figsize=(8.5, 5))
     k = list(range(N + 1))
-    ax.bar([i - 0.2 for i in k], summary.mean_profile_frac, width=0.4,
-           label=f"random transformers ({label})")
-    ax.bar([i + 0.2 for i in k], [math.comb(N, i) / 2**N for i in k], width=0.4, label="random function")
-    ax.set_xlabel("sensitivity k")
-    ax.set_ylabel("mean K_k / 2^N")
+    nonconst = None if models is None else models.nonconstant_mean_profile_frac
+    if nonconst is not None and models.nonconstant:
+        ax.bar([i - 0.2 for i in k], [max(v, 0.0) for v in nonconst], width=0.4, color=colour(0),
+               label=f"non-constant random transformers ({models.nonconstant} of {models.models})")
+        lo, hi = clopper_pearson(models.models - models.nonconstant, models.models, 0.95)
+        const = (f"constant: {models.models - models.nonconstant} of {models.models} models "
+                 f"(95 % Clopper-Pearson [{lo:.3f}, {hi:.3f}]), left out")
+    else:
+        ax.bar([i - 0.2 for i in k], summary.mean_profile_frac, width=0.4, color=colour(0),
+               label=f"all {summary.models} random transformers, constant ones included")
+        const = "constant models included (no non-constant profile given)"
+    ax.bar([i + 0.2 for i in k], [math.comb(N, i) / 2**N for i in k], width=0.4, color=colour(4), hatch="//",
+           edgecolor="white", label=r"random function, $\binom{N}{k}/2^N$")
+    ax.set_xlabel("sensitivity $k$")
+    ax.set_ylabel(r"mean $K_k / 2^N$")
     ax.set_yscale("log")
-    ax.set_title(f"N = {N}, {summary.models} models (as formalised in boolverify)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    try:
-        save_figure(fig, [path], data=data)
-    finally:
-        plt.close(fig)
+    ax.set_title(f"mean sensitivity profile, $N = {N}$: {label}", fontsize=11)
+    ax.legend(loc="lower center")
+    note_below(fig, f"{const}; as formalised in boolverify")
+    save(fig, [path], data)
 
 
 def docs_figure(stem="docs/figures/sg1_profiles", N=16):
@@ -93,6 +113,7 @@ def docs_figure(stem="docs/figures/sg1_profiles", N=16):
     return results
 
 
+@styled
 def training_profiles(dicts, path, data=()):
     """Profiles of trained functions (``boolverify sensitivity train``; dicts of
     :meth:`verify.experiments.training.TrainResult.as_dict`): rows = targets, columns = N; one bar
@@ -100,11 +121,9 @@ def training_profiles(dicts, path, data=()):
     (one stem); ``data``: the data files of ``dicts``. Returns the written paths."""
     from numeric.boolean import exact_profile_fraction
 
-    plt = pyplot()
     targets = list(dict.fromkeys(d["target"] for d in dicts))
     Ns = sorted({d["N"] for d in dicts})
-    fig, axes = plt.subplots(len(targets), len(Ns), figsize=(3.4 * len(Ns), 2.5 * len(targets)),
-                             squeeze=False)
+    fig, axes = subplots(len(targets), len(Ns), figsize=(4.3 * len(Ns), 3.2 * len(targets)), squeeze=False)
     for i, t in enumerate(targets):
         for j, N in enumerate(Ns):
             ax = axes[i][j]
@@ -118,28 +137,32 @@ def training_profiles(dicts, path, data=()):
                 if d["profile_ci"] is not None:
                     yerr = [[f - ci[0] for f, ci in zip(frac, d["profile_ci"])],
                             [ci[1] - f for f, ci in zip(frac, d["profile_ci"])]]
-                ax.bar(xs, frac, width=width, yerr=yerr, capsize=1.5, error_kw={"lw": 0.6},
-                       label=f"seed {d['seed']} (acc {d['accuracy']:.3f})")
+                ax.bar(xs, frac, width=width, yerr=yerr, capsize=1.5, error_kw={"lw": 0.6}, color=colour(m),
+                       label=f"seed {d['seed']} (acc. {d['accuracy']:.3f})")
             tk = [(k, f) for k, f in zip(ks, exact_profile_fraction(t, N)) if f > 0]
-            ax.plot([k for k, _ in tk], [f for _, f in tk], "k_", ms=10, mew=1.8, label="target")
+            ax.plot([k for k, _ in tk], [f for _, f in tk], linestyle="none", marker="_", color="black", ms=12,
+                    mew=2.2, label="target")
             ax.set_ylim(0, 1.05)
             ax.set_xlim(-0.6, N + 0.6)
             exact = runs and runs[0]["profile_exact"]
-            ax.set_title(f"{t}, N={N} ({'exact' if exact else 'sampled'})", fontsize=9)
-            ax.axvline(runs[0]["target_mean_sensitivity"] if runs else 0, color="k", ls="--", lw=0.8)
+            ax.set_title(f"{t}, $N = {N}$ ({'exact' if exact else 'sampled'})", fontsize=11)
+            ax.axvline(runs[0]["target_mean_sensitivity"] if runs else 0, **REFERENCE)
             if j == 0:
                 ax.set_ylabel("fraction of strings")
             if i == len(targets) - 1:
-                ax.set_xlabel("sensitivity k")
-            ax.legend(fontsize=6, loc="best")
-    fig.suptitle("Sensitivity profiles after training (black: target's profile, dashed: as(target)); "
-                 "as formalised in boolverify",
-                 fontsize=10)
-    fig.tight_layout()
-    try:
-        return save_figure(fig, path, data=data, dpi=150)
-    finally:
-        plt.close(fig)
+                ax.set_xlabel("sensitivity $k$")
+            ax.legend(fontsize=7.5, loc="best")
+    steps = sorted({d.get("steps") for d in dicts if d.get("steps") is not None})
+    fig.suptitle("SG-8: sensitivity profiles after training" + (f", {', '.join(map(str, steps))} steps"
+                                                                  if steps else ""))
+    from verify.experiments.claim_rules import SG8
+
+    # the figure draws the runs it is given; say where the claim itself decides when they differ
+    note_below(fig, "black ticks: the target's profile; dashed: $\\mathrm{as}$(target); error bars: the sampled "
+                    f"profiles' intervals. SG-8 itself decides at MAJORITY and FIRST $N = {SG8.fixed_N}$ "
+                    f"({SG8.fixed_steps} steps), PARITY $N = {SG8.parity_short_N}$ and ${SG8.parity_long_N}$ "
+                    f"({SG8.parity_steps} steps, {SG8.dtype}); as formalised in boolverify")
+    return save(fig, path if isinstance(path, (list, tuple)) else [path], data)
 
 
 __all__ = ["draw_histogram", "draw_profiles", "random_profile_figure", "docs_figure",

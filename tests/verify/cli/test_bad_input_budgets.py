@@ -255,6 +255,6 @@ def test_volume_figure_when_no_run_learns_is_refused_and_nothing_written(tmp_pat
     code, err, _ = _run(["sensitivity", "volume", "--solution", "trained", "--function", "parity", "--N", "4",
                          "--steps", "1", "--tries", "1", "--models", "2", "--sigmas", "0.1",
                          "--figure", "{out}/f.png", "--json", "{out}/v.json"], tmp_path, monkeypatch, capsys)
-    lines = [ln for ln in err.strip().splitlines() if not ln.startswith("train ")]   # progress lines
+    lines = [ln for ln in err.strip().splitlines() if not ln.startswith("volume: ")]   # progress lines
     assert code == 2 and len(lines) == 1 and lines[0].startswith("boolverify: error: --figure "), err
     assert "Traceback" not in err and "IndexError" not in err

@@ -93,7 +93,7 @@ def test_crossval_leaves_no_hypothesis_folder_in_the_working_folder(tmp_path):
 #: through verify.cli.options.check_output (a folder through check_output_dir); a new option
 #: that names a path must be added here, and is then tried against the gate below.
 OUTPUT_OPTIONS = {
-    ("check", "--json"): "file", ("check", "--markdown"): "file",
+    ("check", "--json"): "file", ("check", "--markdown"): "file", ("check", "--html"): "file",
     ("derive", "--out"): "file",
     ("mutants", "--json"): "file",
     **{(f"xor {c}", o): k for c in ("step", "sweep", "samples", "compare")
@@ -109,7 +109,7 @@ OUTPUT_OPTIONS = {
     ("runs", "--out-dir"): "dir",
     ("reproduce", "--out-dir"): "dir",
 }
-INPUT_OPTIONS = {("check", "--mutants"), ("sensitivity profile", "--table"), ("reproduce", "--committed"),
+INPUT_OPTIONS = {("check", "--mutants"), ("check", "--from-report"), ("sensitivity profile", "--table"), ("reproduce", "--committed"),
                  ("crossval sharpness", "--public"), ("crossval xor-file", "file"),
                  *{(f"crossval {c}", o) for c in ("xor-grad", "xor-loss", "profile", "influences")
                    for o in ("--path", "--python", "target")}}

@@ -16,7 +16,7 @@ def test_small_run_writes_json_and_figure(tmp_path):
     r = run_cli_process("sensitivity", "volume", "--function", "parity", "--N", "4,5", "--sigmas",
                         ",".join(GRID), "--models", "12", "--seed", "3", "--json", str(out), "--figure", str(fig))
     assert r.returncode == 0, r.stderr
-    assert "sigma 3/3" in r.stderr and "sigma" not in r.stdout.split("local volume")[0]
+    assert "volume: [6/6] parity N=5 sigma=1 (" in r.stderr and "sigma=" not in r.stdout
     data = json.loads(out.read_text())
     assert [c["N"] for c in data["curves"]] == [4, 5]
     for c in data["curves"]:
@@ -31,7 +31,7 @@ def test_certify_adds_boxes_to_json_table_and_figure(tmp_path):
                         ",".join(GRID), "--models", "4", "--seed", "3", "--certify", "--json", str(out),
                         "--figure", str(fig))
     assert r.returncode == 0, r.stderr
-    assert "certify parity N = 4: box 20/20" in r.stderr and "certify" not in r.stdout.split("certified boxes")[0]
+    assert "certify: [2/2] parity N=4: half-width" in r.stderr and "certify" not in r.stdout.split("certified boxes")[0]
     assert "certified boxes" in r.stdout and "log-volume" in r.stdout
     data = json.loads(out.read_text())
     assert [(b["function"], b["N"]) for b in data["certified"]] == [("majority", 4), ("parity", 4)]
@@ -46,7 +46,7 @@ def test_without_certify_the_json_has_no_boxes(tmp_path):
                         "--models", "2", "--json", str(out))
     assert r.returncode == 0, r.stderr
     assert set(json.loads(out.read_text())) == {"provenance", "functions", "curves", "note"}
-    assert "certif" not in r.stdout + r.stderr
+    assert "certif" not in r.stdout + r.stderr.replace(f"wrote {out}", "")
 
 
 def test_trained_solution_end_to_end(tmp_path):
@@ -55,7 +55,7 @@ def test_trained_solution_end_to_end(tmp_path):
                         "--sigmas", ",".join(GRID), "--models", "6", "--steps", "150", "--tries", "3",
                         "--json", str(out))
     assert r.returncode == 0, r.stderr
-    assert "train first N = 3: seed 0 (run 1/3)" in r.stderr and "volume first N = 3: sigma 3/3" in r.stderr
+    assert "volume: train first N=3: seed 0 (run 1 of at most 3)" in r.stderr and "volume: [3/3] first N=3 sigma=1" in r.stderr
     assert "trained solution" in r.stdout and "trained solutions" in r.stdout
     data = json.loads(out.read_text())
     assert data["solution"] == "trained" and len(data["training"]) == 1

@@ -114,10 +114,11 @@ def test_mstar_figure_title_states_the_documents_verdict(sx4_summary, monkeypatc
     titles = []
 
     def capture(fig, paths, data=(), **kwargs):
-        titles.append(fig.axes[0].get_title())
+        # the verdict is the figure's note under the panel
+        titles.append(fig.axes[0].get_title() + " " + (fig._supxlabel.get_text() if fig._supxlabel else ""))
         return paths
 
-    monkeypatch.setattr(xor_figures, "save_figure", capture)
+    monkeypatch.setattr(xor_figures, "save", capture)
     xor_figures.threshold_law_plot(sx4_summary, tmp_path / "xor_mstar", size="m")
     verdict = statements.law_verdict(sx4_summary)
     assert titles and all(verdict in title.replace("\n", " ") for title in titles)
