@@ -132,7 +132,7 @@ def _print_report(report) -> None:
         table.add_column(col, overflow="fold")
     colour = {"pass": "green", "fail": "bold red", "inconclusive": "yellow", "no test": "yellow"}
     for c in report["claims"]:
-        shown = "\n".join(_decision_line(d) for d in c.get("decisions") or []) or format_test_evidence(c["evidence"])
+        shown = "\n".join(decision_line(d) for d in c.get("decisions") or []) or format_test_evidence(c["evidence"])
         table.add_row(c["id"], c["statement"], shown,
                       f"[{colour[c['status']]}]{c['status']}[/]", f"{c['duration_s']:.1f}")
     out.print(table)
@@ -153,7 +153,7 @@ def _print_report(report) -> None:
                   f"overall {'[green]PASS[/]' if report['passed'] else '[bold red]FAIL[/]'}")
 
 
-def _decision_line(d: dict) -> str:
+def decision_line(d: dict) -> str:
     from verify.report.cells import estimate
 
     # the level is part of the rule's reading here; the Markdown report has its own column

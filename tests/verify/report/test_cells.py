@@ -58,12 +58,12 @@ def test_number(value, text):
 
 
 def test_check_table_labels_its_time_column_and_never_shows_an_unbounded_end_as_0():
-    from verify.cli.check import _decision_line
+    from verify.cli.check import decision_line
     from verify.report.runner import to_markdown
 
     d = {"estimand": "P(success)", "estimate": 0.425, "interval": [0.0, 0.51], "level": 0.99,
          "rule": "pass iff upper bound < 0.8", "outcome": "pass"}
-    assert _decision_line(d) == "P(success) = 0.425, upper bound 0.51: pass iff upper bound < 0.8 -> pass"
+    assert decision_line(d) == "P(success) = 0.425, upper bound 0.51: pass iff upper bound < 0.8 -> pass"
     report = {"profile": "quick", "started": "now", "duration_s": 1.0, "passed": True, "worker_errors": [],
               "environment": {}, "claims": [{"id": "SX-1", "statement": "s", "decisions": [d], "tests": [],
                                              "evidence": {}, "status": "pass", "duration_s": 1.25}]}
