@@ -4,7 +4,10 @@ Example::
 
     boolverify sensitivity train --target majority --N 16 --seeds 3
     boolverify sensitivity train --target majority,first,parity --N 8,16,24 --seeds 3 \\
-        --json docs/data/sg8_training.json --figure docs/figures/sg8_training_profiles.png
+        --json docs/data/sg8_training.json --figure results/sg8_training_400_steps.png
+
+(the first writes the data of ``boolverify runs sg8-training``; the figure of
+``docs/figures/sg8_training_profiles.png`` is SG-8's decisions, ``boolverify runs sg8-decisions``)
 
 Prints one table row per (target, N, seed): test accuracy (exact over all 2^N strings for
 N <= 20, else on sampled strings with a Wilson interval), the best constant's accuracy, the

@@ -178,6 +178,13 @@ SG8_FULL = dict(Ns=(8, 16, 24), runs=5, first_seed=0)
 SG8_TRAINING = dict(targets=("majority", "first", "parity"), Ns=(8, 16, 24), seeds=3)
 SG8_PARITY_TRANSITION = dict(targets=("parity",), Ns=(10, 12, 14, 16), seeds=3, steps=1000)
 SG8_TRAINING_QUICK = dict(targets=("majority", "parity"), Ns=(4,), seeds=1, steps=5)
+#: SG-8 at the claim's own settings (``boolverify runs sg8-decisions``, docs/data/sg8_decisions.json): the
+#: cells, looks and local seeds of SG8_FAST in SG8_FAST_DTYPE, decided as the claim test decides them;
+#: the quick plan is a smoke run (three cells at N <= 4, one look of 2 runs of 5 steps)
+SG8_DECISIONS = SG8_FAST
+SG8_DECISIONS_QUICK = {"majority": dict(SG8_FAST["majority"], N=4, train_strings=8, looks=(2,), steps=5),
+                       "parity_short": dict(SG8_FAST["parity_short"], N=3, looks=(2,), steps=5),
+                       "parity_long": dict(SG8_FAST["parity_long"], N=4, looks=(2,), steps=5)}
 
 #: SG-9: per function, the local-volume curve of its construction at every N of the plan on the
 #: function's sigma grid, `models` directions per sigma (the same at every sigma), local seed

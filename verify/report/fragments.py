@@ -20,7 +20,7 @@ from verify.report.paper_a_fragments import (
 from verify.report.paper_b_fragments import (
     TRAINED_FILES, certified_at_8, certified_table, parity_radii, sg2_exact_table,
     sg2_monte_carlo_plan, sg2_monte_carlo_table, sg4_slopes, sg4_table, sg5_table, sg6_d32_table,
-    sg6_table, sg8_pilot, sg8_training, sg8_transition, sg9_constructed_order, sg9_trained_summary,
+    sg6_table, sg8_decisions, sg8_pilot, sg8_training, sg8_transition, sg9_constructed_order, sg9_trained_summary,
     theorem45_crossover, theorem45_table, trained_table, volume_slopes, volume_table,
 )
 from verify.report.seed_bases import bases_text
@@ -121,6 +121,7 @@ FRAGMENTS: dict[str, Fragment] = {
     "sg8-training": Fragment(("sg8_training.json",), sg8_training),
     "sg8-transition": Fragment(("sg8_parity_transition.json",), sg8_transition),
     "sg8-pilot": Fragment((), sg8_pilot),
+    "sg8-decisions": Fragment(("sg8_decisions.json",), sg8_decisions),
     "sg9-radius-table": Fragment(("local_volume.json",), volume_table("local_volume.json")),
     "sg9-seed10-table": Fragment(("local_volume_trained_seed10.json",), volume_table("local_volume_trained_seed10.json")),
     "sg9-trained-table": Fragment(("local_volume.json", *TRAINED_FILES), trained_table),

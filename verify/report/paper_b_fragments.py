@@ -117,6 +117,38 @@ def sg8_pilot(data):
             f"{pilot['parity01_long'][1]} and FIRST in {pilot['first_long'][0]} of {pilot['first_long'][1]}")
 
 
+_SG8_NAMES = {"majority": "MAJORITY", "first": "FIRST", "parity": "PARITY", "parity01": "parity of bits 0, 1"}
+
+
+def sg8_decisions(data):
+    """The table of ``sg8_decisions.json``: per SG-8 decision its settings, the runs that pass
+    their per-run threshold at the deciding look, the interval and the outcome."""
+    report = data.json("sg8_decisions.json")
+    rows = []
+    for name, d in report["decisions"].items():
+        look = d["looks_taken"][-1]
+        lo, hi = look["interval"]
+        if name == "profiles":
+            what, setting = "profiles (pooled first looks)", "the MAJORITY, FIRST and long-N PARITY runs"
+            per_run = f"as ≤ {d['threshold']:g} N"
+        else:
+            what = f"{_SG8_NAMES.get(d['target'], d['target'])} `N = {d['N']}`" + (
+                " (control)" if name.endswith("_long") and d["target"] != "parity" else "")
+            setting = f"{d['steps']} steps of batch {d['batch_size']}" + (
+                f", {d['train_strings']} fixed strings" if d["train_strings"] else "")
+            per_run = f"{'held-out' if d['quantity'] == 'held_out_accuracy' else 'exact'} accuracy ≥ {d['threshold']:g}"
+        claim = "p > 1/2" if d["side"] == "lower" else "p < 1/2"
+        looks = f"{len(d['looks_taken'])} of {len(d.get('looks', [look['runs']]))}"
+        rows.append([what, setting, per_run, claim, f"{look['hits']} of {look['runs']}", looks,
+                     f"[{lo:.3f}, {hi:.3f}] ({100 * look['level']:.2f} %)", d["outcome"]])
+    rules = report["rules"]
+    return (f"\nTrained in {report['dtype']} at seed base {report['seed_base']}; the interval of `p` is the pair of "
+            f"one-sided {100 * rules['level']:g} % Clopper-Pearson bounds at the deciding look, the level split over "
+            f"the cell's looks (Bonferroni); the threshold of `p` is {rules['most_runs']:g}.\n"
+            + markdown_table(["decision", "training", "a run counts when", "claim", "runs that count",
+                              "looks taken", "interval of p", "outcome"], rows))
+
+
 #: the trained-solution files of SG-9 (N = 4 .. 10, and the N = 12 subset grid)
 TRAINED_FILES = ("local_volume_trained.json", "local_volume_trained_N12.json")
 

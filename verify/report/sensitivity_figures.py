@@ -165,8 +165,85 @@ def training_profiles(dicts, path, data=()):
     return save(fig, path if isinstance(path, (list, tuple)) else [path], data)
 
 
+_CELL_NAMES = {"majority": "MAJORITY", "first": "FIRST", "parity": "PARITY", "parity01": "$x_0 \\oplus x_1$"}
+
+
+def _decision_label(name, d):
+    if name == "profiles":
+        return "profiles\n(pooled)"
+    return f"{_CELL_NAMES.get(d['target'], d['target'])}\n$N = {d['N']}$" + ("\n(control)" if "_long" in name
+                                                                          and d["target"] != "parity" else "")
+
+
+@styled
+def training_decisions(report, path, data=()):
+    """SG-8's decisions (a results file of :func:`verify.experiments.sg8_decisions.run_sg8_decisions`):
+    left, each decision's proportion of runs with its interval at the deciding look and the
+    threshold 1/2; right, every run's own quantity (held-out or exact accuracy, and as/N for the
+    profile decision) against the run's threshold. Returns the written paths."""
+    decisions = report["decisions"]
+    rules = report["rules"]
+    names = list(decisions)
+    fig, (left, right) = subplots(1, 2, figsize=(13.5, 5.4), width_ratios=(1.0, 1.25))
+    for x, name in enumerate(names):
+        d = decisions[name]
+        look = d["looks_taken"][-1]
+        k, n = look["hits"], look["runs"]
+        lo, hi = look["interval"]
+        c = colour(0 if d["side"] == "lower" else 1)
+        left.errorbar([x], [k / n], yerr=[[k / n - lo], [hi - k / n]], color=c, marker="o" if d["side"] == "lower"
+                      else "s", ms=8, capsize=5, linestyle="none")
+        at = f"\nlook {len(d['looks_taken'])}" if len(d["looks_taken"]) > 1 else ""
+        left.annotate(f"${k}/{n}$\n{d['outcome']}{at}", (x, k / n), textcoords="offset points", xytext=(9, 0),
+                      ha="left", va="center", fontsize=9.5)
+    left.axhline(rules["most_runs"], **REFERENCE, label=f"threshold ${tex_number(rules['most_runs'])}$")
+    left.errorbar([], [], color=colour(0), marker="o", linestyle="none", label="claim $p > 1/2$")
+    left.errorbar([], [], color=colour(1), marker="s", linestyle="none", label="claim $p < 1/2$")
+    left.set_xticks(range(len(names)), [_decision_label(name, decisions[name]) for name in names], fontsize=9.5)
+    left.set_ylim(-0.12, 1.12)
+    left.set_ylabel("share of runs that count, $p$")
+    left.set_title("decided: $\\hat p$ and its interval at the deciding look", fontsize=11)
+    left.legend(loc="lower left", fontsize=9)
+    cells = [name for name in names if name != "profiles"]
+    for x, name in enumerate(cells):
+        d = decisions[name]
+        ys = [r[d["quantity"]] for r in d["runs"]]
+        xs = [x + 0.28 * ((i % 9) / 8 - 0.5) for i in range(len(ys))]
+        right.plot(xs, ys, linestyle="none", marker="o", ms=4.5, color=colour(0), alpha=0.75,
+                   label="accuracy of a run (held-out where trained on a fixed subset)" if x == 0 else None)
+        right.plot([x - 0.4, x + 0.4], [d["threshold"]] * 2, **REFERENCE,
+                   label="per-run threshold" if x == 0 else None)
+    if "profiles" in decisions:
+        x = len(cells)
+        pooled = [r for c in decisions["profiles"]["cells"] for r in decisions[c]["runs"][:decisions[c]["looks"][0]]]
+        ys = [r["mean_sensitivity"] / r["N"] for r in pooled]
+        right.plot([x + 0.28 * ((i % 9) / 8 - 0.5) for i in range(len(ys))], ys, linestyle="none", marker="s",
+                   ms=4.5, color=colour(2), alpha=0.75, label="$\\mathrm{as}(\\hat f)/N$ of a pooled run")
+        right.plot([x - 0.4, x + 0.4], [rules["low_sensitivity"]] * 2, **REFERENCE)
+    right.set_xticks(range(len(names)), [_decision_label(name, decisions[name]) for name in names], fontsize=9.5)
+    right.set_ylim(-0.05, 1.05)
+    right.set_ylabel("per-run quantity")
+    right.set_title("every run trained, against its per-run threshold", fontsize=11)
+    right.legend(loc="lower left", fontsize=9)
+    groups = {}
+    for c in cells:
+        d = decisions[c]
+        key = (d["steps"], d["batch_size"], d["train_strings"])
+        groups.setdefault(key, []).append(f"{_CELL_NAMES.get(d['target'], d['target'])} $N = {d['N']}$")
+    fig.suptitle(f"SG-8 at the claim's settings ({report['dtype']}, seed base {report['seed_base']})")
+    note_below(fig, "; ".join(", ".join(who) + f": {s} steps of batch {b}" + (
+                   f" on {m} fixed strings" if m else "") for (s, b, m), who in groups.items())
+               + f". Per run: held-out accuracy $\\geq {tex_number(rules['learned_held_out'])}$ (MAJORITY, FIRST), "
+               f"exact accuracy $\\geq {tex_number(rules['learned_parity'])}$ (PARITY, controls), "
+               f"$\\mathrm{{as}} \\leq {tex_number(rules['low_sensitivity'])}\\,N$ (profiles). Intervals: one-sided "
+               f"Clopper-Pearson bounds at {tex_number(100 * rules['level'])} %, split over a cell's looks "
+               f"(Bonferroni); pass iff the interval lies on the claimed side of ${tex_number(rules['most_runs'])}$. "
+               "As formalised in boolverify.")
+    return save(fig, path if isinstance(path, (list, tuple)) else [path], data)
+
+
 __all__ = ["draw_histogram", "draw_profiles", "random_profile_figure", "docs_figure",
-           "training_profiles"]
+           "training_profiles", "training_decisions"]
 
 
 if __name__ == "__main__":  # python -m verify.report.sensitivity_figures: the figure of docs/results-boolean.md

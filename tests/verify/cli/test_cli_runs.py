@@ -99,3 +99,33 @@ def test_replacing_another_plans_data_needs_replace_and_says_what_it_replaces(ca
     assert json.loads((data / "sg2_random_functions.json").read_text())["provenance"]["plan"] == "quick"
     # the same smoke plan again: nothing to confirm
     assert main(argv) == 0 and "runs: replacing" not in capsys.readouterr().err
+
+
+def test_sg8_decisions_run_decides_at_the_claims_cells_and_draws_them(capsys, tmp_path):
+    """The full plan is the claim test's own (SG8_FAST); the quick one counts, bounds and decides each
+    cell by the claim's rule and draws the decisions figure."""
+    from verify.experiments import plans
+    from verify.experiments.claim_rules import SG8
+    from verify.stats.intervals import bonferroni_level, clopper_pearson
+
+    assert plans.SG8_DECISIONS is plans.SG8_FAST
+    out = tmp_path / "docs"
+    assert main(["runs", "sg8-decisions", "--quick", "--out-dir", str(out)]) == 0
+    report = json.loads((out / "data" / "sg8_decisions.json").read_text())
+    assert report["provenance"]["seed_base"] == 0 and report["dtype"] == SG8.dtype
+    decisions = report["decisions"]
+    assert set(decisions) == set(plans.SG8_DECISIONS_QUICK) | {"profiles"}
+    for name, cell in plans.SG8_DECISIONS_QUICK.items():
+        d = decisions[name]
+        look = d["looks_taken"][-1]
+        assert [r["seed"] for r in d["runs"]] == [cell["first_seed"] + i for i in range(look["runs"])]
+        assert look["hits"] == sum(r[d["quantity"]] >= d["threshold"] for r in d["runs"])
+        level = bonferroni_level(SG8.level, len(cell["looks"]))
+        lo = clopper_pearson(look["hits"], look["runs"], level, side="lower")[0]
+        hi = clopper_pearson(look["hits"], look["runs"], level, side="upper")[1]
+        assert look["interval"] == [lo, hi]
+        passes = lo >= SG8.most_runs if d["side"] == "lower" else hi <= SG8.most_runs
+        fails = hi < SG8.most_runs if d["side"] == "lower" else lo > SG8.most_runs
+        assert d["outcome"] == ("pass" if passes else "fail" if fails else "inconclusive")
+    for ext in ("png", "pdf"):
+        assert (out / "figures" / f"sg8_training_profiles.{ext}").stat().st_size > 1000
