@@ -76,9 +76,10 @@ FINITE_QUICK_SEEDS = 4
 SG6_FULL = dict(D=16, L=2, H=2, eps=0.0, Ns=(4, 6, 8, 10, 12, 14, 16),
                 models={4: 200, 6: 200, 8: 200, 10: 100, 12: 100, 14: 30, 16: 12}, seed=1000)
 SG6_D32_FULL = dict(D=32, L=2, H=2, eps=0.0, N=12, models=100, seed=2000)
-#: SG-4: eps > 0, uniform box, max single-bit influence at eos
-SG4_FULL = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(8, 16, 32, 64, 128, 256, 512, 1024),
-                models=12, samples=2, positions=16, seed=3000)
+#: SG-4: eps > 0, uniform box, max single-bit influence at eos over strings x positions random
+#: pairs: the claim's sizes, models and seed (at seed base 0 these are the data SG-4 decides on)
+SG4_FULL = dict(D=SG4.D, L=SG4.L, H=SG4.H, eps=SG4.eps, B=SG4.box, Ns=SG4.Ns, models=SG4.models,
+                strings=SG4.strings, positions=SG4.positions, seed=3000)
 #: SG-5: eps > 0, uniform box, margin-xi recognition over all 2^N strings
 SG5_FULL = dict(D=16, L=2, H=2, eps=1e-5, B=1.0, Ns=(1, 2, 3, 4, 5, 6, 8, 10, 12), models=200,
                 xis=(0.01, 0.03, 0.1), seed=4000)

@@ -12,7 +12,7 @@ import math
 import torch
 
 from numeric.transformer import (
-    BooleanTransformer, boolean_table, evaluate_all, initialize_, margin_recognition, max_influence, random_model,
+    BooleanTransformer, boolean_table, evaluate_all, initialize_, margin_recognition, random_model,
 )
 from numeric.transformer import strings, table_profile
 from numeric.validation import check_int, check_ints, check_real, check_seed, reject
@@ -305,31 +305,6 @@ def sampled_influences(model, N: int, strings: int, positions: int, generator) -
     return (T1 - T0.unsqueeze(1)).abs().cpu()
 
 
-def influence_sweep(config, Ns, models: int, *, samples: int = 2, positions: int | None = 16,
-                    seed: int = 0, B: float = 1.0, device=None) -> torch.Tensor:
-    r"""Max single-bit influence (:func:`max_influence`) of ``models`` uniform-box models
-    (seeds ``seed + j``; one parameter vector per model, whatever :math:`N`) at each
-    :math:`N` in ``Ns`` (the estimator of the documented full run, ``docs/data/``).
-
-    Args:
-        config: :class:`~numeric.transformer.TransformerConfig` with ``N_max >= max(Ns)``.
-
-    Returns:
-        float64 tensor ``(models, len(Ns))``.
-    """
-    Ns = check_ints(Ns, "Ns", lo=1, hi=config.N_max)
-    models = check_int(models, "models", lo=1)
-    # the strings of model j at N are drawn from seed + 7919 j + N
-    seed = check_seed(seed, "seed", count=7919 * models + max(Ns))
-    vals = torch.zeros(models, len(Ns), dtype=torch.float64)
-    for j in range(models):
-        model = random_model(config, "uniform", seed + j, B=B, device=device)
-        for i, N in enumerate(Ns):
-            gen = torch.Generator().manual_seed(seed + 7919 * j + N)
-            vals[j, i] = max_influence(model, N, samples=samples, positions=positions, generator=gen)
-    return vals
-
-
 def _uniform_box_models(config, models, seed, B, device):
     """``(j, model)`` for ``j < models``: one model re-initialised in place from the uniform box
     with seed ``seed + j`` (each parameter vector is then used at every N)."""
@@ -413,16 +388,6 @@ def exact_influence_maxima(config, Ns, models: int, *, seed: int = 0, B: float =
         for i, N in enumerate(Ns):
             sup[j, i], boolean[j, i] = exact_influence_maximum(model, N)
     return ExactInfluenceMaxima(sup=sup, boolean=boolean)
-
-
-def loglog_slope(Ns, values) -> float:
-    r"""Least-squares slope of :math:`\log y` against :math:`\log N`; for a ``(models,
-    len(Ns))`` array the mean of :math:`\log y` over models is fitted (a geometric mean,
-    robust to one model with a large constant)."""
-    y = _log_values(Ns, values)
-    if y.dim() == 2:
-        y = y.mean(0)
-    return float(_slopes(Ns, y.unsqueeze(0))[0])
 
 
 def per_model_slopes(Ns, values) -> torch.Tensor:
@@ -542,4 +507,4 @@ __all__ = ["influence_positions", "RANDOM_FUNCTION_P_K0", "summarize_profiles", 
            "sample_nonconstant_profiles", "density_matched_ratios", "sample_models", "join_model_blocks",
            "summarize_models", "nonconstant_statistics",
            "profile_statistics", "influence_pairs", "sampled_influences",
-           "influence_sweep", "influence_maxima", "exact_influence_maximum", "exact_influence_maxima", "margin_table", "margin_sweep", "optimised_margin", "loglog_slope", "per_model_slopes"]
+           "influence_maxima", "exact_influence_maximum", "exact_influence_maxima", "margin_table", "margin_sweep", "optimised_margin", "per_model_slopes"]

@@ -288,9 +288,14 @@ def sg4_slopes(data):
 
     sg4 = data.json("sg4_influence.json")
     per_model = sg4["slope_per_model"]
-    return (f"**{signed_number(sg4['slope_mean_log'], 3)}** (per-model slopes {signed_number(min(per_model))} … "
-            f"{signed_number(max(per_model))}, median {signed_number(float(np.median(per_model)))}; slope of the max over models "
-            f"{signed_number(sg4['slope_of_max'])})")
+    lo1, hi1 = sg4["slope_interval_rule1"]
+    lo2, hi2 = sg4["slope_interval_rule2"]
+    level = sg4["level"]
+    return (f"**{signed_number(sg4['slope_mean_log'], 3)}** over {len(per_model)} models, one-sided "
+            f"{level:.0%} upper bound {signed_number(hi1, 3)} (rule 1), two-sided {level:.0%} interval "
+            f"[{signed_number(lo2, 3)}, {signed_number(hi2, 3)}] (rule 2); per-model slopes "
+            f"{signed_number(min(per_model))} … {signed_number(max(per_model))}, median "
+            f"{signed_number(float(np.median(per_model)))}; slope of the max over models {signed_number(sg4['slope_of_max'])}")
 
 
 def sg5_table(data):

@@ -14,6 +14,8 @@ import numpy as np
 
 from numeric.validation import InputError
 from numeric.vocabulary import INIT_SCHEMES as SCHEMES
+from verify.experiments.plans import SG4_FULL
+from verify.experiments.random_transformers import per_model_slopes
 from verify.report.plot_style import (BACKGROUND, REFERENCE, REFERENCE_2, colour, note_below, save, series, styled,
                                       subplots, tex_number)
 from verify.stats.intervals import clopper_pearson, mean_interval
@@ -155,7 +157,7 @@ def sg4_figure(d, fig_dir, data=()):
     logs = np.log(v)
     fig, (ax, ar) = subplots(1, 2, figsize=(12, 4.6), gridspec_kw={"width_ratios": [1.6, 1]})
     for row in v:
-        ax.plot(Ns, row, color=BACKGROUND, lw=0.9, marker="none", zorder=1)
+        ax.plot(Ns, row, color=BACKGROUND, lw=0.6, alpha=0.35, linestyle="-", marker="none", zorder=1)
     centre, lo, hi = [], [], []
     for j in range(len(Ns)):
         m, (a, b), _ = mean_interval(logs[:, j], level=0.95)
@@ -170,15 +172,19 @@ def sg4_figure(d, fig_dir, data=()):
     ax.set_xlabel("$N$")
     ax.set_ylabel(r"$\max_i$ influence of bit $i$ at eos")
     ax.legend(loc="lower left", fontsize=9)
-    slopes = np.array([np.polyfit(np.log(Ns), logs[j], 1)[0] for j in range(v.shape[0])])
-    m, (a, b), _ = mean_interval(slopes, level=SG4.level)
+    slopes = per_model_slopes(Ns, v).numpy()
+    m, (a, b), _ = mean_interval(slopes, 2 * SG4.level - 1, "two-sided")
+    _, (a2, b2), _ = mean_interval(slopes, SG4.level, "two-sided")
     ar.axvspan(*SG4.consistent, color=colour(2), alpha=0.15, label=f"window of rule 2 {SG4.consistent}")
-    ar.axvline(SG4.slope_max, **REFERENCE, label=f"bound {SG4.slope_max:g}: mean below it")
-    jitter = np.linspace(-0.25, 0.25, len(slopes))
-    ar.plot(slopes, jitter, linestyle="none", marker="o", color=BACKGROUND, mec="0.5", label="per model")
-    ar.errorbar([m], [0], xerr=[[m - a], [b - m]], color=colour(1), marker="D", ms=9, capsize=6, lw=2.5,
-                label=f"mean {m:.2f}, {SG4.level:.0%} $t$ interval")
-    ar.set_ylim(-1, 1.6)
+    ar.axvline(SG4.slope_max, **REFERENCE, label=f"rule 1: upper bound below {SG4.slope_max:g}")
+    jitter = np.random.default_rng(0).uniform(-0.35, 0.35, len(slopes))
+    ar.plot(slopes, jitter, linestyle="none", marker="o", ms=3.5, color=BACKGROUND, mec="0.6", alpha=0.7,
+            label=f"per model ({len(slopes)})")
+    ar.errorbar([m], [0.55], xerr=[[m - a], [b - m]], color=colour(1), marker="D", ms=8, capsize=6, lw=2.5,
+                label=f"mean {m:.3f}; rule 1: one-sided {SG4.level:.0%} bound {b:.3f}")
+    ar.errorbar([m], [0.8], xerr=[[m - a2], [b2 - m]], color=colour(0), marker="D", ms=8, capsize=6, lw=2.5,
+                label=f"rule 2: two-sided {SG4.level:.0%} $t$ interval")
+    ar.set_ylim(-1, 2.2)
     ar.set_yticks([])
     ar.set_xlabel(r"log-log slope over $N = %d \ldots %d$" % (Ns[0], Ns[-1]))
     ar.set_title("per-model slopes")
@@ -187,10 +193,17 @@ def sg4_figure(d, fig_dir, data=()):
     fig.suptitle(rf"SG-4: largest single-bit influence, $\varepsilon = {tex_number(st['eps'])}$, uniform box "
                  rf"$B = {st['B']:g}$, $D = {st['D']}$, $L = {st['L']}$, $H = {st['H']}$")
     dropped = [int(n) for n in all_Ns[~keep]]
-    note_below(fig, f"{v.shape[0]} models, {st['samples']} strings, {st['positions']} positions per model; "
-                    f"claim's N only" + (f" (N = {', '.join(map(str, dropped))} of the run not drawn)" if dropped
-                                         else "") + "; as formalised in boolverify")
+    note_below(fig, f"{v.shape[0]} models, per model and N the max over {st['strings']} strings x "
+                    f"{st['positions']} positions; "
+                    + ("the claim's data at seed base 0; " if _is_plan(st, SG4_FULL) else "")
+                    + (f"claim's N only (N = {', '.join(map(str, dropped))} of the run not drawn); " if dropped
+                       else "") + "as formalised in boolverify")
     return save(fig, _stem(fig_dir, "sg4_influence_vs_N"), data)
+
+
+def _is_plan(settings, plan):
+    """Whether saved settings (lists where the plan has tuples) are exactly ``plan``'s."""
+    return json.loads(json.dumps(dict(plan))) == json.loads(json.dumps(settings))
 
 
 @styled
