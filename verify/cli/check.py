@@ -6,6 +6,7 @@ parses the options, shows progress and prints the table.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from numeric.validation import InputError, check_choice, check_int, reject
@@ -63,11 +64,10 @@ def _validate(args) -> None:
 
     if args.seed is not None:
         check_int(args.seed, "--seed", lo=0, hi=seeds.MAX_BASE)
-        os.environ[seeds.ENV_VAR] = str(args.seed)  # read by the pytest workers
     from verify.common.provenance import update_run
 
     # a malformed BOOLVERIFY_SEED is refused before any work
-    update_run(seed_base=seeds.base_seed(), threads=args.threads)
+    update_run(seed_base=seeds.base_seed() if args.seed is None else args.seed, threads=args.threads)
     from verify.cli.options import check_distinct_files, check_output
 
     check_output(args.json, "--json")
@@ -85,7 +85,11 @@ def run(args) -> int:
 
     mutants = _load_mutants(args.mutants) if args.mutants else None
     # the Markdown report renders the record; the JSON writer attaches a fresh one
-    report = args.stored if args.from_report else with_provenance(_run_with_progress(args, run_checks))
+    if args.from_report:
+        report = args.stored
+    else:
+        with _seed_base_for_workers(args.seed):
+            report = with_provenance(_run_with_progress(args, run_checks))
     if mutants is not None:
         report["mutants"] = mutants
     _print_report(report)
@@ -101,6 +105,27 @@ def run(args) -> int:
         with writing(args.html, "--html"):
             write_html(args.html, report)
     return 0 if report["passed"] else 1
+
+
+@contextlib.contextmanager
+def _seed_base_for_workers(base):
+    """BOOLVERIFY_SEED set to ``base`` (when given) while the checks run, since the pytest
+    workers read it from the environment; restored afterwards, so a caller in the same process
+    (a test, a notebook) keeps its own."""
+    from verify.common.seeds import ENV_VAR
+
+    if base is None:
+        yield
+        return
+    before = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = str(base)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = before
 
 
 def _run_with_progress(args, run_checks) -> dict:

@@ -4,6 +4,7 @@ JSON and Markdown), and the report's provenance (version, commit, seed base) in 
 from __future__ import annotations
 
 import json
+import os
 
 from verify.common.provenance import check_record, source_state
 from verify.report.runner import ClaimResult, to_markdown
@@ -35,7 +36,10 @@ def test_check_report_carries_provenance_in_json_and_markdown(tmp_path, capsys):
     j, m = tmp_path / "r.json", tmp_path / "r.md"
     argv = ["check", "--claim", "SX-1", "--seed", "3", "--threads", "1", "--jobs", "1", "--json", str(j),
             "--markdown", str(m)]
+    before = os.environ.get("BOOLVERIFY_SEED")
     assert main(argv) == 0
+    # the seed base reaches the workers but does not stay in this process's environment
+    assert os.environ.get("BOOLVERIFY_SEED") == before
     report = json.loads(j.read_text())
     record = check_record(report["provenance"])
     assert record["command"] == ["boolverify", *argv]
