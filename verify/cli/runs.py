@@ -16,6 +16,7 @@ into the provenance of what it writes (:mod:`verify.common.provenance`).
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
@@ -35,27 +36,27 @@ DEFAULT_OUT_DIR = "docs"
 QUICK_OUT_DIR = "results/quick"
 
 
-def _paper_a_figures(data_dir, fig_dir, files):
-    from verify.report.xor_figures import render_from_data
-
-    return render_from_data(data_dir, fig_dir, files=files)[0]
-
-
-def _paper_b_figures(data_dir, fig_dir, files):
-    from verify.report.transformer_figures import render_from_data
-
-    return render_from_data(data_dir, fig_dir, files=files)
+def _figures_of(module, first=False):
+    """The ``render_from_data`` of ``verify.report.<module>`` as a run's figure function."""
+    def draw(data_dir, fig_dir, files):
+        drawn = importlib.import_module(f"verify.report.{module}").render_from_data(data_dir, fig_dir, files=files)
+        return drawn[0] if first else drawn
+    return draw
 
 
-def _volume_figures(data_dir, fig_dir, files):
-    from verify.report.volume_figures import render_from_data
+_paper_a_figures, _paper_b_figures, _volume_figures = (
+    _figures_of("xor_figures", first=True), _figures_of("transformer_figures"), _figures_of("volume_figures"))
 
-    return render_from_data(data_dir, fig_dir, files=files)
+
+def _report_figures(data_dir, fig_dir, files):
+    from verify.report.claim_figures import render_from_report
+    return render_from_report(Path(data_dir).parent / "report.json", fig_dir)
 
 
 def _all_figures(data_dir, fig_dir, files):
     return {**_paper_a_figures(data_dir, fig_dir, None), **_paper_b_figures(data_dir, fig_dir, None),
-            **_sg8_figures(data_dir, fig_dir, ("sg8_decisions.json",)), **_volume_figures(data_dir, fig_dir, None)}
+            **_sg8_figures(data_dir, fig_dir, ("sg8_decisions.json",)), **_volume_figures(data_dir, fig_dir, None),
+            **_report_figures(data_dir, fig_dir, None)}
 
 
 @dataclass(frozen=True)
@@ -118,15 +119,12 @@ def _sg(part):
         from verify.experiments import transformer_sweeps as ts
 
         if part == "sg6":
-            plan, d32 = ((plans.SG6_QUICK, plans.SG6_D32_QUICK) if quick
-                         else (plans.SG6_FULL, plans.SG6_D32_FULL))
-            ts.run_sg6(data_dir / "sg6_random_profiles.json", plan, d32, progress=progress)
-        elif part == "sg4":
-            ts.run_sg4(data_dir / "sg4_influence.json", plans.SG4_QUICK if quick else plans.SG4_FULL,
-                       progress=progress)
+            ts.run_sg6(data_dir / "sg6_random_profiles.json", plans.SG6_QUICK if quick else plans.SG6_FULL,
+                       plans.SG6_D32_QUICK if quick else plans.SG6_D32_FULL, progress=progress)
         else:
-            ts.run_sg5(data_dir / "sg5_margin.json", plans.SG5_QUICK if quick else plans.SG5_FULL,
-                       progress=progress)
+            name = {"sg4": "sg4_influence.json", "sg5": "sg5_margin.json"}[part]
+            plan = getattr(plans, f"{part.upper()}_{'QUICK' if quick else 'FULL'}")
+            getattr(ts, f"run_{part}")(data_dir / name, plan, progress=progress)
     return run
 
 
@@ -476,6 +474,8 @@ RUNS = {
                               ("bench_local_volume.json",),
                               _bench("local_volume", [], ["--N", "6", "--models", "8", "--loop-models", "2",
                                                           "--repeats", "1"]), _no_figures, (), _TIMINGS, _TIMINGS),
+    "report-figures": Run("no run: SG-6's decisions from the check report OUT_DIR/report.json (check --json)", (),
+                          _no_run, _report_figures, _pair("sg6_decisions")),
     "figures": Run("no run: redraw every figure from the data files present", (), _no_run, _all_figures),
 }
 

@@ -23,9 +23,10 @@ import base64
 import html
 import json
 import math
+import tempfile
 from pathlib import Path
 
-from numeric.validation import reject
+from numeric.validation import InputError, reject
 from verify.common.atomic_io import atomic_write_text
 from verify.common.provenance import SOURCE_ROOT, sidecar_path
 from verify.report.cells import one_sided
@@ -364,6 +365,26 @@ def _figure_html(stem: str, figures_dir: Path) -> str:
             f"<figcaption><code>{_e(stem)}.png</code>: {_figure_provenance(png)}</figcaption></figure>")
 
 
+def _report_figure_html(cid: str, report: dict) -> str:
+    """The figure drawn from this report's own evidence for ``cid`` (see
+    :data:`verify.report.claim_figures.REPORT_FIGURES`), or a note when the evidence lacks it."""
+    from verify.report.claim_figures import REPORT_FIGURES
+
+    draw = REPORT_FIGURES.get(cid)
+    if draw is None:
+        return ""
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            png = draw(report, tmp)[0]
+        except InputError as exc:
+            return f'<div class="missing" role="note"><strong>Figure not drawn:</strong> {_e(exc)}</div>'
+        data = Path(png).read_bytes()
+    uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+    return (f'<figure><img src="{uri}" alt="{_e(Path(png).stem)} (figure)">'
+            f"<figcaption><code>{_e(Path(png).name)}</code>: drawn from this report's {_e(cid)} evidence (the "
+            "decided estimates, intervals and thresholds above)</figcaption></figure>")
+
+
 def _instruments_html(rows) -> str:
     if not rows:
         return '<p class="muted">No instruments registered for this claim.</p>'
@@ -385,7 +406,7 @@ def _claim_html(claim: dict, report: dict, instruments: dict, figures_dir: Path)
     theorem = claim.get("theorem_file") or (registered.theorem_file if registered else "")
     rule = (f'<p class="rule"><strong>Decision rule, fixed before the data:</strong> {_code_spans(registered.rule)}</p>'
             if registered and registered.rule else "")
-    figures = ("".join(_figure_html(s, figures_dir) for s in stems) if stems
+    figures = (_report_figure_html(cid, report) + "".join(_figure_html(s, figures_dir) for s in stems) if stems
                else '<p class="muted">No figure: this claim is checked exactly (symbolic, enumeration or '
                     "reference comparisons).</p>" if kind == "exact"
                else '<p class="muted">No figure for this claim.</p>')

@@ -15,6 +15,7 @@ from html.parser import HTMLParser
 import pytest
 
 from tests.helpers import PROJECT_ROOT, raises_input_error, run_cli_process
+from verify.report.claim_figures import REPORT_FIGURES
 from verify.report.claims import CLAIMS
 from verify.report.html_report import (CLAIM_FIGURES, FIGURES_DIR, check_report, render_html, reproduce_command,
                                        write_html)
@@ -80,7 +81,7 @@ def test_the_page_is_self_contained(page):
     assert parsed.external == []
     assert "http://" not in page and "https://" not in page and "@import" not in page and "url(" not in page
     assert all(src.startswith("data:image/png;base64,") for src in parsed.images)
-    assert len(parsed.images) == sum(map(len, CLAIM_FIGURES.values()))
+    assert len(parsed.images) == sum(map(len, CLAIM_FIGURES.values())) + len(REPORT_FIGURES)
 
 
 def test_decisions_reproduce_command_and_instruments_of_every_claim(report, page):
@@ -148,12 +149,23 @@ def test_a_missing_figure_is_a_visible_note(report, tmp_path):
     (tmp_path / "xor_loss_curves.png").write_text("not a png")
     text = render_html(report, tmp_path)
     parsed = _parse(text)
-    assert len(parsed.images) == 2  # xor_mstar, shown under SX-4 and SX-7
+    # xor_mstar, shown under SX-4 and SX-7, and SG-6's decisions, drawn from the report itself
+    assert len(parsed.images) == 3
     assert text.count('class="missing" role="note"') == sum(map(len, CLAIM_FIGURES.values())) - 2
     assert "xor_loss_curves.png</code> is not a PNG image" in text
     assert re.search(r"sg4_influence_vs_N\.png</code> is missing", text)
     # a figure without its provenance sidecar says so
     assert "no provenance record (xor_mstar.provenance.json missing or unreadable)" in text
+
+
+def test_sg6_decisions_are_drawn_from_the_report_rendered(report, page):
+    section = _section(page, "SG-6")
+    assert "<code>sg6_decisions.png</code>: drawn from this report's SG-6 evidence" in section
+    assert section.index("sg6_decisions.png") < section.index("sg6_K0_fraction_vs_N.png")
+    # a report whose SG-6 carries no evidence (a stored summary) gets a note, not a stale figure
+    bare = {**report, "claims": [{**c, "evidence": {}} if c["id"] == "SG-6" else c for c in report["claims"]]}
+    section = _section(render_html(bare, FIGURES_DIR), "SG-6")
+    assert "Figure not drawn:" in section and "sg6_decisions.png</code>: drawn" not in section
 
 
 def test_the_figure_mapping_names_committed_figures():
