@@ -130,16 +130,18 @@ def _seed_base_for_workers(base):
 
 def _run_with_progress(args, run_checks) -> dict:
     """Runs the checks under the progress display (:mod:`verify.cli.progress`), one unit per
-    finished claim: the number of claims is known before the run."""
+    finished claim: the number of claims is known before the run, and the estimate weighs each
+    by its time in the committed report."""
     from verify.cli.progress import progress
-    from verify.report.runner import ClaimProgress
+    from verify.report.runner import ClaimProgress, stored_durations
 
-    claims = ClaimProgress(args.claim)
+    claims = ClaimProgress(args.claim, weights=stored_durations())
     with progress("check", claims.total, unit="claims") as shown:
         def on_event(ev):
             finished = claims.feed(ev)
             if finished is not None:
-                shown.advance(f"{finished.id} {finished.status}", seconds=finished.duration)
+                shown.work(claims.weight_done, claims.weight_total, f"{finished.id} {finished.status}",
+                           seconds=finished.duration)
 
         return run_checks(profile=args.profile, jobs=args.jobs, claims=args.claim, on_event=on_event,
                           threads=args.threads)

@@ -176,15 +176,16 @@ class Progress:
         total = "?" if self.total is None else self.total
         self._write(f"{self.label}: [{self.done}/{total}] {text}".rstrip() + f" ({seconds:.1f} s{tail})")
 
-    def work(self, done: float, total: float, text: str = "") -> None:
+    def work(self, done: float, total: float, text: str = "", *, seconds: float | None = None) -> None:
         """The ``progress(done, total, text)`` callback of weighted work (a sweep's cells, each
         of its own cost): each call that moves ``done`` finishes one unit; one that does not is
         a message (a resumed file), shown as a note, and what was reported before it was found
-        done, not computed: the rate and the estimate start from there."""
+        done, not computed: the rate and the estimate start from there. ``seconds``: the unit's
+        own time, as for :meth:`advance`."""
         moved = done > self.work_done
         self.work_done, self.work_total = float(done), float(total) if total else None
         if moved:
-            self.advance(text)
+            self.advance(text, seconds=seconds)
             return
         self._base_done, self._base_work, self._base_t = self.done, self.work_done, time.monotonic()
         if text:

@@ -61,16 +61,29 @@ def one_sided(interval, rule: str = "") -> str | None:
     return None
 
 
+def interval_parts(interval, rule: str = "", digits: int = 3) -> tuple[str | None, str]:
+    """``(side, text)`` of an interval as every report shows it: for a one-sided bound
+    (:func:`one_sided`) its side and the end that decides, ``("upper", "0.51")``, the other end
+    being no measured value; else ``(None, "[lo, hi]")``, an unbounded end (infinite or
+    missing) open, ``(-∞, 2]``. Ends that are not numbers are shown as given."""
+    lo, hi = (list(interval) + [None, None])[:2]
+    lo = -math.inf if lo is None else lo
+    hi = math.inf if hi is None else hi
+    numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (lo, hi))
+    side = one_sided((lo, hi), rule) if numeric else None
+    if side is not None:
+        return side, number(hi if side == "upper" else lo, digits)
+
+    def is_open(x):
+        return isinstance(x, float) and math.isinf(x)
+    return None, f"{'(' if is_open(lo) else '['}{number(lo, digits)}, {number(hi, digits)}{')' if is_open(hi) else ']'}"
+
+
 def interval(interval, rule: str = "", digits: int = 3) -> str:
     """``[lo, hi]`` of a two-sided interval, ``upper bound hi`` / ``lower bound lo`` of a
-    one-sided one (:func:`one_sided`)."""
-    lo, hi = interval
-    side = one_sided(interval, rule)
-    if side == "upper":
-        return f"upper bound {number(hi, digits)}"
-    if side == "lower":
-        return f"lower bound {number(lo, digits)}"
-    return f"[{number(lo, digits)}, {number(hi, digits)}]"
+    one-sided one (:func:`interval_parts`)."""
+    side, text = interval_parts(interval, rule, digits)
+    return text if side is None else f"{side} bound {text}"
 
 
 def estimate(decision: dict, digits: int = 3) -> str:
@@ -91,4 +104,4 @@ def seconds(value: float) -> str:
     return f"{value:.1f}"
 
 
-__all__ = ["TINY", "number", "fraction", "power_of_two", "one_sided", "interval", "estimate", "seconds"]
+__all__ = ["TINY", "number", "fraction", "power_of_two", "one_sided", "interval_parts", "interval", "estimate", "seconds"]

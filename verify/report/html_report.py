@@ -29,7 +29,8 @@ from pathlib import Path
 from numeric.validation import InputError, reject
 from verify.common.atomic_io import atomic_write_text
 from verify.common.provenance import SOURCE_ROOT, sidecar_path
-from verify.report.cells import one_sided
+from verify.report import cells
+from verify.report.cells import interval_parts
 from verify.report.claims import CLAIMS
 from verify.report.html_style import STYLE as _STYLE
 
@@ -137,47 +138,24 @@ def _badge(outcome) -> str:
 def _number(x) -> str:
     if isinstance(x, bool):
         return "true" if x else "false"
-    if isinstance(x, int):
-        return str(x)
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "+\u221e" if x > 0 else "\u2212\u221e"
-    return f"{x:.6g}"
-
-
-def _end(x, sign) -> str:
-    """One end of an interval; an unbounded end (infinite or missing) says so."""
-    if x is None or (isinstance(x, float) and math.isinf(x)):
-        return "+\u221e" if sign > 0 else "\u2212\u221e"
-    return _number(x) if isinstance(x, (int, float)) else str(x)
+    return cells.number(x, 6)
 
 
 def _interval(decision: dict) -> str:
-    """A decision's interval and level. A one-sided bound (an infinite end, or a rule that
-    decides on one end only) reads as one, ``upper bound 0.51``: its other end is not a
-    measured value, so it is never shown as a number (a probability's 0, a stand-in -inf)."""
+    """A decision's interval and level, as every report shows it (:func:`cells.interval_parts`):
+    a one-sided bound reads as one, ``upper bound 0.51``, its other end being no measured value
+    (a probability's 0, a stand-in -inf)."""
     iv = decision.get("interval")
     level = decision.get("level")
     if iv is None:
         return '<span class="muted">none</span>'
-    lo, hi = (list(iv) + [None, None])[:2]
-    lo = -math.inf if lo is None else lo
-    hi = math.inf if hi is None else hi
-    side = one_sided((lo, hi), str(decision.get("rule") or "")) if all(
-        isinstance(x, (int, float)) for x in (lo, hi)) else None
+    side, text = interval_parts(iv, str(decision.get("rule") or ""), digits=6)
     notes = []
-    if side == "upper":
-        out = f'upper bound <span class="num">{_e(_end(hi, +1))}</span>'
-        notes.append("one-sided")
-    elif side == "lower":
-        out = f'lower bound <span class="num">{_e(_end(lo, -1))}</span>'
-        notes.append("one-sided")
-    else:
-        lo_open = isinstance(lo, float) and math.isinf(lo)
-        hi_open = isinstance(hi, float) and math.isinf(hi)
-        text = f"{'(' if lo_open else '['}{_end(lo, -1)}, {_end(hi, +1)}{')' if hi_open else ']'}"
+    if side is None:
         out = f'<span class="num">{_e(text)}</span>'
+    else:
+        out = f'{side} bound <span class="num">{_e(text)}</span>'
+        notes.append("one-sided")
     if isinstance(level, (int, float)) and not isinstance(level, bool):
         notes.append(f"level {100 * level:.4g} %")
     if notes:

@@ -77,14 +77,37 @@ def test_id(nodeid: str) -> str:
     return nodeid.split("::", 1)[-1]
 
 
+def stored_durations(path=None) -> dict[str, float]:
+    """Each claim's time in a stored check report (default: the committed ``docs/report.json``),
+    the weights of a run's time estimate; empty when there is none to read."""
+    import json
+
+    from verify.common.provenance import SOURCE_ROOT
+
+    path = SOURCE_ROOT / "docs" / "report.json" if path is None else path
+    try:
+        return {str(c["id"]): float(c["duration_s"]) for c in json.loads(path.read_text())["claims"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
 class ClaimProgress:
     """Follows the worker events of a run and says when a claim has finished: when the last of
     the tests collected for it has reported. :meth:`feed` returns that claim's
-    :class:`ClaimResult` (its status final) once, and None for every other event."""
+    :class:`ClaimResult` (its status final) once, and None for every other event.
 
-    def __init__(self, claims=None):
-        self.total = len(claims) if claims else len(CLAIMS)
+    ``weights``: each claim's expected time (:func:`stored_durations`; 1 where unknown), so
+    ``weight_done`` of ``weight_total`` says how much of the run's work is done: the claims
+    differ a hundredfold, and an estimate from the claim count alone is far off."""
+
+    def __init__(self, claims=None, weights=None):
+        ids = list(claims) if claims else list(CLAIMS)
+        self.total = len(ids)
         self.done = 0
+        weights = weights or {}
+        self._weights = {cid: max(float(weights.get(cid, 1.0)), 1e-3) for cid in ids}
+        self.weight_total = sum(self._weights.values())
+        self.weight_done = 0.0
         self._pending: dict[str, set] = {}
         self._results: dict[str, ClaimResult] = {}
 
@@ -106,6 +129,7 @@ class ClaimProgress:
         if pending:
             return None
         self.done += 1
+        self.weight_done += self._weights.get(ev["claim"], 1.0)
         return self._results[ev["claim"]]
 
 
@@ -364,5 +388,5 @@ def to_markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["PROFILES", "ClaimResult", "ClaimProgress", "run_checks", "worker_threads", "MAX_WORKER_THREADS", "theorem_modules", "format_evidence", "format_test_evidence", "test_id",
+__all__ = ["PROFILES", "ClaimResult", "ClaimProgress", "stored_durations", "run_checks", "worker_threads", "MAX_WORKER_THREADS", "theorem_modules", "format_evidence", "format_test_evidence", "test_id",
            "to_markdown"]

@@ -18,8 +18,11 @@ INF = math.inf
     ((1.12, INF), "pass iff lower bound > 1", "lower bound 1.12"),
     ((1.12, INF), "", "lower bound 1.12"),
     ((0.93, 1.0), "pass iff lower bound > 0.85", "lower bound 0.93"),       # the 1 is no end
-    ((-INF, INF), "", "[-∞, ∞]"),
+    ((-INF, INF), "", "(-∞, ∞)"),
     ((0.0, 0.0), "pass iff the interval contains 0", "[0, 0]"),
+    ((None, 2.0), "", "upper bound 2"),                                       # a missing end is unbounded
+    ((-INF, INF), "pass iff upper bound < 3", "upper bound ∞"),
+    (("a", 2.0), "", "[a, 2]"),                                               # non-numbers as given
 ])
 def test_interval(interval, rule, text):
     assert cells.interval(interval, rule) == text
