@@ -108,13 +108,15 @@ def _step(args):
         v = v.item() if hasattr(v, "item") else v
         rows[k] = v
     rows["predicted assignment sign((v_a-v_b).theta0)"] = pred
-    report_step(rows, "one population step (as formalised in boolverify)", args.out)
+    # both heads' attention over the d positions, in the JSON only (the figure's data)
+    weights = {"attention_before": [attention_weights(V, th0, att).tolist(), attention_weights(V, tt0, att).tolist()],
+               "attention_after": [attention_weights(V, th1, att).tolist(), attention_weights(V, tt1, att).tolist()]}
+    report_step(rows, "one population step (as formalised in boolverify)", args.out, weights)
     if args.figure:
         from verify.report.xor_figures import attention_before_after
 
-        before = [attention_weights(V, th0, att).tolist(), attention_weights(V, tt0, att).tolist()]
-        after = [attention_weights(V, th1, att).tolist(), attention_weights(V, tt1, att).tolist()]
-        attention_before_after(before, after, support, args.figure, data=[args.out] if args.out else ())
+        attention_before_after(weights["attention_before"], weights["attention_after"], support, args.figure,
+                               data=[args.out] if args.out else ())
     return 0
 
 

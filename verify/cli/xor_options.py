@@ -117,9 +117,9 @@ def check_stream_time(d, m, seeds, options, parallel=None):
                  f"drawing V anew in each of {STREAM_PASSES} passes", options)
 
 
-def report_step(rows: dict, title: str, out=None) -> None:
-    """Print one step's quantities as a two-column table and, with ``out``, write them as JSON
-    (atomically); shared by ``xor step`` and ``xor step --stream``."""
+def report_step(rows: dict, title: str, out=None, arrays=None) -> None:
+    """Print one step's quantities as a two-column table and, with ``out``, write them and the
+    ``arrays`` (not printed) as JSON (atomically); shared by ``xor step`` and ``xor step --stream``."""
     from rich.table import Table
 
     from verify.cli.options import console
@@ -133,4 +133,4 @@ def report_step(rows: dict, title: str, out=None) -> None:
     if out:
         from verify.common.atomic_io import atomic_write_json
 
-        atomic_write_json(out, rows)
+        atomic_write_json(out, {**rows, **(arrays or {})})

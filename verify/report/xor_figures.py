@@ -262,7 +262,7 @@ def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples
 
     Reads ``xor_sweep.json`` (heat maps, ``m*(d)`` with its laws), ``xor_samples_grid.json`` and
     ``xor_fixed_sample_training.json`` (``n*(d)`` of the two regimes), ``xor_compare.json`` (loss
-    curves). Returns ``{name: [paths]}`` and the numbers drawn.
+    curves), ``xor_step_d64.json`` (both heads' attention before and after the step). Returns ``{name: [paths]}`` and the numbers drawn.
     """
     import json
 
@@ -302,6 +302,13 @@ def render_from_data(data_dir="docs/data", fig_dir="docs/figures", level_samples
                 law: {k: v for k, v in laws[law].items() if k != "curve"} for law in ("power", "polylog") if law in laws}
             drawn[stem] = threshold_law_plot(laws, fig_dir / stem, size="n", data=[p], references=refs,
                                              title=f"SX-6: sample threshold $n^*(d)$, {what}")
+    p = data_dir / "xor_step_d64.json"
+    if present(p.name):
+        step = json.loads(p.read_text())
+        if "attention_before" in step:
+            support = tuple(int(t) for t in step["support"].strip("()").split(","))
+            drawn["attention_d64"] = attention_before_after(step["attention_before"], step["attention_after"], support,
+                                                            fig_dir / "xor_attention_d64", data=[p])
     p = data_dir / "xor_compare.json"
     if present(p.name):
         drawn["loss_curves"] = loss_curves(json.loads(p.read_text()), fig_dir / "xor_loss_curves", data=[p])
