@@ -234,23 +234,6 @@ def _sg1_profiles(data_dir, quick, progress):
     progress("sg1 profiles drawn")
 
 
-def _merge_volume(parts, out, note):
-    """One volume file from the JSON files of several ``sensitivity volume`` commands: their
-    curves and training records in order, the functions they name, ``note``."""
-    import json
-
-    from verify.common.atomic_io import atomic_write_json
-
-    merged = {"functions": [], "solution": "trained", "curves": [], "training": [], "note": note}
-    for part in parts:
-        data = json.loads(Path(part).read_text())
-        merged["functions"] += [f for f in data["functions"] if f not in merged["functions"]]
-        merged["curves"] += data["curves"]
-        merged["training"] += data.get("training", [])
-    merged["functions"] = sorted(merged["functions"])
-    atomic_write_json(out, merged)
-
-
 _VOLUME = ["sensitivity", "volume", "--seed", "0", "--threads", "1"]
 _TRAINED = [*_VOLUME, "--solution", "trained", "--steps", "2000", "--tries", "4", "--models", "200"]
 _TRAINED_NOTE = ("as formalised in boolverify: trained solutions (SG-8 training loop, float64, exact on all "
@@ -262,6 +245,8 @@ _N12_GRID = {"first": range(14, 23), "majority": range(10, 19), "parity": range(
 def _trained_volume(data_dir, quick, progress):
     import tempfile
 
+    from verify.experiments.local_volume import merge_volume_files
+
     parts = ([["--function", "first,majority,parity", "--N", "4,6,8"], ["--function", "first,majority", "--N", "10"],
               ["--function", "parity", "--N", "10"]] if not quick else [["--function", "first", "--N", "4"]])
     options = _TRAINED if not quick else [*_VOLUME, "--solution", "trained", "--steps", "300", "--tries", "1",
@@ -270,7 +255,7 @@ def _trained_volume(data_dir, quick, progress):
         files = [Path(tmp) / f"part{k}.json" for k in range(len(parts))]
         for part, out in zip(parts, files):
             _commands([*options, *part, "--json", str(out)])(data_dir, False, progress)
-        _merge_volume(files, Path(data_dir) / "local_volume_trained.json",
+        merge_volume_files(files, Path(data_dir) / "local_volume_trained.json",
                       _TRAINED_NOTE + "; merged from the three commands of docs/results-paper-b.md (N = 4, 6, 8; "
                       "FIRST and MAJORITY at N = 10; PARITY at N = 10)")
         if quick:
@@ -282,7 +267,7 @@ def _trained_volume(data_dir, quick, progress):
             argv = [*_TRAINED, "--function", function, "--N", "12", "--models", "100", "--sigmas", sigmas,
                     "--json", str(files[-1])]
             _commands(argv)(data_dir, False, progress)
-        _merge_volume(files, Path(data_dir) / "local_volume_trained_N12.json",
+        merge_volume_files(files, Path(data_dir) / "local_volume_trained_N12.json",
                       _TRAINED_NOTE + "; N = 12, 100 directions per sigma on a 9-point subset of the default grid "
                       "per function; merged from the three commands of docs/results-paper-b.md")
 
@@ -308,8 +293,6 @@ def _seed_bases(data_dir, quick, progress):
     """``boolverify check`` at seed bases 1-20, summarised by :mod:`verify.report.seed_bases`
     (the quick form: base 1, claim SX-1, quick profile)."""
     import tempfile
-
-    import json
 
     from verify.cli import main
     from verify.common.atomic_io import atomic_write_text
@@ -467,6 +450,11 @@ RUNS = {
                                                     "--strings", "8", "--repeats", "3"],
                                     ["--speed-only", "--N", "8", "--N-plain", "6", "--N-sample", "16", "--strings",
                                      "2", "--repeats", "1"]), _no_figures, (), _TIMINGS, _TIMINGS),
+    "bench-profile": Run("where the proof-checking time goes: boolverify check claim by claim and pytest theorems/ "
+                         "test by test, three runs each (python -m bench.profile; quick: check of SX-1 once)",
+                         ("bench_profile.json",),
+                         _bench("profile", [], ["--repeats", "1", "--only", "check", "--claim", "SX-1"]),
+                         _no_figures, (), _TIMINGS, _TIMINGS),
     "bench-local-volume": Run("benchmark of the batched local-volume pass (python -m bench.local_volume)",
                               ("bench_local_volume.json",),
                               _bench("local_volume", [], ["--N", "6", "--models", "8", "--loop-models", "2",

@@ -252,6 +252,25 @@ def trained_solution(function: str, N: int, *, seed: int = 0, tries: int = DEFAU
                            train_seconds=time.perf_counter() - t0, model=model)
 
 
+def merge_volume_files(parts, out, note) -> dict:
+    """One volume file at ``out`` (written atomically) from the JSON files of several
+    ``boolverify sensitivity volume`` commands of trained solutions: their curves and training
+    records in order, the functions they name, ``note``."""
+    from pathlib import Path
+
+    from verify.common.atomic_io import atomic_write_json
+
+    merged = {"functions": [], "solution": "trained", "curves": [], "training": [], "note": note}
+    for part in parts:
+        data = json.loads(Path(part).read_text())
+        merged["functions"] += [f for f in data["functions"] if f not in merged["functions"]]
+        merged["curves"] += data["curves"]
+        merged["training"] += data.get("training", [])
+    merged["functions"] = sorted(merged["functions"])
+    atomic_write_json(out, merged)
+    return merged
+
+
 __all__ = ["CROSSING_LEVEL", "DEFAULT_SIGMAS", "VolumePoint", "VolumeCurve", "log_crossing", "check_sigmas",
            "check_solution", "local_volume", "TrainedSolution", "trained_solution", "TRAINED_SHAPE", "DEFAULT_TRAIN_STEPS",
-           "DEFAULT_TRAIN_BATCH", "DEFAULT_TRIES"]
+           "DEFAULT_TRAIN_BATCH", "DEFAULT_TRIES", "merge_volume_files"]

@@ -28,7 +28,8 @@ from numeric.validation import InputError, reject
 from verify.report.fragments import FRAGMENTS, DataCache
 
 #: the documents with rendered fragments, relative to the project root
-DOCUMENTS = ("README.md", "docs/results-paper-a.md", "docs/results-paper-b.md", "docs/results-boolean.md")
+DOCUMENTS = ("README.md", "docs/results-paper-a.md", "docs/results-paper-b.md", "docs/results-boolean.md",
+             "docs/performance.md")
 
 MARKER = re.compile(r"<!-- data:(?P<name>[a-z0-9-]+) -->(?P<body>.*?)<!-- /data:(?P=name) -->", re.S)
 

@@ -1,8 +1,9 @@
 """The fragments the documents may mark, by name (:data:`FRAGMENTS`): each names the data files it
 reads and renders from a :class:`DataCache`, which reads the data folder once per rendering and
 keeps the slow fits across renderings. The renderers are paper A's
-(:mod:`verify.report.paper_a_fragments`), paper B's (:mod:`verify.report.paper_b_fragments`) and,
-here, the two that belong to no paper: the seed-bases sentences and the mutation score.
+(:mod:`verify.report.paper_a_fragments`), paper B's (:mod:`verify.report.paper_b_fragments`), the
+performance page's (:mod:`verify.report.performance_fragments`) and, here, the two that belong to
+no paper: the seed-bases sentences and the mutation score.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from verify.report.paper_b_fragments import (
     sg2_monte_carlo_plan, sg2_monte_carlo_table, sg4_slopes, sg4_table, sg5_table, sg6_d32_table,
     sg6_table, sg8_decisions, sg8_pilot, sg8_training, sg8_transition, sg9_constructed_order, sg9_trained_summary,
     theorem45_crossover, theorem45_table, trained_table, volume_slopes, volume_table,
+)
+from verify.report.performance_fragments import (
+    PROFILE, profile_check_table, profile_setting, profile_theorems_table,
 )
 from verify.report.seed_bases import bases_text
 from verify.report.statements import sx4_fit, sx4_statement
@@ -131,4 +135,7 @@ FRAGMENTS: dict[str, Fragment] = {
     "sg9-slopes": Fragment(("local_volume.json",), volume_slopes),
     "sg9-parity-radii": Fragment(("local_volume.json",), parity_radii),
     "sg9-certified-n8": Fragment(("certified_volume.json",), certified_at_8),
+    "profile-setting": Fragment((PROFILE,), profile_setting),
+    "profile-check": Fragment((PROFILE,), profile_check_table),
+    "profile-theorems": Fragment((PROFILE,), profile_theorems_table),
 }
