@@ -16,7 +16,6 @@ into the provenance of what it writes (:mod:`verify.common.provenance`).
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import sys
@@ -36,20 +35,27 @@ DEFAULT_OUT_DIR = "docs"
 QUICK_OUT_DIR = "results/quick"
 
 
-def _figures_of(module, first=False):
-    """The ``render_from_data`` of ``verify.report.<module>`` as a run's figure function."""
-    def draw(data_dir, fig_dir, files):
-        drawn = importlib.import_module(f"verify.report.{module}").render_from_data(data_dir, fig_dir, files=files)
-        return drawn[0] if first else drawn
-    return draw
+def _paper_a_figures(data_dir, fig_dir, files):
+    from verify.report.xor_figures import render_from_data
+
+    return render_from_data(data_dir, fig_dir, files=files)[0]
 
 
-_paper_a_figures, _paper_b_figures, _volume_figures = (
-    _figures_of("xor_figures", first=True), _figures_of("transformer_figures"), _figures_of("volume_figures"))
+def _paper_b_figures(data_dir, fig_dir, files):
+    from verify.report.transformer_figures import render_from_data
+
+    return render_from_data(data_dir, fig_dir, files=files)
+
+
+def _volume_figures(data_dir, fig_dir, files):
+    from verify.report.volume_figures import render_from_data
+
+    return render_from_data(data_dir, fig_dir, files=files)
 
 
 def _report_figures(data_dir, fig_dir, files):
     from verify.report.claim_figures import render_from_report
+
     return render_from_report(Path(data_dir).parent / "report.json", fig_dir)
 
 
@@ -121,10 +127,12 @@ def _sg(part):
         if part == "sg6":
             ts.run_sg6(data_dir / "sg6_random_profiles.json", plans.SG6_QUICK if quick else plans.SG6_FULL,
                        plans.SG6_D32_QUICK if quick else plans.SG6_D32_FULL, progress=progress)
+        elif part == "sg4":
+            ts.run_sg4(data_dir / "sg4_influence.json", plans.SG4_QUICK if quick else plans.SG4_FULL,
+                       progress=progress)
         else:
-            name = {"sg4": "sg4_influence.json", "sg5": "sg5_margin.json"}[part]
-            plan = getattr(plans, f"{part.upper()}_{'QUICK' if quick else 'FULL'}")
-            getattr(ts, f"run_{part}")(data_dir / name, plan, progress=progress)
+            ts.run_sg5(data_dir / "sg5_margin.json", plans.SG5_QUICK if quick else plans.SG5_FULL,
+                       progress=progress)
     return run
 
 

@@ -338,9 +338,14 @@ def _figure_html(stem: str, figures_dir: Path) -> str:
         return (f'<div class="missing" role="note"><strong>Figure not available:</strong> '
                 f"<code>{_e(png)}</code> {why}. Redraw it with <code>boolverify runs figures</code> "
                 "(or the run that makes it, see <code>boolverify runs --list</code>).</div>")
-    uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+    return _embedded_figure(data, stem, _figure_provenance(png))
+
+
+def _embedded_figure(png_bytes: bytes, stem: str, caption_html: str) -> str:
+    """A figure embedded as a data URI, captioned with its file name and ``caption_html``."""
+    uri = "data:image/png;base64," + base64.b64encode(png_bytes).decode("ascii")
     return (f'<figure><img src="{uri}" alt="{_e(stem)} (figure)">'
-            f"<figcaption><code>{_e(stem)}.png</code>: {_figure_provenance(png)}</figcaption></figure>")
+            f"<figcaption><code>{_e(stem)}.png</code>: {caption_html}</figcaption></figure>")
 
 
 def _report_figure_html(cid: str, report: dict) -> str:
@@ -357,10 +362,8 @@ def _report_figure_html(cid: str, report: dict) -> str:
         except InputError as exc:
             return f'<div class="missing" role="note"><strong>Figure not drawn:</strong> {_e(exc)}</div>'
         data = Path(png).read_bytes()
-    uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
-    return (f'<figure><img src="{uri}" alt="{_e(Path(png).stem)} (figure)">'
-            f"<figcaption><code>{_e(Path(png).name)}</code>: drawn from this report's {_e(cid)} evidence (the "
-            "decided estimates, intervals and thresholds above)</figcaption></figure>")
+    return _embedded_figure(data, Path(png).stem, f"drawn from this report's {_e(cid)} evidence (the decided "
+                                                  "estimates, intervals and thresholds above)")
 
 
 def _instruments_html(rows) -> str:
