@@ -3,13 +3,15 @@
 1. ``boolverify check`` (its defaults: every claim, the quick profile, two workers), run
    ``--repeats`` times, each as its own process: its wall time and every claim's time as the
    report records it.
-2. ``python -m pytest theorems/`` (the fast set), run ``--repeats`` times, each as its own
-   process: its wall time and every test's time (call plus setup and teardown, from a JUnit
-   XML report).
+2. ``python -m pytest theorems/`` (the fast set, over the cores as the ini file's addopts say:
+   pytest-xdist, one worker per core), run ``--repeats`` times, each as its own process: its
+   wall time and every test's time (call plus setup and teardown, from a JUnit XML report).
 
 Medians over the repeats are what the tables give (a shared machine moves single times by tens
 of percent); every single time is recorded too. The machine should run nothing else: the
 record names its CPU and core count, and ``--only check`` or ``--only theorems`` runs one part.
+``--previous`` keeps the measurement already in the ``--json`` file (with its provenance) under
+``"previous"``: the before of a change, beside the after.
 """
 
 from __future__ import annotations
@@ -93,12 +95,20 @@ def main(argv=None):
     ap.add_argument("--claim", action="append", default=None, metavar="ID",
                     help="profile check on this claim only (repeatable; default: every claim)")
     ap.add_argument("--json", metavar="FILE", default=None, help="write the numbers as JSON (atomic)")
+    ap.add_argument("--previous", action="store_true",
+                    help="keep the measurement already in the --json file, with its provenance, as the "
+                         "previous one (the 'before' of a change; its own previous one is dropped)")
     args = ap.parse_args(argv)
     if args.repeats < 1:
         ap.error(f"--repeats = {args.repeats}: expected an integer >= 1")
+    if args.previous and not args.json:
+        ap.error("--previous needs --json FILE (the file whose measurement becomes the previous one)")
     from verify.common.provenance import cpu_model
 
     res = {"cpu": cpu_model(), "cores": os.cpu_count(), "repeats": args.repeats}
+    if args.previous and Path(args.json).is_file():
+        # read before the runs: the file is replaced at the end
+        res["previous"] = {k: v for k, v in json.loads(Path(args.json).read_text()).items() if k != "previous"}
     if args.only in (None, "check"):
         extra = [a for cid in args.claim or () for a in ("--claim", cid)]
         res["check"] = profile_check(args.repeats, extra)

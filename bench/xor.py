@@ -13,6 +13,10 @@ All numbers are measured in one run and reported as ratios (medians of repeats):
 3. The speed-up over a Monte-Carlo gradient with ``n = d`` samples at ``d = 10^4``.
 4. A batched run of 256 seeds at ``d = 10^4`` (each seed its own ``V`` and init): seeds/s,
    and the ratio to the two batched mat-vecs over the same 1.3 GB of embeddings.
+5. Small ``d`` (100, 1000, 10^4; ``m = 8``), where a call costs its dispatch more than its
+   arithmetic: ``population_grad`` over plain torch autograd through the same closed form
+   (``grad_over_autograd``, goal <= 1.3) and, where JAX is installed (a bench-only optional
+   peer, never a dependency), over a jitted JAX gradient of it (``grad_over_jax``, goal <= 1.5).
 
 Not a test: nothing here asserts on wall-clock time.
 """
@@ -112,6 +116,60 @@ def _gradient_at_the_floor(d, m, support, gen, repeats):
     return res, th, tt
 
 
+def _jax_gradient(V, th, tt, support):
+    """A jitted JAX gradient of the same closed form (softmax attention), or None without JAX:
+    the independent peer of the cross-validation, a bench-only optional import."""
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+    a, b = support
+
+    def loss(theta, theta_tilde, V):
+        # numeric.xor.closed_form_loss of the two softmax heads, written in jax.numpy
+        g, t = jax.nn.softmax(V @ theta), jax.nn.softmax(V @ theta_tilde)
+        cross = g[a] * t[b] + g[b] * t[a]
+        return (g @ g) * (t @ t) + 2 * (g @ t) ** 2 - 2 * ((g * t) @ (g * t)) - 2 * cross + 1
+
+    step = jax.jit(jax.grad(loss, argnums=(0, 1)))
+    args = tuple(jnp.asarray(x.numpy()) for x in (th, tt, V))
+
+    def run():
+        return jax.block_until_ready(step(*args))
+    return run
+
+
+def _small_d_gradients(m, support, gen, repeats, ds=(100, 1000, 10 ** 4)):
+    """``population_grad`` where a step is cheap, against plain torch autograd through the same
+    closed form (the floor of a reimplementation) and a jitted JAX gradient when JAX is installed:
+    at these sizes a call costs its validation and dispatch more than its arithmetic."""
+    from numeric.xor import attention_weights, closed_form_loss, population_grad, sample_embeddings, sample_init
+
+    rows = []
+    for d in ds:
+        V = sample_embeddings(d, m, generator=gen)
+        th, tt = sample_init(m, generator=gen)
+
+        def autograd():
+            a = th.detach().clone().requires_grad_()
+            b = tt.detach().clone().requires_grad_()
+            closed_form_loss(attention_weights(V, a), attention_weights(V, b), support).backward()
+
+        fns = {"grad": lambda: population_grad(V, th, tt, support), "autograd": autograd}
+        jax_run = _jax_gradient(V, th, tt, support)
+        if jax_run is not None:
+            fns["jax"] = jax_run
+        med, _ = _interleaved(fns, max(repeats, 50))
+        row = {"d": d, "m": m, "t_grad": med["grad"], "t_autograd": med["autograd"],
+               "grad_over_autograd": med["grad"] / med["autograd"]}
+        if "jax" in med:
+            row.update(t_jax=med["jax"], grad_over_jax=med["grad"] / med["jax"])
+        rows.append(row)
+    return {"small_d": rows}
+
+
 def _against_monte_carlo(d2, m, th, tt, support, gen, repeats):
     """Closed-form gradient against the Monte-Carlo gradient with n = d samples."""
     from numeric.xor import empirical_grad, population_grad, sample_data, sample_embeddings
@@ -183,6 +241,7 @@ def run(threads=1, quick=False, repeats=7):
     d2 = 10 ** 4 if not quick else 2000
     res.update(_against_monte_carlo(d2, m, th, tt, support, gen, repeats))
     res.update(_batched_seeds(d2, m, 256 if not quick else 32, support, gen, repeats))
+    res.update(_small_d_gradients(8, support, gen, repeats, ds=(100, 1000) if quick else (100, 1000, 10 ** 4)))
     return res
 
 
@@ -222,6 +281,13 @@ def main(argv=None):
     print(f"batched: {r['seeds']} seeds, d = {r['d_mc']}, m = {r['m']}: {r['t_batched'] * 1e3:.0f} ms"
           f" per call, {r['seeds_per_s']:.0f} seeds/s; ratio to the two batched mat-vecs "
           f"{r['ratio_batched_over_floor']:.2f}")
+    print("small d, m = 8 (medians of interleaved calls): population_grad against torch autograd through the "
+          "closed form (goal <= 1.3) and a jitted JAX gradient (goal <= 1.5)")
+    for row in r["small_d"]:
+        jax = (f"   JAX {row['t_jax'] * 1e6:7.0f} us   ratio {row['grad_over_jax']:.2f}" if "t_jax" in row
+               else "   JAX not installed")
+        print(f"  d = {row['d']:>6}: population_grad {row['t_grad'] * 1e6:7.0f} us   autograd "
+              f"{row['t_autograd'] * 1e6:7.0f} us   ratio {row['grad_over_autograd']:.2f}{jax}")
     return r
 
 

@@ -3,7 +3,9 @@
 # in-process CLI runner that the CLI tests share.
 import pytest
 
-from verify.report.pytest_plugin import evidence, pytest_collection_modifyitems, pytest_configure  # noqa: F401
+from verify.report.pytest_plugin import (  # noqa: F401
+    evidence, pytest_collection_modifyitems, pytest_configure, pytest_runtest_makereport,
+)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ models' sensitivity profiles stay skewed to low sensitivity. The numbers below a
 :data:`verify.experiments.claim_rules.SG8` (rendered in ``docs/claims.md#sg-8``), named by
 their fields.
 
-Setup: :func:`verify.experiments.training.train` (D = 16, L = 2, H = 2, eps = 1e-5,
+Setup: :func:`verify.experiments.grouped_training.train_runs` (D = 16, L = 2, H = 2, eps = 1e-5,
 Xavier-uniform init, AdamW lr 3e-3, weight decay 0.01, logistic loss); ``dtype`` (float32) in
 the fast version (training is an experiment, not a reference comparison, and float32 halves
 its time), float64 in the full one. Run ``i`` of a cell uses the seed
@@ -30,17 +30,29 @@ Budget sweep (slow, :data:`~verify.experiments.plans.SG8_PARITY_BUDGETS`): PARIT
 each: P(accuracy >= ``learned_parity``) < ``most_runs``, with the 2-sparse control above it at
 each budget.
 
-Determinism (exact, before the data). :func:`~verify.experiments.training.train` runs inside
+Training together (exact, before the data). The runs a look adds to a cell are trained as one
+group by :func:`~verify.experiments.grouped_training.train_runs`: their parameters stacked, one
+``torch.func.vmap`` step for all of them (several times faster than a loop over small runs). A
+run's bits must not depend on its group: checked here, one seed trained alone (beside a copy,
+:data:`~verify.experiments.grouped_training.SMALLEST_GROUP`) and third in a group of three, and another
+first in one group and second in another, end with bit-identical parameters. They are not the
+bits of :func:`~verify.experiments.training.train` run by run (a batched matrix product adds in
+another order, and float32 training carries such differences far), so the per-run numbers here
+are those of the grouped runs. Planted: a group's runs all drawing batches from the first
+run's data stream (``grouped_runs_share_first_stream``) and a single run trained without the
+copies (``smallest_group_one``) fail here.
+
+Determinism (exact, before the data). Training runs inside
 :func:`~verify.experiments.training.pinned_threads`: ``TRAINING_THREADS`` intra-op thread(s)
 and torch's deterministic algorithms, the caller's settings restored afterwards, so that a
 seed gives the same bits, hence the same decisions, whatever thread count the caller (or
-``OMP_NUM_THREADS``) sets. Checked here: one seed trained with the caller at (1 thread,
-deterministic) and at (2 threads, not deterministic) sees (``TRAINING_THREADS``, deterministic)
-at every batch, ends with bit-identical parameters, and hands back the caller's settings.
+``OMP_NUM_THREADS``) sets. Checked here: two seeds trained with the caller at (1 thread,
+deterministic) and at (2 threads, not deterministic) see (``TRAINING_THREADS``, deterministic)
+at every batch, end with bit-identical parameters, and hand back the caller's settings.
 Planted: training on the caller's threads (mutant ``training_threads_unpinned``) fails here.
 
 Labels (exact). Every label the training loop used (every mini-batch of every run, through
-``train(on_batch=...)``), and the truth table the accuracies are computed against, are
+``train_runs(on_batch=...)``), and the truth table the accuracies are computed against, are
 compared with the targets written out in this file in plain Python: strict majority of the
 bits, the first bit, the sum of the bits mod 2. Pass iff no label differs.
 
@@ -130,9 +142,11 @@ from numeric.vocabulary import TRAINING_TARGETS
 from verify.common.seeds import seed, seed_offset
 from verify.common.tolerances import tolerance
 from verify.experiments.plans import SG8_FAST, SG8_FAST_DTYPE, SG8_FULL, SG8_PARITY_BUDGETS
+from verify.experiments.sg8_decisions import decide_at_looks, three_way
+from verify.experiments.grouped_training import SMALLEST_GROUP, train_runs
 from verify.experiments.training import TRAINING_THREADS, train
-from verify.stats.decisions import exact, inside
-from verify.stats.intervals import bonferroni_level, clopper_pearson
+from verify.stats.decisions import exact
+from verify.stats.intervals import clopper_pearson
 from verify.stats.power import sequential_proportion_outcomes
 from verify.experiments.claim_rules import SG8
 
@@ -176,7 +190,7 @@ def _recomputed(r, audit):
     N = r.N
     idx = torch.arange(2**N)
     bits = strings(idx, N)
-    chunk = inspect.signature(train).parameters["chunk"].default  # the evaluation's batches
+    chunk = inspect.signature(train_runs).parameters["chunk"].default  # the evaluation's batches
     x = bits.to(dtype=getattr(torch, SG8_FAST_DTYPE))
     T = torch.cat([r.model(x[i:i + chunk]).reshape(-1) for i in range(0, 2**N, chunk)])
     pred = (T > 0).to(torch.int64)
@@ -212,25 +226,28 @@ class _Run:
     recomputed: dict  # _recomputed: the same quantities from the plain definitions
 
 
-@functools.lru_cache(maxsize=None)
-def _run(name, i, offset):
-    """Run ``i`` of one cell of the fast plan under the seed base ``offset`` (cached: a later
-    look and the profile test reuse the runs already trained)."""
-    plan = dict(SG8_FAST[name])
-    target, N, first = plan.pop("target"), plan.pop("N"), plan.pop("first_seed")
-    plan.pop("looks")
-    assert offset == seed_offset()  # the offset is only the cache key: seed() reads the base
-    audit = _LabelAudit(target)
-    r = train(target, N, seed=seed(first + i), dtype=SG8_FAST_DTYPE, on_batch=audit, **plan)
-    assert r.accuracy_exact and r.profile_exact and sum(r.profile) == 2**N
-    return _Run(N, r.seed, r.accuracy, r.held_out_accuracy, r.mean_sensitivity, r.profile_fraction[0],
-                audit.checked, audit.wrong, tuple(r.profile), _recomputed(r, audit))
+#: the runs trained so far per (cell, seed base), in seed order: a later look and the profile test
+#: reuse them
+_TRAINED: dict = {}
 
 
 def _runs(name, n=None):
-    """The first ``n`` runs of a cell (default: its first look)."""
+    """The first ``n`` runs of a cell (default: its first look) under the current seed base; the
+    runs not yet trained are trained now, together (:func:`train_runs`)."""
     n = SG8_FAST[name]["looks"][0] if n is None else n
-    return tuple(_run(name, i, seed_offset()) for i in range(n))
+    have = _TRAINED.setdefault((name, seed_offset()), [])
+    if len(have) < n:
+        plan = dict(SG8_FAST[name])
+        target, N, first = plan.pop("target"), plan.pop("N"), plan.pop("first_seed")
+        plan.pop("looks")
+        audits = [_LabelAudit(target) for _ in range(len(have), n)]
+        results = train_runs(target, N, [seed(first + i) for i in range(len(have), n)], dtype=SG8_FAST_DTYPE,
+                             on_batch=audits, **plan)
+        for r, audit in zip(results, audits):
+            assert r.accuracy_exact and r.profile_exact and sum(r.profile) == 2**N
+            have.append(_Run(N, r.seed, r.accuracy, r.held_out_accuracy, r.mean_sensitivity, r.profile_fraction[0],
+                             audit.checked, audit.wrong, tuple(r.profile), _recomputed(r, audit)))
+    return tuple(have[:n])
 
 
 @functools.lru_cache(maxsize=None)
@@ -291,46 +308,24 @@ def _count(runs, hit):
     return sum(1 for r in runs if hit(r)), len(runs)
 
 
-def _three_way(estimand, k, n, side, level=SG8.level):
-    """Three-way decision on a proportion of runs against ``most_runs``: ``side="lower"``
-    decides "p > 1/2" (pass iff the one-sided ``level`` Clopper-Pearson lower bound is >= 1/2,
-    fail iff the upper one is below it), ``side="upper"`` decides "p < 1/2" the other way round;
-    inconclusive otherwise (the two bounds together form a 2 ``level`` - 1 interval)."""
-    lo = clopper_pearson(k, n, level, side="lower")[0]
-    hi = clopper_pearson(k, n, level, side="upper")[1]
-    window = (SG8.most_runs, 1.0) if side == "lower" else (0.0, SG8.most_runs)
-    return inside(estimand, k / n, (lo, hi), 2 * level - 1, *window)
-
-
 def _more_than(estimand, k, n, threshold=SG8.most_runs):
     assert threshold == SG8.most_runs
-    return _three_way(estimand, k, n, "lower")
+    return three_way(estimand, k, n, "lower")
 
 
 def _less_than(estimand, k, n, threshold=SG8.most_runs):
     assert threshold == SG8.most_runs
-    return _three_way(estimand, k, n, "upper")
+    return three_way(estimand, k, n, "upper")
 
 
 def _sequential(evidence, name, estimand, hit, side):
-    """The decision of a cell at its planned looks (cumulative runs ``SG8_FAST[name]["looks"]``):
-    each look decides three-way at ``level`` split over the looks (Bonferroni), the first look
-    that passes or fails stops, the last one's undecided outcome is inconclusive. Returns the
-    runs trained; ``evidence[f"{name}_looks"]`` records each look's count."""
-    looks = SG8_FAST[name]["looks"]
-    level = bonferroni_level(SG8.level, len(looks))
-    seen = []
-    for n in looks:
-        runs = _runs(name, n)
-        k = sum(1 for r in runs if hit(r))
-        decision = _three_way(estimand, k, n, side, level)
-        seen.append({"runs": n, "hits": k, "outcome": decision.outcome})
-        # a wrong training label fails the claim in the caller's label check: no more looks
-        if decision.outcome != "inconclusive" or any(r.labels_wrong for r in runs):
-            break
-    evidence[f"{name}_looks"] = seen
-    evidence.decide(decision)
-    return runs
+    """The decision of a cell at its planned looks (:func:`decide_at_looks`, cumulative runs
+    ``SG8_FAST[name]["looks"]``); a wrong training label stops the looks (the caller's label check
+    fails the claim). Returns the runs of the last look; ``evidence[f"{name}_looks"]`` records each look."""
+    taken = evidence[f"{name}_looks"] = []
+    evidence.decide(decide_at_looks(estimand, SG8_FAST[name]["looks"], lambda n: _runs(name, n), hit, side, taken,
+                                    stop=lambda runs: any(r.labels_wrong for r in runs)))
+    return _runs(name, taken[-1]["runs"])
 
 
 def _design(evidence):
@@ -398,28 +393,34 @@ _CONTROLS = ("first_long", "parity01_long")
 
 def test_design_and_pinned_training(evidence):
     """Before any data: the plan's looks against the pilot (:func:`_design`), and the training
-    worker's determinism: a run started with the caller at two threads and deterministic
+    worker's determinism. A run started with the caller at two threads and deterministic
     algorithms off trains on ``TRAINING_THREADS`` thread(s) with deterministic algorithms (seen
-    from inside, at every batch), gives the bits of the same run started at one thread, and
-    hands the caller's settings back."""
+    from inside, at every batch), gives the bits of the same run started at one thread, and hands
+    the caller's settings back; and the runs trained together (:func:`train_runs`, as every cell is)
+    give each run the bits it gets alone, whatever the others and their order."""
     _design(evidence)
     budget = {k: SG8_FAST["parity_long"][k] for k in ("N", "steps", "batch_size")}
     controls = {name: {k: SG8_FAST[name][k] for k in budget} for name in _CONTROLS}
     evidence.decide(exact("the controls' (N, steps, batch) against PARITY's at its long N", str(controls),
                           f"pass iff each is {budget}", all(c == budget for c in controls.values())))
     plan = SG8_FAST["parity01_long"]
+    first = plan["first_seed"]
+
+    def trained(seeds, on_batch=None):
+        runs = train_runs(plan["target"], SG8.parity_short_N, [seed(first + i) for i in seeds], steps=SG8.fixed_steps,
+                          batch_size=plan["batch_size"], dtype=SG8_FAST_DTYPE, on_batch=on_batch)
+        return [torch.cat([t.detach().reshape(-1) for t in r.model.state_dict().values()]) for r in runs]
+
     saved = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
     inside_run, outputs, after = set(), [], []
     try:
         for threads, deterministic in ((1, True), (2, False)):
             torch.set_num_threads(threads)
             torch.use_deterministic_algorithms(deterministic)
-            r = train(plan["target"], SG8.parity_short_N, seed=seed(plan["first_seed"]), steps=SG8.fixed_steps,
-                      batch_size=plan["batch_size"], dtype=SG8_FAST_DTYPE,
-                      on_batch=lambda *_: inside_run.add((torch.get_num_threads(),
-                                                          torch.are_deterministic_algorithms_enabled())))
+            seen = lambda *_: inside_run.add((torch.get_num_threads(),  # noqa: E731
+                                              torch.are_deterministic_algorithms_enabled()))
+            outputs.append(trained([0, 1], [seen, seen]))
             after.append((torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()))
-            outputs.append(torch.cat([t.detach().reshape(-1) for t in r.model.state_dict().values()]))
     finally:
         torch.set_num_threads(saved[0])
         torch.use_deterministic_algorithms(saved[1])
@@ -428,8 +429,14 @@ def test_design_and_pinned_training(evidence):
                           "and at (2, off)", str(sorted(inside_run)), f"pass iff {sorted(want)}", inside_run == want))
     evidence.decide(exact("the caller's (threads, deterministic algorithms) after the runs", str(after),
                           "pass iff [(1, True), (2, False)]", after == [(1, True), (2, False)]))
-    same = bool(torch.equal(outputs[0], outputs[1]))
-    evidence.decide(exact("trained parameters of one seed, caller at one thread against two", "equal" if same
+    same = all(torch.equal(a, b) for a, b in zip(*outputs))
+    evidence.decide(exact("trained parameters of two seeds, caller at one thread against two", "equal" if same
+                          else "differ", "pass iff bit for bit equal", same))
+    # the group a run is trained in: run 1 alone, and third in a group with runs 2 and 0
+    alone, grouped = trained([1])[0], trained([2, 0, 1])
+    same = torch.equal(alone, grouped[2]) and torch.equal(grouped[1], outputs[0][0])
+    evidence.decide(exact(f"trained parameters of a run alone (beside copies up to {SMALLEST_GROUP}) and third in "
+                          "a group, and of a run first in one group and second in another", "equal" if same
                           else "differ", "pass iff bit for bit equal", same))
 
 
@@ -558,13 +565,10 @@ def _budget_runs(target, steps, offset):
     all 2^N strings in shuffled epochs): ``(accuracy, labels checked, labels wrong)`` per run."""
     assert offset == seed_offset()
     plan = SG8_PARITY_BUDGETS
-    out = []
-    for i in range(plan["runs"]):
-        audit = _LabelAudit(target)
-        r = train(target, plan["N"], seed=seed(plan["first_seed"] + i), steps=steps,
-                  batch_size=plan["batch_size"], dtype=SG8_FAST_DTYPE, on_batch=audit)
-        out.append((r.accuracy, audit.checked, audit.wrong))
-    return tuple(out)
+    audits = [_LabelAudit(target) for _ in range(plan["runs"])]
+    runs = train_runs(target, plan["N"], [seed(plan["first_seed"] + i) for i in range(plan["runs"])], steps=steps,
+                      batch_size=plan["batch_size"], dtype=SG8_FAST_DTYPE, on_batch=audits)
+    return tuple((r.accuracy, audit.checked, audit.wrong) for r, audit in zip(runs, audits))
 
 
 @pytest.mark.slow

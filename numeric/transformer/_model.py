@@ -373,8 +373,7 @@ class BooleanTransformer(nn.Module):
             var = (c * c).sum(-1) / (u.shape[-1] - 1)
         eps = cfg.eps
         if eps == 0.0:
-            # Mathematically zero variance = all components equal (rounding in the mean
-            # can leave a tiny non-zero computed var, so test equality, and var == 0).
+            # zero variance = all components equal (the mean's rounding can leave var > 0)
             flat = (u == u[..., :1]).all(-1) | (var == 0)
             if flat.any():
                 self._zero_var_error(flat, layer, which, labels, offset, n_total)
@@ -419,8 +418,12 @@ class BooleanTransformer(nn.Module):
         r"""The forward pass behind :meth:`forward` and the all-strings evaluation:
         ``(T, zs)`` for ``x`` ``(..., N)``. ``full``: the last layer at every position (else at
         eos only); ``record``: ``zs`` holds the :math:`z` of each layer norm (else Nones);
-        ``labels``: the string index of each row of ``x``, named in a zero-variance error."""
-        x = self._check_input(x)
+        ``labels``: the string index of each row of ``x``, named in a zero-variance error.
+        :meth:`run_bits` skips the checks of ``x``: for bits made by the caller (int64 0/1 on the
+        model's device), and under ``torch.func.vmap``, which cannot run them."""
+        return self.run_bits(self._check_input(x), full, record, labels)
+
+    def run_bits(self, x, full: bool, record: bool, labels=None):
         cfg = self.config
         N = x.shape[-1]
         eos = torch.full(x.shape[:-1] + (1,), EOS, dtype=torch.long, device=x.device)
@@ -439,9 +442,8 @@ class BooleanTransformer(nn.Module):
         return T, zs
 
     def _post_ln_layers(self, table, flat, N, full, record, labels):
-        # Layer-1 inputs take only 3 values per position (token 0, 1, eos): embed and
-        # project the (N+1) x 3 table once, then gather (saves the three D x D products
-        # of layer 1 per string; the result is the same).
+        # Layer-1 inputs take only 3 values per position (token 0, 1, eos): embed and project the
+        # (N+1) x 3 table once, then gather (saves layer 1's three D x D products per string).
         lay0 = self.layers[0]
         qkv_table = torch.cat([lay0.q(table), lay0.k(table), lay0.v(table)], dim=-1)
         # index_select on the flattened index is ~8x faster than advanced indexing on CPU
@@ -501,12 +503,10 @@ class BooleanTransformer(nn.Module):
         r"""Per-input blowup detail for ``x`` of shape ``(..., N)``.
 
         Returns:
-            dict with ``T`` (...), ``z`` (..., L', N+1) (LN applications in order
-            attention-LN, MLP-LN of layer 1, then layer 2, ..., then the final LN if any;
-            :math:`z = 1/(\sqrt{\operatorname{var}} + \varepsilon)` under
-            ``ln_eps="added_to_std"``), ``tau`` (..., L')
-            :math:`\tau = \max_n (1 + z_n)` and ``beta`` (...) :math:`= \prod \tau`.
-        """
+            dict with ``T`` (...), ``z`` (..., L', N+1) (LN applications in order attention-LN,
+            MLP-LN of layer 1, then layer 2, ..., then the final LN if any; :math:`z = 1/(\sqrt{
+            \operatorname{var}} + \varepsilon)` under ``ln_eps="added_to_std"``), ``tau`` (..., L')
+            :math:`\tau = \max_n (1 + z_n)` and ``beta`` (...) :math:`= \prod \tau`."""
         T, zs = self.run(x, full=True, record=True)
         z = torch.stack(zs, dim=-2)
         tau = (1 + z).amax(-1)
@@ -533,11 +533,12 @@ def sinusoidal_positions(rows: int, D: int, dtype=torch.float64) -> torch.Tensor
 
 
 def _softmax(s):
-    r"""Softmax over the last axis in max-subtracted (log-sum-exp) form,
-    :math:`e^{s_j - \max s} / \sum_k e^{s_k - \max s}`: finite for any finite logits.
-    (Twice as fast as ``torch.softmax`` in float64 for short rows on CPU.)"""
+    r"""Softmax over the last axis in max-subtracted (log-sum-exp) form, :math:`e^{s_j - \max s} /
+    \sum_k e^{s_k - \max s}`: finite for any finite logits (twice as fast as ``torch.softmax`` in
+    float64 for short rows on CPU); out of place whenever autograd may record (torch.func's wrapped
+    tensors read ``requires_grad`` False)."""
     e = s - s.amax(-1, keepdim=True)
-    if torch.is_grad_enabled() and s.requires_grad:
+    if torch.is_grad_enabled():
         e = e.exp()
         return e / e.sum(-1, keepdim=True)
     e.exp_()

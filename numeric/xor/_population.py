@@ -244,7 +244,7 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
     a, b, batch = check_model(V, theta, theta_tilde, support)
     for name, t in (("V", V), ("theta", theta), ("theta_tilde", theta_tilde)):
         check_tensor_storage(t, name, grad=False)    # a closed form: autograd cannot follow it
-    choice = resolve_path(path, V.device.type)
+    choice = resolve_path(path, V.device.type, V.numel() * V.element_size())
     if V.dim() == 2 and theta.dim() == 1 and theta_tilde.dim() == 1 and choice.path == "one-pass":
         d, m = V.shape
         Th = torch.stack((theta, theta_tilde))

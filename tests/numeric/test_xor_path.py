@@ -66,6 +66,15 @@ def test_forcing_a_path(monkeypatch):
         nx.population_grad(V, V[0], V[1], (0, 1), path="fast")
 
 
+def test_auto_reads_a_V_within_one_block_twice(monkeypatch):
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    small = resolve_path(V_bytes=MIN_BLOCK_BYTES)
+    assert small.path == "two-pass" and "within one" in small.reason
+    assert resolve_path(V_bytes=MIN_BLOCK_BYTES + 1) == machine_choice()
+    assert resolve_path("one-pass", V_bytes=8).path == "one-pass"      # a forced path wins
+    assert resolve_path(device_type="cuda", V_bytes=8).path == "one-pass"
+
+
 @pytest.mark.parametrize("attention", ATTENTIONS)
 def test_both_paths_give_the_same_gradient(attention):
     g = torch.Generator().manual_seed(7)

@@ -459,9 +459,10 @@ RUNS = {
                                     ["--speed-only", "--N", "8", "--N-plain", "6", "--N-sample", "16", "--strings",
                                      "2", "--repeats", "1"]), _no_figures, (), _TIMINGS, _TIMINGS),
     "bench-profile": Run("where the proof-checking time goes: boolverify check claim by claim and pytest theorems/ "
-                         "test by test, three runs each (python -m bench.profile; quick: check of SX-1 once)",
+                         "test by test, three runs each, the file's earlier profile kept as the previous one "
+                         "(python -m bench.profile --previous; quick: check of SX-1 once)",
                          ("bench_profile.json",),
-                         _bench("profile", [], ["--repeats", "1", "--only", "check", "--claim", "SX-1"]),
+                         _bench("profile", ["--previous"], ["--repeats", "1", "--only", "check", "--claim", "SX-1"]),
                          _no_figures, (), _TIMINGS, _TIMINGS),
     "bench-local-volume": Run("benchmark of the batched local-volume pass (python -m bench.local_volume)",
                               ("bench_local_volume.json",),

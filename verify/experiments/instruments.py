@@ -352,9 +352,14 @@ INSTRUMENTS: dict[str, tuple[Instrument, ...]] = {
            ("the controls' (N, steps, batch)*", "budget")),
         _I("the training worker's determinism", "construction constant", "verify.experiments.training.pinned_threads",
            ("test_design_and_pinned_training",),
-           "one seed trained with the caller at (1 thread, deterministic) and (2 threads, not): bit-identical "
+           "two seeds trained with the caller at (1 thread, deterministic) and (2 threads, not): bit-identical "
            "parameters, the caller's settings restored",
-           ("(threads, deterministic algorithms) seen*", "the caller's (threads*", "trained parameters of one seed*")),
+           ("(threads, deterministic algorithms) seen*", "the caller's (threads*", "trained parameters of two seeds*")),
+        _I("runs trained together", "construction constant", "verify.experiments.grouped_training.fit_runs",
+           ("test_design_and_pinned_training",),
+           "a run trained alone (beside a copy) and third in a group, and one first in a group and second in "
+           "another: bit-identical parameters",
+           ("trained parameters of a run alone*",)),
     ),
     "SG-9": (
         _I("constructions and the batched pass", "construction constant", "numeric.transformer.batched_outputs",

@@ -223,7 +223,9 @@ def _sampled_sensitivity(model, N, n, gen, dtype, device, chunk):
 # ----------------------------------------------------------------------------- training
 
 
-def _build_model(N, config, init, seed, dtype, device, init_kw):
+def build_model(N, config, init, seed, dtype, device, init_kw):
+    """A :class:`~numeric.transformer.BooleanTransformer` (``config``, default the training
+    architecture) initialised by ``init`` from the seed ``seed``: ``(model, config as a dict)``."""
     from numeric import transformer as tf
 
     if config is None:
@@ -298,7 +300,7 @@ def training_data(N, seed, train_strings):
     return gen, None, "online i.i.d."
 
 
-class _Batches:
+class Batches:
     """Mini-batches of bit strings: fresh uniform strings, or shuffled epochs over a pool (a
     batch never repeats a string within an epoch)."""
 
@@ -339,7 +341,7 @@ def fit(model, target, N, pool, gen, *, steps, batch_size, loss, lr, weight_deca
     batch_loss = training_loss(loss).batch_loss
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     model.train()
-    batches = _Batches(N, pool, batch_size, gen)
+    batches = Batches(N, pool, batch_size, gen)
     curve, every, last = [], max(1, steps // 100), float("nan")
     t0 = time.perf_counter()
     for step in range(1, steps + 1):
@@ -498,7 +500,7 @@ def train(
     tdtype, dev = o["dtype"], o["device"]
     with pinned_threads(dev):
         if model is None:
-            model, cfg = _build_model(N, config, init, seed, tdtype, dev, dict(init_kw or {}))
+            model, cfg = build_model(N, config, init, seed, tdtype, dev, dict(init_kw or {}))
         else:
             model, cfg, init = model.to(device=dev, dtype=tdtype), None, "given"
         gen, pool, regime = training_data(N, seed, train_strings)
@@ -509,13 +511,18 @@ def train(
         ev = evaluate(model, target, N, exact=o["exact"], seed=seed, held_out_pool=fixed,
                       test_samples=test_samples, profile_samples=profile_samples,
                       confidence=o["confidence"], dtype=tdtype, device=dev, chunk=chunk)
-    baseline, target_as = baseline_accuracy(target, N), exact_mean_sensitivity(target, N)
+    return train_result(o, init, cfg, regime, model, fixed, fitted, ev)
+
+
+def train_result(o, init, cfg, regime, model, fixed, fitted, ev) -> TrainResult:
+    """The :class:`TrainResult` of one run from its checked options ``o``, training and evaluation."""
+    target, N = o["target"], o["N"]
     return TrainResult(
-        target=target, N=N, seed=seed, init=init, loss=loss, steps=steps, lr=o["lr"],
-        weight_decay=o["weight_decay"], batch_size=batch_size,
-        dtype=str(tdtype).removeprefix("torch."), device=str(dev), config=cfg, regime=regime,
-        accuracy_exact=o["exact"], baseline=baseline,
-        profile_exact=o["exact"], target_mean_sensitivity=target_as,
+        target=target, N=N, seed=o["seed"], init=init, loss=o["loss"], steps=o["steps"], lr=o["lr"],
+        weight_decay=o["weight_decay"], batch_size=o["batch_size"],
+        dtype=str(o["dtype"]).removeprefix("torch."), device=str(o["device"]), config=cfg, regime=regime,
+        accuracy_exact=o["exact"], baseline=baseline_accuracy(target, N),
+        profile_exact=o["exact"], target_mean_sensitivity=exact_mean_sensitivity(target, N),
         confidence=o["confidence"], model=model, train_index=fixed, **fitted, **ev,
     )
 

@@ -17,45 +17,68 @@ def _runs(part) -> str:
     return ", ".join(f"{s:.0f}" for s in part["total"]["seconds"])
 
 
-def profile_setting(data) -> str:
-    p = data.json(PROFILE)
+def _setting(p) -> str:
     prov = p.get("provenance") or {}
     return (f"{p['repeats']} runs of each on {p['cpu'] or 'an unnamed CPU'} ({p['cores']} cores), commit "
             f"`{(prov.get('commit') or 'unknown')[:12]}`, {(prov.get('date') or 'unknown date')[:10]}")
 
 
+def profile_setting(data) -> str:
+    p = data.json(PROFILE)
+    if "previous" not in p:
+        return _setting(p)
+    return f"after: {_setting(p)}; before: {_setting(p['previous'])}"
+
+
+def _before(p, part, key, name):
+    """The previous profile's median of ``name`` (a claim or a test), or a dash."""
+    entry = ((p.get("previous") or {}).get(part) or {}).get(key, {}).get(name)
+    return f"{entry['median']:.1f}" if entry else "–"
+
+
 def profile_check_table(data) -> str:
-    """Per claim, the median seconds in the check report, its share of the claims' sum, and the
-    check's own wall time."""
-    check = data.json(PROFILE)["check"]
+    """Per claim, the median seconds in the check report (before and after a change when the file
+    keeps the previous profile), its share of the claims' sum, and the check's own wall time."""
+    p = data.json(PROFILE)
+    check = p["check"]
     claims = sorted(check["claims"].items(), key=lambda kv: -kv[1]["median"])
     total = sum(c["median"] for _, c in claims)
-    rows = [[cid, f"{c['median']:.1f}", f"{100 * c['median'] / total:.0f} %",
+    rows = [[cid, _before(p, "check", "claims", cid), f"{c['median']:.1f}", f"{100 * c['median'] / total:.0f} %",
              " / ".join(f"{s:.1f}" for s in c["seconds"])] for cid, c in claims]
-    rows.append(["**boolverify check, wall**", f"**{check['total']['median']:.0f}**", "",
-                 " / ".join(f"{s:.0f}" for s in check["total"]["seconds"])])
-    return markdown_table(["claim", "median (s)", "share of the claims' sum", "each run (s)"], rows)
+    before = ((p.get("previous") or {}).get("check") or {}).get("total")
+    rows.append(["**boolverify check, wall**", f"**{before['median']:.0f}**" if before else "–",
+                 f"**{check['total']['median']:.0f}**", "", " / ".join(f"{s:.0f}" for s in check["total"]["seconds"])])
+    return markdown_table(["claim", "before: median (s)", "median (s)", "share of the claims' sum", "each run (s)"],
+                          rows)
 
 
 def profile_theorems_table(data) -> str:
-    """Per claim file, the sum of its tests' median seconds, and the slowest tests one by one."""
-    theorems = data.json(PROFILE)["theorems"]
+    """Per claim file, the sum of its tests' median seconds (before and after when the file keeps
+    the previous profile), and the slowest tests one by one."""
+    p = data.json(PROFILE)
+    theorems = p["theorems"]
     tests = theorems["tests"]
-    per_file = {}
-    for test, t in tests.items():
-        name = PurePosixPath(test.split("::")[0]).name
-        per_file[name] = per_file.get(name, 0.0) + t["median"]
-    total = sum(per_file.values())
-    rows = [[f"`{name}`", f"{s:.1f}", f"{100 * s / total:.0f} %"]
-            for name, s in sorted(per_file.items(), key=lambda kv: -kv[1])]
-    rows.append(["**pytest theorems/, wall**", f"**{theorems['total']['median']:.0f}**",
-                 f"runs: {_runs(theorems)} s"])
+    old = ((p.get("previous") or {}).get("theorems") or {})
+
+    def per_file(tests):
+        out = {}
+        for test, t in tests.items():
+            name = PurePosixPath(test.split("::")[0]).name
+            out[name] = out.get(name, 0.0) + t["median"]
+        return out
+
+    now, then = per_file(tests), per_file(old.get("tests", {}))
+    total = sum(now.values())
+    rows = [[f"`{name}`", f"{then[name]:.1f}" if name in then else "–", f"{s:.1f}", f"{100 * s / total:.0f} %"]
+            for name, s in sorted(now.items(), key=lambda kv: -kv[1])]
+    rows.append(["**pytest theorems/, wall**", f"**{old['total']['median']:.0f}**" if old else "–",
+                 f"**{theorems['total']['median']:.0f}**", f"runs: {_runs(theorems)} s"])
     slowest = sorted(tests.items(), key=lambda kv: -kv[1]["median"])[:SLOWEST_TESTS]
-    rows_tests = [[f"`{test.split('::', 1)[1]}`", PurePosixPath(test.split("::")[0]).name, f"{t['median']:.1f}"]
-                  for test, t in slowest]
-    return (markdown_table(["claim file", "sum of test medians (s)", "share"], rows)
+    rows_tests = [[f"`{test.split('::', 1)[1]}`", PurePosixPath(test.split("::")[0]).name,
+                   _before(p, "theorems", "tests", test), f"{t['median']:.1f}"] for test, t in slowest]
+    return (markdown_table(["claim file", "before: sum of test medians (s)", "sum of test medians (s)", "share"], rows)
             + "\nThe slowest tests:\n"
-            + markdown_table(["test", "file", "median (s)"], rows_tests))
+            + markdown_table(["test", "file", "before: median (s)", "median (s)"], rows_tests))
 
 
 __all__ = ["PROFILE", "profile_setting", "profile_check_table", "profile_theorems_table"]

@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 
@@ -102,6 +103,16 @@ class Evidence(dict):
         if decision.outcome == "fail":
             raise AssertionError(decision.describe())
         return decision
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    # The evidence travels in the report as plain JSON values (as the check report stores it):
+    # pytest-xdist sends each report from its worker process and serialises only plain types.
+    outcome = yield
+    report = outcome.get_result()
+    report.user_properties = [(key, json.loads(json.dumps(dict(value), default=str)) if key == "evidence" else value)
+                              for key, value in report.user_properties]
 
 
 @pytest.fixture

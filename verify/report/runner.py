@@ -140,11 +140,32 @@ def theorem_modules() -> list[str]:
     return [f"theorems.{n}" for n in names]
 
 
-def _split(modules, jobs):
-    groups = [[] for _ in range(jobs)]
-    for i, mod in enumerate(modules):
-        groups[i % jobs].append(mod)
-    return [g for g in groups if g]
+#: theorem files that share a process-wide cache (SX-4 and SX-7 decide on the same one-step cells,
+#: :func:`verify.experiments.plans.fast_cells`): one worker runs them, so the cells are computed once
+SHARED_CACHE_MODULES = (("theorems.test_SX4_one_step", "theorems.test_SX7_parameter_count"),)
+
+
+def split_modules(modules, jobs, weights=None) -> list[list[str]]:
+    """The theorem files of a run in at most ``jobs`` groups, one per worker, of about equal
+    expected time: longest first, each onto the group with the least time so far (``weights``:
+    each claim's expected seconds, :func:`stored_durations`; a claim without one counts 1 s). The
+    files of :data:`SHARED_CACHE_MODULES` stay in one group. Each group keeps the files' order."""
+    claim_of = {f"theorems.{c.theorem_file.split('/')[-1][:-3]}": cid for cid, c in CLAIMS.items()}
+    weights = weights or {}
+    units, placed = [], set()
+    for shared in SHARED_CACHE_MODULES:
+        unit = [m for m in modules if m in shared]
+        if unit:
+            units.append(unit)
+            placed.update(unit)
+    units += [[m] for m in modules if m not in placed]
+    cost = {tuple(u): sum(weights.get(claim_of.get(m), 1.0) for m in u) for u in units}
+    groups, loads = [[] for _ in range(jobs)], [0.0] * jobs
+    for unit in sorted(units, key=lambda u: -cost[tuple(u)]):
+        k = loads.index(min(loads))
+        groups[k] += unit
+        loads[k] += cost[tuple(unit)]
+    return [sorted(g, key=modules.index) for g in groups if g]
 
 
 def worker_threads(threads=None) -> int:
@@ -188,7 +209,7 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None, threads=N
         modules = [m for m in modules if m.split(".")[-1] in wanted]
 
     started = time.time()
-    groups = _split(modules, jobs)
+    groups = split_modules(modules, jobs, stored_durations())
     tasks = [Task(str(k), ("-p", "verify.report.check_plugin", "-p", "no:cacheprovider", "--capture=sys",
                            "-q", "-m", PROFILES[profile], "--pyargs", *group), env=thread_env)
              for k, group in enumerate(groups)]
@@ -388,5 +409,5 @@ def to_markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["PROFILES", "ClaimResult", "ClaimProgress", "stored_durations", "run_checks", "worker_threads", "MAX_WORKER_THREADS", "theorem_modules", "format_evidence", "format_test_evidence", "test_id",
+__all__ = ["PROFILES", "ClaimResult", "ClaimProgress", "stored_durations", "split_modules", "SHARED_CACHE_MODULES", "run_checks", "worker_threads", "MAX_WORKER_THREADS", "theorem_modules", "format_evidence", "format_test_evidence", "test_id",
            "to_markdown"]

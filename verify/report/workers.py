@@ -71,7 +71,9 @@ class _Worker:
                "MKL_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", **task.env}
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "pytest", *task.args], env=env, cwd=task.cwd,
+                # each task names its own options: the ini file's addopts spread a plain pytest
+                # run over the cores (pytest-xdist), and a worker is one process of a pool already
+                [sys.executable, "-m", "pytest", "-o", "addopts=", *task.args], env=env, cwd=task.cwd,
                 stdout=self.log, stderr=subprocess.STDOUT,
                 preexec_fn=(functools.partial(die_with_parent, os.getpid())
                             if sys.platform == "linux" else None))

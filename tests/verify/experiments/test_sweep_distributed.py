@@ -123,10 +123,13 @@ BAD_BACKEND_OPTIONS = [
     (["--scheduler", "h:"], "--scheduler"),
     (["--scheduler", f"127.0.0.1:{_free_port()}"], "--scheduler"),  # nobody listens there
 ]
+# the ids name the free port as such: every pytest-xdist worker must collect the same test ids
+BAD_BACKEND_IDS = [" ".join(e).replace(e[-1], "127.0.0.1:free-port") if e[-1].startswith("127.0.0.1:")
+                   else " ".join(e) for e, _ in BAD_BACKEND_OPTIONS]
 
 
 @pytest.mark.parametrize("command", ["sweep", "samples"])
-@pytest.mark.parametrize("extra,name", BAD_BACKEND_OPTIONS, ids=[" ".join(e) for e, _ in BAD_BACKEND_OPTIONS])
+@pytest.mark.parametrize("extra,name", BAD_BACKEND_OPTIONS, ids=BAD_BACKEND_IDS)
 def test_bad_backend_options_exit_2_with_one_line(command, extra, name, capsys):
     grid = ["--m", "2"] if command == "sweep" else ["--n", "4"]
     assert main(["xor", command, "--d", "10", *grid, "--seeds", "2", *extra]) == 2
@@ -135,7 +138,7 @@ def test_bad_backend_options_exit_2_with_one_line(command, extra, name, capsys):
     assert len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("extra,name", BAD_BACKEND_OPTIONS, ids=[" ".join(e) for e, _ in BAD_BACKEND_OPTIONS])
+@pytest.mark.parametrize("extra,name", BAD_BACKEND_OPTIONS, ids=BAD_BACKEND_IDS)
 def test_bad_backend_options_of_sensitivity_random(extra, name, capsys):
     assert main(["sensitivity", "random", "--N", "4", "--D", "4", "--L", "1", "--models", "2", *extra]) == 2
     err = capsys.readouterr().err

@@ -409,3 +409,14 @@ def subset_with_replacement(original):
             pool = torch.randint(0, 2**N, (train_strings,), generator=gen)   # repeats allowed
         return gen, pool, regime
     return training_data
+
+
+def runs_share_first_stream(original):
+    def fit_runs(models, target, N, pools, gens, **kw):
+        # every run of the group drawn from run 0's data stream: a run's batches depend on its group
+        return original(models, target, N, [pools[0]] * len(pools), [gens[0]] * len(gens), **kw)
+    return fit_runs
+
+
+def smallest_group_one(original):
+    return 1  # a run trained alone through vmap over one run, whose kernels differ from a group's

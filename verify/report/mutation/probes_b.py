@@ -404,3 +404,18 @@ def majority_claim_probe():
     from verify.symbolic import profile_proofs
 
     return str(profile_proofs.majority_claim(sp.Integer(10)))
+
+
+def grouped_batches_probe():
+    from verify.experiments.grouped_training import train_runs
+
+    seen = [[], []]
+    train_runs("parity", 3, [0, 1], steps=1, batch_size=4, dtype="float32",
+               on_batch=[lambda step, bits, y, k=k: seen[k].append(bits.tolist()) for k in range(2)])
+    return seen
+
+
+def smallest_group_probe():
+    from verify.experiments import grouped_training
+
+    return grouped_training.SMALLEST_GROUP
