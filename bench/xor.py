@@ -138,6 +138,7 @@ def _jax_gradient(V, th, tt, support):
 
     def run():
         return jax.block_until_ready(step(*args))
+    run.version = jax.__version__
     return run
 
 
@@ -145,6 +146,8 @@ def _small_d_gradients(m, support, gen, repeats, ds=(100, 1000, 10 ** 4)):
     """``population_grad`` where a step is cheap, against plain torch autograd through the same
     closed form (the floor of a reimplementation) and a jitted JAX gradient when JAX is installed:
     at these sizes a call costs its validation and dispatch more than its arithmetic."""
+    import numpy as np
+
     from numeric.xor import attention_weights, closed_form_loss, population_grad, sample_embeddings, sample_init
 
     rows = []
@@ -165,7 +168,10 @@ def _small_d_gradients(m, support, gen, repeats, ds=(100, 1000, 10 ** 4)):
         row = {"d": d, "m": m, "t_grad": med["grad"], "t_autograd": med["autograd"],
                "grad_over_autograd": med["grad"] / med["autograd"]}
         if "jax" in med:
-            row.update(t_jax=med["jax"], grad_over_jax=med["grad"] / med["jax"])
+            ours = torch.cat(population_grad(V, th, tt, support))
+            theirs = torch.cat([torch.as_tensor(np.asarray(g)) for g in jax_run()])
+            row.update(t_jax=med["jax"], grad_over_jax=med["grad"] / med["jax"], jax=jax_run.version,
+                       jax_rel_diff=float((ours - theirs).abs().max() / ours.abs().max()))
         rows.append(row)
     return {"small_d": rows}
 

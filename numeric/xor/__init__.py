@@ -15,7 +15,7 @@ from numeric.xor._attention import (
 )
 from numeric.xor._cls import CLSTransformer, all_inputs, cls_population_loss, cls_step
 from numeric.xor._forms import closed_form_loss
-from numeric.xor._path import cache_sizes, choose_path, resolve_path
+from numeric.xor._path import PATHS as GRAD_PATHS, cache_sizes, choose_path, resolve_path
 from numeric.validation import check_support
 from numeric.xor._metrics import limit_step_attention, predicted_assignment
 from numeric.xor._population import (
@@ -72,6 +72,6 @@ __all__ = [
     "sample_data", "empirical_loss", "empirical_grad",
     "StreamedEmbeddings", "stream_loss", "stream_grad", "stream_loss_and_grad", "stream_one_step",
     "stream_step_metrics", "stream_predicted_assignment", "streamed_instance", "instance_seed",
-    "cache_sizes", "choose_path", "resolve_path",
+    "GRAD_PATHS", "cache_sizes", "choose_path", "resolve_path",
     "CLSTransformer", "all_inputs", "cls_population_loss", "cls_step",
 ]

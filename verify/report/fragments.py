@@ -25,7 +25,7 @@ from verify.report.paper_b_fragments import (
     theorem45_crossover, theorem45_table, trained_table, volume_slopes, volume_table,
 )
 from verify.report.performance_fragments import (
-    PROFILE, profile_check_table, profile_setting, profile_theorems_table,
+    PROFILE, XOR, profile_check_table, profile_setting, profile_theorems_table, xor_small_d_table,
 )
 from verify.report.seed_bases import bases_text
 from verify.report.statements import sx4_fit, sx4_statement
@@ -138,4 +138,5 @@ FRAGMENTS: dict[str, Fragment] = {
     "profile-setting": Fragment((PROFILE,), profile_setting),
     "profile-check": Fragment((PROFILE,), profile_check_table),
     "profile-theorems": Fragment((PROFILE,), profile_theorems_table),
+    "xor-small-d": Fragment((XOR,), xor_small_d_table),
 }

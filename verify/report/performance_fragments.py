@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 from verify.report.fragment_formats import markdown_table
 
 PROFILE = "bench_profile.json"
+XOR = "bench_xor.json"
 #: tests listed one by one (the rest are summed per claim file)
 SLOWEST_TESTS = 12
 
@@ -81,4 +82,24 @@ def profile_theorems_table(data) -> str:
             + markdown_table(["test", "file", "before: median (s)", "median (s)"], rows_tests))
 
 
-__all__ = ["PROFILE", "profile_setting", "profile_check_table", "profile_theorems_table"]
+def xor_small_d_table(data) -> str:
+    """``python -m bench.xor``'s small-d rows: ``population_grad`` against plain torch autograd
+    through the closed form and a jitted JAX gradient (when the run had JAX), and the large-d
+    gradient over one read of ``V``, with the machine named."""
+    r = data.json(XOR)
+    rows = []
+    for row in r.get("small_d", []):
+        jax = (f"{row['t_jax'] * 1e6:.0f}", f"{row['grad_over_jax']:.2f}") if "t_jax" in row else ("–", "–")
+        rows.append([f"{row['d']}", f"{row['m']}", f"{row['t_grad'] * 1e6:.0f}", f"{row['t_autograd'] * 1e6:.0f}",
+                     f"{row['grad_over_autograd']:.2f}", *jax])
+    table = markdown_table(["d", "m", "population_grad (µs)", "torch autograd (µs)", "ratio (goal ≤ 1.3)",
+                            "jitted JAX (µs)", "ratio (goal ≤ 1.5)"], rows)
+    jax = next((row for row in r.get("small_d", []) if "jax" in row), None)
+    peer = (f"JAX {jax['jax']}; its gradient differs from population_grad by at most "
+            f"{max(row['jax_rel_diff'] for row in r['small_d'] if 'jax' in row):.1e} of the largest component"
+            if jax else "JAX was not installed")
+    return (f"{r['machine']}, {r['date']} ({peer}):\n\n{table}\nAt d = {r['d']}, m = {r['m']} the gradient takes "
+            f"**{r['grad_over_one_read']:.2f}x** one read of V (goal ≤ 2.0; path {r['path']}: {r['path_reason']}).")
+
+
+__all__ = ["PROFILE", "XOR", "profile_setting", "profile_check_table", "profile_theorems_table", "xor_small_d_table"]

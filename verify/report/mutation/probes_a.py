@@ -38,6 +38,16 @@ def grad_probe(attention="softmax"):
     return probe
 
 
+def one_pass_grad_probe():
+    """The one-pass path forced (a small V runs the two-pass one by default)."""
+    import torch
+
+    from numeric import xor
+
+    V, th, tt, s = xor_probe_instance()
+    return torch.cat(xor.population_grad(V, th, tt, s, path="one-pass"))
+
+
 def grad_two_pass_probe(attention="softmax"):
     """A batch of one instance: the two-pass path (cotangent of the closed form, then V^T)."""
     def probe():
@@ -57,7 +67,7 @@ def grad_near_cancellation_probe():
     from numeric import xor
 
     V, th, tt, s = xor_probe_instance(d=8, m=3, seed=3)
-    return torch.cat(xor.population_grad(V, 40 * th, 40 * tt, s))
+    return torch.cat(xor.population_grad(V, 40 * th, 40 * tt, s, path="one-pass"))
 
 
 def weights_probe(attention):
