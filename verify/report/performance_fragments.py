@@ -98,8 +98,11 @@ def xor_small_d_table(data) -> str:
     peer = (f"JAX {jax['jax']}; its gradient differs from population_grad by at most "
             f"{max(row['jax_rel_diff'] for row in r['small_d'] if 'jax' in row):.1e} of the largest component"
             if jax else "JAX was not installed")
-    return (f"{r['machine']}, {r['date']} ({peer}):\n\n{table}\nAt d = {r['d']}, m = {r['m']} the gradient takes "
-            f"**{r['grad_over_one_read']:.2f}x** one read of V (goal ≤ 2.0; path {r['path']}: {r['path_reason']}).")
+    faster = "it is" if r["default_is_faster"] else f"the {r['faster_path']} path is faster here"
+    return (f"{r['machine']}, {r['date']} ({peer}):\n{table}\nAt d = {r['d']}, m = {r['m']} the gradient takes "
+            f"**{r['grad_over_one_read']:.2f}x** one read of V (goal ≤ 2.0) on the path run by default, "
+            f"{r['path']} ({r['path_reason']}); the two-pass path takes {r['two_pass_over_one_read']:.2f}x "
+            f"({faster}).")
 
 
 __all__ = ["PROFILE", "XOR", "profile_setting", "profile_check_table", "profile_theorems_table", "xor_small_d_table"]
