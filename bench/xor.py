@@ -64,9 +64,7 @@ def _interleaved(fns, repeats):
 
 def _gradient_at_the_floor(d, m, support, gen, repeats):
     """Population gradient against the memory floor (two passes over V) and against autograd."""
-    from numeric.xor import attention_weights
     from numeric.xor import population_grad, sample_embeddings, sample_init
-    from numeric.xor import closed_form_loss
 
     V = sample_embeddings(d, m, generator=gen)
     th, tt = sample_init(m, generator=gen)
@@ -86,13 +84,8 @@ def _gradient_at_the_floor(d, m, support, gen, repeats):
     def one_pass():
         population_grad(V, th, tt, support, path="one-pass")
 
-    def autograd():
-        a = th.detach().clone().requires_grad_()
-        b = tt.detach().clone().requires_grad_()
-        closed_form_loss(attention_weights(V, a), attention_weights(V, b), support).backward()
-
     fns = {"floor": floor, "one_read": one_read, "grad": lambda: population_grad(V, th, tt, support),
-           "one_pass": one_pass, "two_pass": two_pass, "autograd": autograd}
+           "one_pass": one_pass, "two_pass": two_pass, "autograd": _autograd_gradient(V, th, tt, support)}
     med, cmed = _interleaved(fns, repeats)
     res = dict(d=d, m=m, t_floor=med["floor"], t_grad=med["grad"], t_autograd=med["autograd"],
                cpu_floor=cmed["floor"], cpu_grad=cmed["grad"], cpu_autograd=cmed["autograd"],
@@ -114,6 +107,17 @@ def _gradient_at_the_floor(d, m, support, gen, repeats):
     res["speedup_over_autograd"] = res["t_autograd"] / res["t_grad"]
     res["cpu_speedup_over_autograd"] = res["cpu_autograd"] / res["cpu_grad"]
     return res, th, tt
+
+
+def _autograd_gradient(V, th, tt, support):
+    """Plain torch autograd through the expanded closed form: both heads' gradients, one call."""
+    from numeric.xor import attention_weights, closed_form_loss
+
+    def run():
+        a = th.detach().clone().requires_grad_()
+        b = tt.detach().clone().requires_grad_()
+        closed_form_loss(attention_weights(V, a), attention_weights(V, b), support).backward()
+    return run
 
 
 def _jax_gradient(V, th, tt, support):
@@ -148,19 +152,15 @@ def _small_d_gradients(m, support, gen, repeats, ds=(100, 1000, 10 ** 4)):
     at these sizes a call costs its validation and dispatch more than its arithmetic."""
     import numpy as np
 
-    from numeric.xor import attention_weights, closed_form_loss, population_grad, sample_embeddings, sample_init
+    from numeric.xor import population_grad, sample_embeddings, sample_init
 
     rows = []
     for d in ds:
         V = sample_embeddings(d, m, generator=gen)
         th, tt = sample_init(m, generator=gen)
 
-        def autograd():
-            a = th.detach().clone().requires_grad_()
-            b = tt.detach().clone().requires_grad_()
-            closed_form_loss(attention_weights(V, a), attention_weights(V, b), support).backward()
-
-        fns = {"grad": lambda: population_grad(V, th, tt, support), "autograd": autograd}
+        fns = {"grad": lambda: population_grad(V, th, tt, support),
+               "autograd": _autograd_gradient(V, th, tt, support)}
         jax_run = _jax_gradient(V, th, tt, support)
         if jax_run is not None:
             fns["jax"] = jax_run

@@ -15,7 +15,6 @@ another order, and float32 training carries such differences far).
 from __future__ import annotations
 
 import copy
-import math
 import time
 
 import torch
@@ -24,8 +23,8 @@ from torch.func import functional_call, stack_module_state, vmap
 from numeric.boolean import labels
 from numeric.validation import InputError, check_seed
 from verify.experiments.training import (
-    DEFAULT_LR, Batches, TrainResult, build_model, evaluate, pinned_threads, train_result, training_data,
-    training_loss, validate_options,
+    DEFAULT_LR, Batches, TrainResult, build_model, check_finite_loss, evaluate, examples_seen, pinned_threads,
+    train_result, training_data, training_loss, validate_options,
 )
 
 #: the fewest runs :func:`fit_runs` trains at once (smaller groups get copies of their first run):
@@ -85,9 +84,7 @@ def fit_runs(models, target, N, pools, gens, *, steps, batch_size, loss, lr, wei
         opt.step()
         last = ell.detach()[:runs].tolist()
         for value, seed in zip(last, seeds):
-            if not math.isfinite(value):
-                raise FloatingPointError(f"training loss became {value} at step {step} "
-                                         f"(target {target}, N = {N}, seed {seed}); lower lr")
+            check_finite_loss(value, step, target, N, seed)
         if step % every == 0 or step == steps:
             for curve, value in zip(curves, last):
                 curve.append((step, value))
@@ -96,7 +93,7 @@ def fit_runs(models, target, N, pools, gens, *, steps, batch_size, loss, lr, wei
         for i, outputs in enumerate(group[:runs]):
             for name, p in outputs.named_parameters():
                 p.copy_(params[name][i])
-    examples = steps * batch_size if pools[0] is None else steps * min(batch_size, pools[0].numel())
+    examples = examples_seen(steps, batch_size, pools[0])
     return [dict(loss_curve=curve, final_loss=value, examples_seen=examples, train_time_s=elapsed / runs)
             for curve, value in zip(curves, last)]
 

@@ -355,16 +355,25 @@ def fit(model, target, N, pool, gen, *, steps, batch_size, loss, lr, weight_deca
         ell.backward()
         opt.step()
         last = float(ell.detach())
-        if not math.isfinite(last):
-            raise FloatingPointError(f"training loss became {last} at step {step} "
-                                     f"(target {target}, N = {N}, seed {seed}); lower lr")
+        check_finite_loss(last, step, target, N, seed)
         if step % every == 0 or step == steps:
             curve.append((step, last))
             if progress is not None:
                 progress(step, steps, last)
-    examples = steps * batch_size if pool is None else steps * min(batch_size, pool.numel())
-    return dict(loss_curve=curve, final_loss=last, examples_seen=examples,
+    return dict(loss_curve=curve, final_loss=last, examples_seen=examples_seen(steps, batch_size, pool),
                 train_time_s=time.perf_counter() - t0)
+
+
+def check_finite_loss(value, step, target, N, seed) -> None:
+    """A training loss that became NaN or infinite stops the run, naming where."""
+    if not math.isfinite(value):
+        raise FloatingPointError(f"training loss became {value} at step {step} "
+                                 f"(target {target}, N = {N}, seed {seed}); lower lr")
+
+
+def examples_seen(steps, batch_size, pool) -> int:
+    """Strings trained on in ``steps`` batches (a batch never exceeds the pool it draws from)."""
+    return steps * batch_size if pool is None else steps * min(batch_size, pool.numel())
 
 
 def _evaluate_exact(model, target, N, held_out_mask, dtype, device, chunk):

@@ -31,9 +31,14 @@ def profile_setting(data) -> str:
     return f"after: {_setting(p)}; before: {_setting(p['previous'])}"
 
 
+def _previous(p, part) -> dict:
+    """The previous profile's ``part`` ("check" or "theorems"), empty when the file keeps none."""
+    return (p.get("previous") or {}).get(part) or {}
+
+
 def _before(p, part, key, name):
     """The previous profile's median of ``name`` (a claim or a test), or a dash."""
-    entry = ((p.get("previous") or {}).get(part) or {}).get(key, {}).get(name)
+    entry = _previous(p, part).get(key, {}).get(name)
     return f"{entry['median']:.1f}" if entry else "–"
 
 
@@ -46,7 +51,7 @@ def profile_check_table(data) -> str:
     total = sum(c["median"] for _, c in claims)
     rows = [[cid, _before(p, "check", "claims", cid), f"{c['median']:.1f}", f"{100 * c['median'] / total:.0f} %",
              " / ".join(f"{s:.1f}" for s in c["seconds"])] for cid, c in claims]
-    before = ((p.get("previous") or {}).get("check") or {}).get("total")
+    before = _previous(p, "check").get("total")
     rows.append(["**boolverify check, wall**", f"**{before['median']:.0f}**" if before else "–",
                  f"**{check['total']['median']:.0f}**", "", " / ".join(f"{s:.0f}" for s in check["total"]["seconds"])])
     return markdown_table(["claim", "before: median (s)", "median (s)", "share of the claims' sum", "each run (s)"],
@@ -59,7 +64,7 @@ def profile_theorems_table(data) -> str:
     p = data.json(PROFILE)
     theorems = p["theorems"]
     tests = theorems["tests"]
-    old = ((p.get("previous") or {}).get("theorems") or {})
+    old = _previous(p, "theorems")
 
     def per_file(tests):
         out = {}

@@ -145,12 +145,17 @@ def theorem_modules() -> list[str]:
 SHARED_CACHE_MODULES = (("theorems.test_SX4_one_step", "theorems.test_SX7_parameter_count"),)
 
 
+def claim_module(claim_id) -> str:
+    """The dotted name of a claim's theorem file, ``theorems.test_...``."""
+    return f"theorems.{CLAIMS[claim_id].theorem_file.split('/')[-1].removesuffix('.py')}"
+
+
 def split_modules(modules, jobs, weights=None) -> list[list[str]]:
     """The theorem files of a run in at most ``jobs`` groups, one per worker, of about equal
     expected time: longest first, each onto the group with the least time so far (``weights``:
     each claim's expected seconds, :func:`stored_durations`; a claim without one counts 1 s). The
     files of :data:`SHARED_CACHE_MODULES` stay in one group. Each group keeps the files' order."""
-    claim_of = {f"theorems.{c.theorem_file.split('/')[-1][:-3]}": cid for cid, c in CLAIMS.items()}
+    claim_of = {claim_module(cid): cid for cid in CLAIMS}
     weights = weights or {}
     units, placed = [], set()
     for shared in SHARED_CACHE_MODULES:
@@ -205,8 +210,8 @@ def run_checks(profile="quick", jobs=None, claims=None, on_event=None, threads=N
                   ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "BOOLVERIFY_TEST_THREADS")}
     modules = theorem_modules()
     if claims:
-        wanted = {CLAIMS[c].theorem_file.split("/")[-1][:-3] for c in claims}
-        modules = [m for m in modules if m.split(".")[-1] in wanted]
+        wanted = {claim_module(c) for c in claims}
+        modules = [m for m in modules if m in wanted]
 
     started = time.time()
     groups = split_modules(modules, jobs, stored_durations())
@@ -409,5 +414,5 @@ def to_markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["PROFILES", "ClaimResult", "ClaimProgress", "stored_durations", "split_modules", "SHARED_CACHE_MODULES", "run_checks", "worker_threads", "MAX_WORKER_THREADS", "theorem_modules", "format_evidence", "format_test_evidence", "test_id",
+__all__ = ["PROFILES", "ClaimResult", "ClaimProgress", "stored_durations", "claim_module", "split_modules", "SHARED_CACHE_MODULES", "run_checks", "worker_threads", "MAX_WORKER_THREADS", "theorem_modules", "format_evidence", "format_test_evidence", "test_id",
            "to_markdown"]
