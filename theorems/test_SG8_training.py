@@ -32,10 +32,13 @@ each budget.
 
 Training together (exact, before the data). The runs a look adds to a cell are trained as one
 group by :func:`~verify.experiments.grouped_training.train_runs`: their parameters stacked, one
-``torch.func.vmap`` step for all of them (several times faster than a loop over small runs). A
-run's bits must not depend on its group: checked here, one seed trained alone (beside a copy,
-:data:`~verify.experiments.grouped_training.SMALLEST_GROUP`) and third in a group of three, and another
-first in one group and second in another, end with bit-identical parameters. They are not the
+``torch.func.vmap`` step for all of them (several times faster than a loop over small runs); the
+first looks of the cells that share N, steps and batch (PARITY and both controls at the long N;
+MAJORITY and FIRST) join the group of the first of them to be trained, each run with its own
+target. A run's bits must not depend on its group: checked here, one seed trained alone (beside a
+copy, :data:`~verify.experiments.grouped_training.SMALLEST_GROUP`) and third in a group of three
+with a run of another target, and another first in one group and second in another, end with
+bit-identical parameters. They are not the
 bits of :func:`~verify.experiments.training.train` run by run (a batched matrix product adds in
 another order, and float32 training carries such differences far), so the per-run numbers here
 are those of the grouped runs. Planted: a group's runs all drawing batches from the first
@@ -54,7 +57,8 @@ Planted: training on the caller's threads (mutant ``training_threads_unpinned``)
 Labels (exact). Every label the training loop used (every mini-batch of every run, through
 ``train_runs(on_batch=...)``), and the truth table the accuracies are computed against, are
 compared with the targets written out in this file in plain Python: strict majority of the
-bits, the first bit, the sum of the bits mod 2. Pass iff no label differs.
+bits, the first bit, the sum of the bits mod 2 (each distinct (string, label) pair once: a label
+is a function of its string, and a wrong one makes a pair of its own). Pass iff no label differs.
 
 Reported values (exact, before the rules use them). For every fixed-subset run the held-out
 set is the complement of the strings its training batches used (recorded through
@@ -143,7 +147,7 @@ from numeric.vocabulary import TRAINING_TARGETS
 from verify.common.seeds import seed, seed_offset
 from verify.common.tolerances import tolerance
 from verify.experiments.plans import SG8_FAST, SG8_FAST_DTYPE, SG8_FULL, SG8_PARITY_BUDGETS
-from verify.experiments.sg8_decisions import decide_at_looks, three_way
+from verify.experiments.sg8_decisions import decide_at_looks, runs_to_train, three_way, train_cell_runs
 from verify.experiments.grouped_training import SMALLEST_GROUP, train_runs
 from verify.experiments.training import TRAINING_THREADS, train
 from verify.stats.decisions import exact
@@ -166,19 +170,34 @@ def _by_definition(target, bits):
     raise ValueError(target)
 
 
+#: per (target, N): whether a (string index, label) pair equals the target's definition. A label
+#: is a function of its string, so a pair checked once is checked for every run: a wrong label
+#: makes a pair of its own, which is checked when first seen and counted wherever it recurs
+_PAIRS_CHECKED: dict = {}
+
+
 class _LabelAudit:
     """``on_batch`` callback of :func:`train`: compares every label used in training with
-    :func:`_by_definition` of the target on the same bits."""
+    :func:`_by_definition` of the target on the same bits (each distinct (string, label) pair
+    once, :data:`_PAIRS_CHECKED`)."""
 
     def __init__(self, target):
         self.target, self.checked, self.wrong = target, 0, 0
         self.seen = set()  # the string indices sum_n bit_n 2^n trained on
 
     def __call__(self, step, bits, labels):
-        for row, y in zip(bits.tolist(), labels.tolist()):
-            self.checked += 1
-            self.wrong += y != _by_definition(self.target, row)
-            self.seen.add(sum(int(b) << n for n, b in enumerate(row)))
+        N = bits.shape[-1]
+        index = (bits.to(torch.int64) << torch.arange(N)).sum(-1).tolist()
+        known = _PAIRS_CHECKED.setdefault((self.target, N), {})
+        rows = None
+        for j, pair in enumerate(zip(index, labels.tolist())):
+            ok = known.get(pair)
+            if ok is None:
+                rows = bits.tolist() if rows is None else rows
+                ok = known[pair] = pair[1] == _by_definition(self.target, rows[j])
+            self.wrong += not ok
+        self.checked += len(index)
+        self.seen.update(index)
 
 
 @torch.no_grad()
@@ -234,21 +253,24 @@ _TRAINED: dict = {}
 
 def _runs(name, n=None):
     """The first ``n`` runs of a cell (default: its first look) under the current seed base; the
-    runs not yet trained are trained now, together (:func:`train_runs`)."""
+    runs not yet trained are trained now, together (:func:`train_cell_runs`), with the first looks
+    of the cells not started yet that share the cell's N and options (:func:`runs_to_train`)."""
     n = SG8_FAST[name]["looks"][0] if n is None else n
-    have = _TRAINED.setdefault((name, seed_offset()), [])
-    if len(have) < n:
-        plan = dict(SG8_FAST[name])
-        target, N, first = plan.pop("target"), plan.pop("N"), plan.pop("first_seed")
-        plan.pop("looks")
-        audits = [_LabelAudit(target) for _ in range(len(have), n)]
-        results = train_runs(target, N, [seed(first + i) for i in range(len(have), n)], dtype=SG8_FAST_DTYPE,
-                             on_batch=audits, **plan)
-        for r, audit in zip(results, audits):
-            assert r.accuracy_exact and r.profile_exact and sum(r.profile) == 2**N
-            have.append(_Run(N, r.seed, r.accuracy, r.held_out_accuracy, r.mean_sensitivity, r.profile_fraction[0],
-                             audit.checked, audit.wrong, tuple(r.profile), _recomputed(r, audit)))
-    return tuple(have[:n])
+    trained = {cell: _TRAINED.setdefault((cell, seed_offset()), []) for cell in SG8_FAST}
+    wanted = runs_to_train(SG8_FAST, {cell: len(runs) for cell, runs in trained.items()}, name, n)
+    audits = {}
+
+    def audit(cell, i):
+        audits[cell, i] = _LabelAudit(SG8_FAST[cell]["target"])
+        return audits[cell, i]
+
+    for cell, results in train_cell_runs(SG8_FAST, wanted, dtype=SG8_FAST_DTYPE, on_batch=audit).items():
+        for i, r in zip(range(*wanted[cell]), results):
+            assert r.accuracy_exact and r.profile_exact and sum(r.profile) == 2**r.N
+            a = audits[cell, i]
+            trained[cell].append(_Run(r.N, r.seed, r.accuracy, r.held_out_accuracy, r.mean_sensitivity,
+                                      r.profile_fraction[0], a.checked, a.wrong, tuple(r.profile), _recomputed(r, a)))
+    return tuple(trained[name][:n])
 
 
 @functools.lru_cache(maxsize=None)
@@ -398,7 +420,7 @@ def test_design_and_pinned_training(evidence):
     algorithms off trains on ``TRAINING_THREADS`` thread(s) with deterministic algorithms (seen
     from inside, at every batch), gives the bits of the same run started at one thread, and hands
     the caller's settings back; and the runs trained together (:func:`train_runs`, as every cell is)
-    give each run the bits it gets alone, whatever the others and their order."""
+    give each run the bits it gets alone, whatever the others, their targets and their order."""
     _design(evidence)
     budget = {k: SG8_FAST["parity_long"][k] for k in ("N", "steps", "batch_size")}
     controls = {name: {k: SG8_FAST[name][k] for k in budget} for name in _CONTROLS}
@@ -407,8 +429,8 @@ def test_design_and_pinned_training(evidence):
     plan = SG8_FAST["parity01_long"]
     first = plan["first_seed"]
 
-    def trained(seeds, on_batch=None):
-        runs = train_runs(plan["target"], SG8.parity_short_N, [seed(first + i) for i in seeds], steps=SG8.fixed_steps,
+    def trained(seeds, on_batch=None, targets=None):
+        runs = train_runs(targets or plan["target"], SG8.parity_short_N, [seed(first + i) for i in seeds], steps=SG8.fixed_steps,
                           batch_size=plan["batch_size"], dtype=SG8_FAST_DTYPE, on_batch=on_batch)
         return [torch.cat([t.detach().reshape(-1) for t in r.model.state_dict().values()]) for r in runs]
 
@@ -433,12 +455,14 @@ def test_design_and_pinned_training(evidence):
     same = all(torch.equal(a, b) for a, b in zip(*outputs))
     evidence.decide(exact("trained parameters of two seeds, caller at one thread against two", "equal" if same
                           else "differ", "pass iff bit for bit equal", same))
-    # the group a run is trained in: run 1 alone, and third in a group with runs 2 and 0
-    alone, grouped = trained([1])[0], trained([2, 0, 1])
+    # the group a run is trained in: run 1 alone, and third in a group with runs 2 (of another
+    # target, as when cells share a group) and 0
+    alone = trained([1])[0]
+    grouped = trained([2, 0, 1], targets=["first", plan["target"], plan["target"]])
     same = torch.equal(alone, grouped[2]) and torch.equal(grouped[1], outputs[0][0])
     evidence.decide(exact(f"trained parameters of a run alone (beside copies up to {SMALLEST_GROUP}) and third in "
-                          "a group, and of a run first in one group and second in another", "equal" if same
-                          else "differ", "pass iff bit for bit equal", same))
+                          "a group with a run of another target, and of a run first in one group and second in "
+                          "another", "equal" if same else "differ", "pass iff bit for bit equal", same))
 
 
 @pytest.mark.parametrize("target", ["majority", "first"])

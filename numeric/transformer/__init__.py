@@ -24,7 +24,7 @@ from numeric.transformer._certified_volume import (
 from numeric.transformer._constructions import (
     AMPLITUDE, CONSTRUCTED, CONSTRUCTIONS, K_CONST, Construction, attention_sharpness, construct, construction_of,
 )
-from numeric.transformer._eval import fast_path_applies, strings, table_profile
+from numeric.transformer._eval import fast_evaluator, fast_path_applies, strings, table_profile
 from numeric.transformer._local_volume import (
     batched_outputs, check_batchable, kept_values, load_parameters, parameter_names, perturbation_chunks,
     perturbed_parameters, stacked_parameters, volume_point,
@@ -36,7 +36,8 @@ __all__ = [
     "EOS", "SCHEMES", "CONVENTIONS", "PRESET_SPECS", "TransformerConfig", "BooleanTransformer", "initialize_",
     "random_model", "preset_config", "preset_init", "readout_table", "check_init_scheme", "sinusoidal_positions",
     "ENUM_LIMIT", "evaluate_all", "evaluate_all_blowup", "boolean_table", "model_profile",
-    "margin_recognition", "max_influence", "random_profiles", "fast_path_applies", "strings", "table_profile",
+    "margin_recognition", "max_influence", "random_profiles", "fast_evaluator", "fast_path_applies", "strings",
+    "table_profile",
     "sampled_sensitivities", "neighbour_sensitivities", "sample_strings",
     "CONSTRUCTED", "CONSTRUCTIONS", "Construction", "construction_of", "AMPLITUDE", "K_CONST", "construct", "attention_sharpness",
     "batched_outputs", "check_batchable", "kept_values", "load_parameters", "parameter_names",

@@ -44,10 +44,10 @@ class _Outputs(torch.nn.Module):
         return self.model.run_bits(x, False, False)[0].reshape(-1)
 
 
-def fit_runs(models, target, N, pools, gens, *, steps, batch_size, loss, lr, weight_decay, dtype,
+def fit_runs(models, targets, N, pools, gens, *, steps, batch_size, loss, lr, weight_decay, dtype,
              device, seeds, on_batch=None) -> list[dict]:
-    r""":func:`~verify.experiments.training.fit` for several runs of one cell at once (the module
-    docstring); each run keeps its own data stream ``(pools[i], gens[i])``. A group smaller than
+    r""":func:`~verify.experiments.training.fit` for several runs of one shape at once (the module
+    docstring); run ``i`` keeps its own target ``targets[i]`` and data stream ``(pools[i], gens[i])``. A group smaller than
     :data:`SMALLEST_GROUP` is trained beside copies of its first run (whose results are dropped),
     since ``vmap`` over a single run takes other kernels than over several. ``on_batch``: ``None``
     or one callback per run. The trained parameters are written back into ``models``.
@@ -73,7 +73,7 @@ def fit_runs(models, target, N, pools, gens, *, steps, batch_size, loss, lr, wei
     t0 = time.perf_counter()
     for step in range(1, steps + 1):
         xs = [stream.next() for stream in streams]
-        ys = [labels(target, xb).to(device=device, dtype=dtype) for xb in xs]
+        ys = [labels(target, xb).to(device=device, dtype=dtype) for target, xb in zip(targets, xs)]
         if on_batch is not None:
             for callback, xb, yb in zip(on_batch, xs, ys):
                 callback(step, xb, yb)
@@ -83,7 +83,7 @@ def fit_runs(models, target, N, pools, gens, *, steps, batch_size, loss, lr, wei
         ell.sum().backward()
         opt.step()
         last = ell.detach()[:runs].tolist()
-        for value, seed in zip(last, seeds):
+        for value, seed, target in zip(last, seeds, targets):
             check_finite_loss(value, step, target, N, seed)
         if step % every == 0 or step == steps:
             for curve, value in zip(curves, last):
@@ -98,7 +98,7 @@ def fit_runs(models, target, N, pools, gens, *, steps, batch_size, loss, lr, wei
             for curve, value in zip(curves, last)]
 
 
-def train_runs(target: str, N: int, seeds, *, config=None, init: str = "xavier_uniform", steps: int = 400,
+def train_runs(target, N: int, seeds, *, config=None, init: str = "xavier_uniform", steps: int = 400,
                lr: float = DEFAULT_LR, weight_decay: float = 0.01, loss: str = "bce", batch_size: int = 128,
                train_strings: int | None = None, test_samples: int = 2**14, profile_samples: int = 2048,
                exact: bool | None = None, confidence: float = 0.95, dtype="float64", device="cpu",
@@ -106,7 +106,9 @@ def train_runs(target: str, N: int, seeds, *, config=None, init: str = "xavier_u
     """The runs of :func:`~verify.experiments.training.train` at each of ``seeds`` (same options), trained together by
     :func:`fit_runs` and each evaluated as :func:`~verify.experiments.training.train` evaluates: one :class:`TrainResult` per
     seed, in order. For the many small runs of one cell: one batched step of all the runs costs
-    far less than a step of each. ``on_batch``: ``None`` or one callback per seed (:func:`~verify.experiments.training.fit`).
+    far less than a step of each. ``target``: one target for every run, or a list of one per seed
+    (runs of several cells that share N and the options train as one group). ``on_batch``: ``None``
+    or one callback per seed (:func:`~verify.experiments.training.fit`).
     The transformer's layer norms need ``eps > 0`` here (the ``eps = 0`` check branches on the
     data, which ``vmap`` cannot)."""
     seeds = list(seeds) if isinstance(seeds, (list, tuple, range)) else seeds
@@ -114,10 +116,15 @@ def train_runs(target: str, N: int, seeds, *, config=None, init: str = "xavier_u
         raise InputError(f"seeds = {seeds!r}: expected a non-empty list of seeds")
     for i, s in enumerate(seeds):
         check_seed(s, f"seeds[{i}]")
+    targets = [target] * len(seeds) if isinstance(target, str) else target
+    if not isinstance(targets, (list, tuple)) or len(targets) != len(seeds):
+        raise InputError(f"target = {target!r}: expected a target or a list of one target per seed ({len(seeds)})")
+    for t in targets[1:]:
+        validate_options(t, N)
     if on_batch is not None and (not isinstance(on_batch, (list, tuple)) or len(on_batch) != len(seeds)):
         raise InputError(f"on_batch = <{type(on_batch).__name__}>: expected None or one callback per seed "
                          f"({len(seeds)})")
-    o = validate_options(target, N, init=init, seed=seeds[0], steps=steps, lr=lr,
+    o = validate_options(targets[0], N, init=init, seed=seeds[0], steps=steps, lr=lr,
                          weight_decay=weight_decay, loss=loss, batch_size=batch_size,
                          train_strings=train_strings, test_samples=test_samples,
                          profile_samples=profile_samples, exact=exact, confidence=confidence,
@@ -130,17 +137,17 @@ def train_runs(target: str, N: int, seeds, *, config=None, init: str = "xavier_u
             raise InputError("config.eps = 0: train_runs needs eps > 0 (the eps = 0 layer-norm check "
                              "branches on the data, which the batched runs cannot); use train")
         data = [training_data(N, s, train_strings) for s in seeds]
-        fitted = fit_runs(models, target, N, [pool for _, pool, _ in data], [gen for gen, _, _ in data],
+        fitted = fit_runs(models, targets, N, [pool for _, pool, _ in data], [gen for gen, _, _ in data],
                           steps=steps, batch_size=batch_size, loss=loss, lr=o["lr"],
                           weight_decay=o["weight_decay"], dtype=tdtype, device=dev, seeds=seeds,
                           on_batch=on_batch)
         out = []
-        for s, model, (_, pool, regime), fit_s in zip(seeds, models, data, fitted):
+        for s, target, model, (_, pool, regime), fit_s in zip(seeds, targets, models, data, fitted):
             fixed = pool if regime == "fixed subset" else None
             ev = evaluate(model, target, N, exact=o["exact"], seed=s, held_out_pool=fixed,
                           test_samples=test_samples, profile_samples=profile_samples,
                           confidence=o["confidence"], dtype=tdtype, device=dev, chunk=chunk)
-            out.append(train_result(dict(o, seed=s), init, cfg, regime, model, fixed, fit_s, ev))
+            out.append(train_result(dict(o, seed=s, target=target), init, cfg, regime, model, fixed, fit_s, ev))
     return out
 
 

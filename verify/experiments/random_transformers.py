@@ -14,7 +14,7 @@ import torch
 from numeric.transformer import (
     BooleanTransformer, boolean_table, evaluate_all, initialize_, margin_recognition, random_model,
 )
-from numeric.transformer import strings, table_profile
+from numeric.transformer import fast_evaluator, strings, table_profile
 from numeric.validation import check_int, check_ints, check_real, check_seed, reject
 from verify.experiments.transformer_records import (
     DensityRatios, ExactInfluenceMaxima, MarginCounts, ModelsSummary, NonconstantDraws, OptimisedMargin,
@@ -300,9 +300,18 @@ def sampled_influences(model, N: int, strings: int, positions: int, generator) -
     idx = pos.unsqueeze(-1)
     flipped.scatter_(2, idx, 1 - flipped.gather(2, idx))
     dev = model.tok.device
-    T0 = model(x.to(dev))
-    T1 = model(flipped.to(dev))
-    return (T1 - T0.unsqueeze(1)).abs().cpu()
+    flipped = flipped.reshape(-1, N)
+    T0, T1 = (_outputs(model, N, s.to(dev)) for s in (x, flipped))
+    return (T1.reshape(strings, positions) - T0.unsqueeze(1)).abs().cpu()
+
+
+def _outputs(model, N, x):
+    """``T(x)`` of the strings ``x``: the table-driven pass where it applies to ``model`` (about
+    three times faster at N = 256: no (N+1)^2 score tensors allocated per call), else, or where
+    it declines the strings, the model's own forward pass."""
+    fast = fast_evaluator(model, N, x.shape[0]) if isinstance(model, BooleanTransformer) else None
+    T = fast.run_bits(x) if fast is not None else None
+    return model(x) if T is None else T
 
 
 def _uniform_box_models(config, models, seed, B, device):

@@ -64,6 +64,54 @@ def decide_at_looks(estimand, looks, runs_up_to, hit, side, taken, stop=None):
     return decision
 
 
+def training_options(cell, steps=None):
+    """The options of :func:`~verify.experiments.grouped_training.train_runs` of a cell (all but its
+    target, N, looks and first seed); ``steps`` overrides the cell's (the smoke plan only)."""
+    options = {k: v for k, v in cell.items() if k not in ("target", "N", "looks", "first_seed")}
+    if steps is not None:
+        options["steps"] = steps
+    return options
+
+
+def runs_to_train(cells, counts, name, n):
+    """Which runs to train when cell ``name`` needs its first ``n``: ``{cell: (start, stop)}``, its own
+    missing runs and the first looks of the cells of ``cells`` not started yet (``counts[cell]`` = 0)
+    that share its N and training options. Those are trained anyway, and one group of all of them
+    costs less than a group per cell; a run's bits do not depend on its group."""
+    wanted = {name: (counts.get(name, 0), n)} if counts.get(name, 0) < n else {}
+    if not wanted:
+        return wanted
+    shape = (cells[name]["N"], training_options(cells[name]))
+    for other, cell in cells.items():
+        if other != name and not counts.get(other, 0) and (cell["N"], training_options(cell)) == shape:
+            wanted[other] = (0, cell["looks"][0])
+    return wanted
+
+
+def train_cell_runs(cells, wanted, *, dtype, steps=None, on_batch=None) -> dict:
+    """Runs ``start .. stop - 1`` of each cell of ``wanted`` (``{cell: (start, stop)}``; run ``i`` of a
+    cell has the seed ``seed(first_seed + i)``), the cells that share N and training options trained
+    as one group (:func:`~verify.experiments.grouped_training.train_runs`). ``on_batch``: ``None`` or
+    ``on_batch(cell, i)`` giving run ``i``'s callback. Returns ``{cell: [TrainResult, ...]}``."""
+    from verify.experiments.grouped_training import train_runs
+
+    groups: dict = {}
+    for name in wanted:
+        key = repr((cells[name]["N"], training_options(cells[name], steps)))
+        groups.setdefault(key, []).append(name)
+    out = {name: [] for name in wanted}
+    for names in groups.values():
+        owners = [(name, i) for name in names for i in range(*wanted[name])]
+        callbacks = None if on_batch is None else [on_batch(name, i) for name, i in owners]
+        first = cells[names[0]]
+        results = train_runs([cells[name]["target"] for name, _ in owners], first["N"],
+                             [seed(cells[name]["first_seed"] + i) for name, i in owners], dtype=dtype,
+                             on_batch=callbacks, **training_options(first, steps))
+        for (name, _), r in zip(owners, results):
+            out[name].append(r)
+    return out
+
+
 def _record(name, r):
     return {"cell": name, "target": r.target, "N": r.N, "seed": r.seed, "steps": r.steps,
             "batch_size": r.batch_size, "dtype": r.dtype, "accuracy": r.accuracy,
@@ -77,26 +125,25 @@ def run_sg8_decisions(cells, *, dtype=SG8.dtype, steps=None,
     """Train the cells of ``cells`` (a plan shaped like :data:`~verify.experiments.plans.SG8_FAST`)
     look by look and decide each as the claim does; ``steps`` overrides every cell's steps (the
     smoke plan only). Returns the results file's content (without provenance)."""
-    from verify.experiments.grouped_training import train_runs
+    out, runs = {}, {name: [] for name in cells}
 
-    out, runs = {}, {}
+    def quantity_of(cell):
+        return "held_out_accuracy" if _held_out_cell(cell) else "accuracy"
+
     for name, cell in cells.items():
         looks, side = tuple(cell["looks"]), SG8.design_side[name]
-        quantity = "held_out_accuracy" if _held_out_cell(cell) else "accuracy"
+        quantity = quantity_of(cell)
         threshold = SG8.learned_held_out if _held_out_cell(cell) else SG8.learned_parity
-        options = {k: v for k, v in cell.items() if k not in ("target", "N", "looks", "first_seed")}
-        if steps is not None:
-            options["steps"] = steps
-        trained = runs[name] = []
+        trained = runs[name]
 
-        def runs_up_to(n, name=name, cell=cell, options=options, trained=trained):
-            if len(trained) < n:
-                new = train_runs(cell["target"], cell["N"], [seed(cell["first_seed"] + i) for i in range(len(trained), n)],
-                                 dtype=dtype, **options)
-                trained += [_record(name, r) for r in new]
+        def runs_up_to(n, name=name, trained=trained):
+            wanted = runs_to_train(cells, {c: len(r) for c, r in runs.items()}, name, n)
+            for other, new in train_cell_runs(cells, wanted, dtype=dtype, steps=steps).items():
+                runs[other] += [_record(other, r) for r in new]
                 if progress is not None:
-                    best = max(r[quantity] for r in trained[-len(new):])
-                    progress(f"{name} N={cell['N']} runs {len(trained) - len(new) + 1}-{n}: best {quantity} {best:.4f}")
+                    q, stop = quantity_of(cells[other]), wanted[other][1]
+                    best = max(getattr(r, q) for r in new)
+                    progress(f"{other} N={cells[other]['N']} runs {wanted[other][0] + 1}-{stop}: best {q} {best:.4f}")
             return trained[:n]
 
         taken = []
@@ -123,4 +170,5 @@ def run_sg8_decisions(cells, *, dtype=SG8.dtype, steps=None,
             "decisions": out}
 
 
-__all__ = ["PROFILE_CELLS", "three_way", "decide_at_looks", "run_sg8_decisions"]
+__all__ = ["PROFILE_CELLS", "three_way", "decide_at_looks", "training_options", "runs_to_train", "train_cell_runs",
+           "run_sg8_decisions"]

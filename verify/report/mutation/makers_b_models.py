@@ -412,9 +412,9 @@ def subset_with_replacement(original):
 
 
 def runs_share_first_stream(original):
-    def fit_runs(models, target, N, pools, gens, **kw):
+    def fit_runs(models, targets, N, pools, gens, **kw):
         # every run of the group drawn from run 0's data stream: a run's batches depend on its group
-        return original(models, target, N, [pools[0]] * len(pools), [gens[0]] * len(gens), **kw)
+        return original(models, targets, N, [pools[0]] * len(pools), [gens[0]] * len(gens), **kw)
     return fit_runs
 
 
