@@ -84,8 +84,15 @@ def _gradient_at_the_floor(d, m, support, gen, repeats):
     def one_pass():
         population_grad(V, th, tt, support, path="one-pass")
 
+    def compiled():
+        population_grad(V, th, tt, support, path="compiled")
+
+    t0 = time.perf_counter()
+    compiled()      # compiled here (the process's first compilation), not in the timings
+    first_compiled = time.perf_counter() - t0
     fns = {"floor": floor, "one_read": one_read, "grad": lambda: population_grad(V, th, tt, support),
-           "one_pass": one_pass, "two_pass": two_pass, "autograd": _autograd_gradient(V, th, tt, support)}
+           "one_pass": one_pass, "two_pass": two_pass, "compiled": compiled,
+           "autograd": _autograd_gradient(V, th, tt, support)}
     med, cmed = _interleaved(fns, repeats)
     res = dict(d=d, m=m, t_floor=med["floor"], t_grad=med["grad"], t_autograd=med["autograd"],
                cpu_floor=cmed["floor"], cpu_grad=cmed["grad"], cpu_autograd=cmed["autograd"],
@@ -95,6 +102,9 @@ def _gradient_at_the_floor(d, m, support, gen, repeats):
 
     ran = resolve_path()
     res["path"], res["path_reason"], res["block_bytes"] = ran.path, ran.reason, ran.block_bytes
+    res["t_compiled"], res["cpu_compiled"] = med["compiled"], cmed["compiled"]
+    res["t_first_compiled_large"] = first_compiled
+    res["compiled_over_one_read"] = res["t_compiled"] / res["t_one_read"]
     res["one_over_two_pass"] = res["t_one_pass"] / res["t_two_pass"]
     res["faster_path"] = choose_path(None, measured_ratio=res["one_over_two_pass"]).path
     res["default_is_faster"] = res["faster_path"] == ran.path
@@ -160,17 +170,26 @@ def _small_d_gradients(m, support, gen, repeats, ds=(100, 1000, 10 ** 4)):
         th, tt = sample_init(m, generator=gen)
 
         fns = {"grad": lambda: population_grad(V, th, tt, support),
+               "compiled": lambda: population_grad(V, th, tt, support, path="compiled"),
                "autograd": _autograd_gradient(V, th, tt, support)}
+        t0 = time.perf_counter()
+        population_grad(V, th, tt, support, path="compiled")      # compiled here, not in the timings
+        first_compiled_call = time.perf_counter() - t0
         jax_run = _jax_gradient(V, th, tt, support)
         if jax_run is not None:
             fns["jax"] = jax_run
         med, _ = _interleaved(fns, max(repeats, 50))
+        ours = torch.cat(population_grad(V, th, tt, support))
+        compiled = torch.cat(population_grad(V, th, tt, support, path="compiled"))
         row = {"d": d, "m": m, "t_grad": med["grad"], "t_autograd": med["autograd"],
-               "grad_over_autograd": med["grad"] / med["autograd"]}
+               "grad_over_autograd": med["grad"] / med["autograd"], "t_compiled": med["compiled"],
+               "compiled_over_autograd": med["compiled"] / med["autograd"],
+               "t_first_compiled_call": first_compiled_call,
+               "compiled_rel_diff": float((compiled - ours).abs().max() / ours.abs().max())}
         if "jax" in med:
-            ours = torch.cat(population_grad(V, th, tt, support))
             theirs = torch.cat([torch.as_tensor(np.asarray(g)) for g in jax_run()])
             row.update(t_jax=med["jax"], grad_over_jax=med["grad"] / med["jax"], jax=jax_run.version,
+                       compiled_over_jax=med["compiled"] / med["jax"],
                        jax_rel_diff=float((ours - theirs).abs().max() / ours.abs().max()))
         rows.append(row)
     return {"small_d": rows}
@@ -279,6 +298,8 @@ def main(argv=None):
     print(f"  two-pass path (forced)      : {r['t_two_pass'] * 1e3:9.1f} / {r['cpu_two_pass'] * 1e3:.1f} ms"
           f"   one/two {r['one_over_two_pass']:.2f}: {r['faster_path']} is faster here; default "
           f"{'is' if r['default_is_faster'] else 'is NOT'} the faster path")
+    print(f"  compiled path (forced)      : {r['t_compiled'] * 1e3:9.1f} / {r['cpu_compiled'] * 1e3:.1f} ms"
+          f"   over one read {r['compiled_over_one_read']:.2f}")
     print(f"  autograd through closed form: {r['t_autograd'] * 1e3:9.1f} / "
           f"{r['cpu_autograd'] * 1e3:.1f} ms   speed-up {r['speedup_over_autograd']:.2f}x / "
           f"{r['cpu_speedup_over_autograd']:.2f}x")
@@ -294,6 +315,9 @@ def main(argv=None):
                else "   JAX not installed")
         print(f"  d = {row['d']:>6}: population_grad {row['t_grad'] * 1e6:7.0f} us   autograd "
               f"{row['t_autograd'] * 1e6:7.0f} us   ratio {row['grad_over_autograd']:.2f}{jax}")
+        cjax = f", over JAX {row['compiled_over_jax']:.2f}" if "t_jax" in row else ""
+        print(f"  {'':>10}  path='compiled' {row['t_compiled'] * 1e6:7.0f} us   over autograd "
+              f"{row['compiled_over_autograd']:.2f}{cjax}   (first call {row['t_first_compiled_call']:.1f} s)")
     return r
 
 

@@ -17,8 +17,15 @@ for that block, or a measured ratio (``t_one_pass / t_two_pass`` >= 1, e.g. from
 ``python -m bench.xor``), selects the two-pass path. An unknown cache size keeps the one pass
 with a 1 MiB block (it fits the L2 of every current server core).
 
+A third path, ``"compiled"``, is never chosen by ``auto``: the two-pass closed form compiled by
+``torch.compile`` (inductor's C++ kernels, every elementwise step fused), built at its first use in
+a process (about 25 s with a cold inductor cache, a few seconds warm) and again for each new
+support, dtype or batch rank (dynamo keeps a few such versions, then runs the eager two-pass code).
+Where many calls share one support it is the fastest path at small d, where the eager paths pay a
+kernel dispatch per step (``python -m bench.xor``, docs/performance.md).
+
 Forcing a path: the ``path`` argument of ``population_grad``, else the environment variable
-``BOOLVERIFY_GRAD_PATH`` (``one-pass``, ``two-pass`` or ``auto``).
+``BOOLVERIFY_GRAD_PATH`` (``one-pass``, ``two-pass``, ``compiled`` or ``auto``).
 """
 
 from __future__ import annotations
@@ -32,7 +39,10 @@ from numeric.validation import reject
 
 #: environment variable that forces a path (``one-pass``, ``two-pass``, ``auto``)
 ENV_VAR = "BOOLVERIFY_GRAD_PATH"
+#: the paths ``auto`` chooses between
 PATHS = ("one-pass", "two-pass")
+#: the compiled two-pass path (only where asked for)
+COMPILED = "compiled"
 MAX_BLOCK_BYTES = 1 << 24
 MIN_BLOCK_BYTES = 1 << 20
 #: the one-pass block is at most this share of the last-level cache
@@ -118,7 +128,7 @@ def machine_choice() -> PathChoice:
 
 
 def resolve_path(path: str | None = None, device_type: str = "cpu", V_bytes: int | None = None) -> PathChoice:
-    """The path to run: ``path`` if given (``one-pass``, ``two-pass``, ``auto``), else
+    """The path to run: ``path`` if given (``one-pass``, ``two-pass``, ``compiled``, ``auto``), else
     ``BOOLVERIFY_GRAD_PATH``, else :func:`machine_choice` (on the CPU; a GPU runs the one pass,
     whose blocks it sizes itself). On the CPU a ``V`` of ``V_bytes`` <= :data:`MIN_BLOCK_BYTES`
     stays in cache between the two passes, so ``auto`` runs the two-pass path there: fewer,
@@ -126,8 +136,8 @@ def resolve_path(path: str | None = None, device_type: str = "cpu", V_bytes: int
     source = "argument"
     if path is None:
         path, source = os.environ.get(ENV_VAR) or "auto", ENV_VAR
-    if path not in (*PATHS, "auto"):
-        reject("path" if source == "argument" else ENV_VAR, path, "'one-pass', 'two-pass' or 'auto'")
+    if path not in (*PATHS, COMPILED, "auto"):
+        reject("path" if source == "argument" else ENV_VAR, path, "'one-pass', 'two-pass', 'compiled' or 'auto'")
     auto = machine_choice()
     if path == "auto" and device_type != "cpu":
         return PathChoice("one-pass", auto.block_bytes, f"{device_type}: one pass")

@@ -88,26 +88,35 @@ def profile_theorems_table(data) -> str:
 
 
 def xor_small_d_table(data) -> str:
-    """``python -m bench.xor``'s small-d rows: ``population_grad`` against plain torch autograd
-    through the closed form and a jitted JAX gradient (when the run had JAX), and the large-d
-    gradient over one read of ``V``, with the machine named."""
+    """``python -m bench.xor``'s small-d rows: ``population_grad`` (the default path and the
+    compiled one) against plain torch autograd through the closed form and a jitted JAX gradient
+    (when the run had JAX), and the large-d gradient over one read of ``V``, with the machine named."""
     r = data.json(XOR)
     rows = []
     for row in r.get("small_d", []):
-        jax = (f"{row['t_jax'] * 1e6:.0f}", f"{row['grad_over_jax']:.2f}") if "t_jax" in row else ("–", "–")
-        rows.append([f"{row['d']}", f"{row['m']}", f"{row['t_grad'] * 1e6:.0f}", f"{row['t_autograd'] * 1e6:.0f}",
-                     f"{row['grad_over_autograd']:.2f}", *jax])
-    table = markdown_table(["d", "m", "population_grad (µs)", "torch autograd (µs)", "ratio (goal ≤ 1.3)",
-                            "jitted JAX (µs)", "ratio (goal ≤ 1.5)"], rows)
+        has_jax = "t_jax" in row
+        rows.append([f"{row['d']}", f"{row['m']}", f"{row['t_autograd'] * 1e6:.0f}",
+                     f"{row['t_jax'] * 1e6:.0f}" if has_jax else "–",
+                     f"{row['t_grad'] * 1e6:.0f}", f"{row['grad_over_autograd']:.2f}",
+                     f"{row['grad_over_jax']:.2f}" if has_jax else "–",
+                     f"{row['t_compiled'] * 1e6:.0f}", f"{row['compiled_over_autograd']:.2f}",
+                     f"{row['compiled_over_jax']:.2f}" if has_jax else "–"])
+    table = markdown_table(["d", "m", "torch autograd (µs)", "jitted JAX (µs)", "population_grad, auto (µs)",
+                            "over autograd (goal ≤ 1.3)", "over JAX (goal ≤ 1.5)", "path='compiled' (µs)",
+                            "over autograd", "over JAX"], rows)
     jax = next((row for row in r.get("small_d", []) if "jax" in row), None)
     peer = (f"JAX {jax['jax']}; its gradient differs from population_grad by at most "
             f"{max(row['jax_rel_diff'] for row in r['small_d'] if 'jax' in row):.1e} of the largest component"
             if jax else "JAX was not installed")
+    compiled = max(row["compiled_rel_diff"] for row in r["small_d"])
+    first = max(row["t_first_compiled_call"] for row in r["small_d"])
     faster = "it is" if r["default_is_faster"] else f"the {r['faster_path']} path is faster here"
-    return (f"{r['machine']}, {r['date']} ({peer}):\n{table}\nAt d = {r['d']}, m = {r['m']} the gradient takes "
+    return (f"{r['machine']}, {r['date']} ({peer}; the compiled path differs from the default by at most "
+            f"{compiled:.1e} of the largest component, and its compilation at the run's first call took "
+            f"{r.get('t_first_compiled_large', first):.1f} s):\n{table}\nAt d = {r['d']}, m = {r['m']} the gradient takes "
             f"**{r['grad_over_one_read']:.2f}x** one read of V (goal ≤ 2.0) on the path run by default, "
             f"{r['path']} ({r['path_reason']}); the two-pass path takes {r['two_pass_over_one_read']:.2f}x "
-            f"({faster}).")
+            f"({faster}), the compiled path {r['compiled_over_one_read']:.2f}x.")
 
 
 __all__ = ["PROFILE", "XOR", "profile_setting", "profile_check_table", "profile_theorems_table", "xor_small_d_table"]
