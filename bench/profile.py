@@ -11,7 +11,8 @@ Medians over the repeats are what the tables give (a shared machine moves single
 of percent); every single time is recorded too. The machine should run nothing else: the
 record names its CPU and core count, and ``--only check`` or ``--only theorems`` runs one part.
 ``--previous`` keeps the measurement already in the ``--json`` file (with its provenance) under
-``"previous"``: the before of a change, beside the after.
+``"previous"``: the before of a change, beside the after; ``--keep-previous`` keeps the file's
+``"previous"`` as it is (the same before, measured after more work).
 """
 
 from __future__ import annotations
@@ -98,17 +99,26 @@ def main(argv=None):
     ap.add_argument("--previous", action="store_true",
                     help="keep the measurement already in the --json file, with its provenance, as the "
                          "previous one (the 'before' of a change; its own previous one is dropped)")
+    ap.add_argument("--keep-previous", action="store_true",
+                    help="keep the previous measurement already in the --json file as it is (the 'before' "
+                         "of a change measured again after more work)")
     args = ap.parse_args(argv)
     if args.repeats < 1:
         ap.error(f"--repeats = {args.repeats}: expected an integer >= 1")
-    if args.previous and not args.json:
-        ap.error("--previous needs --json FILE (the file whose measurement becomes the previous one)")
+    if (args.previous or args.keep_previous) and not args.json:
+        ap.error("--previous and --keep-previous need --json FILE (the file that holds the previous one)")
+    if args.previous and args.keep_previous:
+        ap.error("--previous and --keep-previous exclude each other")
     from verify.common.provenance import cpu_model
 
     res = {"cpu": cpu_model(), "cores": os.cpu_count(), "repeats": args.repeats}
     if args.previous and Path(args.json).is_file():
         # read before the runs: the file is replaced at the end
         res["previous"] = {k: v for k, v in json.loads(Path(args.json).read_text()).items() if k != "previous"}
+    if args.keep_previous and Path(args.json).is_file():
+        kept = json.loads(Path(args.json).read_text()).get("previous")
+        if kept is not None:
+            res["previous"] = kept
     if args.only in (None, "check"):
         extra = [a for cid in args.claim or () for a in ("--claim", cid)]
         res["check"] = profile_check(args.repeats, extra)
