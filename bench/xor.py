@@ -18,18 +18,26 @@ All numbers are measured in one run and reported as ratios (medians of repeats):
    (``grad_over_autograd``, goal <= 1.3) and, where JAX is installed (a bench-only optional
    peer, never a dependency), over a jitted JAX gradient of it (``grad_over_jax``, goal <= 1.5).
 
-Not a test: nothing here asserts on wall-clock time.
+6. The compiled path (``path="compiled"``) beside the default at small ``d`` and at ``d = 10^6``,
+   and the pull-back ``W V`` on torch's BLAS against numpy's. The full run records this
+   machine's measured choices (one or two passes, which BLAS for the pull-back) in the
+   calibration file that ``auto`` reads (:mod:`numeric.xor`).
+
+Not a test: nothing here asserts on wall-clock time. numpy's BLAS runs on one thread (set here
+before numpy is loaded, unless ``OPENBLAS_NUM_THREADS`` is set), as torch's does by default.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
-import platform
+import os
 import statistics
 import time
 
-import torch
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import torch  # noqa: E402  (after the BLAS thread setting)
 
 
 def median_time(fn, repeats, warmup=1):
@@ -87,11 +95,17 @@ def _gradient_at_the_floor(d, m, support, gen, repeats):
     def compiled():
         population_grad(V, th, tt, support, path="compiled")
 
+    from numeric.xor import weight_pullback
+
+    W2 = torch.stack((w, w.flip(0)))
+
     t0 = time.perf_counter()
     compiled()      # compiled here (the process's first compilation), not in the timings
     first_compiled = time.perf_counter() - t0
     fns = {"floor": floor, "one_read": one_read, "grad": lambda: population_grad(V, th, tt, support),
            "one_pass": one_pass, "two_pass": two_pass, "compiled": compiled,
+           "pullback_torch": lambda: weight_pullback(V, W2, "torch"),
+           "pullback_numpy": lambda: weight_pullback(V, W2, "numpy"),
            "autograd": _autograd_gradient(V, th, tt, support)}
     med, cmed = _interleaved(fns, repeats)
     res = dict(d=d, m=m, t_floor=med["floor"], t_grad=med["grad"], t_autograd=med["autograd"],
@@ -102,6 +116,8 @@ def _gradient_at_the_floor(d, m, support, gen, repeats):
 
     ran = resolve_path()
     res["path"], res["path_reason"], res["block_bytes"] = ran.path, ran.reason, ran.block_bytes
+    res["t_pullback_torch"], res["t_pullback_numpy"] = med["pullback_torch"], med["pullback_numpy"]
+    res["pullback_numpy_over_torch"] = med["pullback_numpy"] / med["pullback_torch"]
     res["t_compiled"], res["cpu_compiled"] = med["compiled"], cmed["compiled"]
     res["t_first_compiled_large"] = first_compiled
     res["compiled_over_one_read"] = res["t_compiled"] / res["t_one_read"]
@@ -237,19 +253,9 @@ def _batched_seeds(d2, m, seeds, support, gen, repeats):
 
 def cpu_description() -> str:
     """The CPU's model name and last-level cache, as the OS reports them."""
-    from numeric.xor import cache_sizes
+    from numeric.xor import machine_key
 
-    name = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), name)
-    except OSError:
-        pass
-    sizes = cache_sizes()
-    if sizes:
-        level = max(sizes)
-        name += f", L{level} {sizes[level] / (1 << 20):.4g} MiB"
-    return name
+    return machine_key()
 
 
 def run(threads=1, quick=False, repeats=7):
@@ -263,6 +269,13 @@ def run(threads=1, quick=False, repeats=7):
     support = (3, 17)
     floor, th, tt = _gradient_at_the_floor(d, m, support, gen, repeats)
     res.update(floor)
+    if not quick:
+        # the measured choice of later processes' auto path (numeric.xor._path)
+        from numeric.xor import write_calibration
+
+        res["calibration_file"] = str(write_calibration(
+            res["one_over_two_pass"], pullback_numpy_over_torch=res["pullback_numpy_over_torch"], d=d, m=m,
+            date=res["date"]))
     d2 = 10 ** 4 if not quick else 2000
     res.update(_against_monte_carlo(d2, m, th, tt, support, gen, repeats))
     res.update(_batched_seeds(d2, m, 256 if not quick else 32, support, gen, repeats))
@@ -298,6 +311,8 @@ def main(argv=None):
     print(f"  two-pass path (forced)      : {r['t_two_pass'] * 1e3:9.1f} / {r['cpu_two_pass'] * 1e3:.1f} ms"
           f"   one/two {r['one_over_two_pass']:.2f}: {r['faster_path']} is faster here; default "
           f"{'is' if r['default_is_faster'] else 'is NOT'} the faster path")
+    print(f"  pull-back W V, torch / numpy: {r['t_pullback_torch'] * 1e3:9.1f} / {r['t_pullback_numpy'] * 1e3:.1f} ms"
+          f"   (numpy over torch {r['pullback_numpy_over_torch']:.2f}; the calibration picks the faster)")
     print(f"  compiled path (forced)      : {r['t_compiled'] * 1e3:9.1f} / {r['cpu_compiled'] * 1e3:.1f} ms"
           f"   over one read {r['compiled_over_one_read']:.2f}")
     print(f"  autograd through closed form: {r['t_autograd'] * 1e3:9.1f} / "

@@ -67,21 +67,26 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from numeric.xor._attention import AttentionMap
 from numeric.validation import reject
 from numeric.xor._forms import ClosedFormState
+from numeric.xor._path import pullback_backend
 
 PULLBACK_BLOCK_BYTES = 1 << 19      # rows of V per block in the pull-back: ~512 KiB (cache)
 
 
-def weight_pullback(V, W):
+def weight_pullback(V, W, backend=None):
     """``W V``: (*batch, 2, d) x (*batch, d, m) -> (*batch, 2, m), one pass over ``V``.
 
     On CPU the product is accumulated over blocks of rows of ``V`` that stay in cache, so
     that both heads use each block while it is hot (a single ``(2, d) x (d, m)`` GEMM streams
-    ``V`` about twice on this CPU build: measured in ``bench/xor.py``).
+    ``V`` about twice on this CPU build: measured in ``bench/xor.py``). ``backend``: the library
+    whose BLAS runs the blocks of an unbatched ``V`` (``None``: this machine's measured choice,
+    :func:`numeric.xor._path.pullback_backend`; torch's MKL took twice numpy's OpenBLAS time on
+    an AMD EPYC).
     """
     d, m = V.shape[-2], V.shape[-1]
     rows = max(64, PULLBACK_BLOCK_BYTES // (m * V.element_size()))
@@ -91,6 +96,12 @@ def weight_pullback(V, W):
         Wf = W.reshape(-1, d)
         if Wf.shape[0] > 8:                      # many queries: the GEMM is efficient
             return torch.matmul(W, V)
+        if (backend or pullback_backend()) == "numpy" and not (V.requires_grad or W.requires_grad):
+            Vn, Wn = V.numpy(), Wf.numpy()
+            acc = np.zeros((Wf.shape[0], m), dtype=Vn.dtype)
+            for s in range(0, d, rows):
+                acc += Wn[:, s:s + rows] @ Vn[s:s + rows]
+            return torch.from_numpy(acc).reshape(*W.shape[:-1], m)
         out = torch.zeros(Wf.shape[0], m, dtype=V.dtype, device=V.device)
         for s in range(0, d, rows):
             out.addmm_(Wf[:, s:s + rows], V[s:s + rows])

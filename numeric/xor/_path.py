@@ -8,7 +8,13 @@ Two paths give the same gradient within the tolerance table (:mod:`numeric.xor`)
 - ``"two-pass"``: the full-vector path, logits of all rows then the pull-back ``W V``: ``V`` is
   read twice from memory, in two plain GEMM-like passes that need no cache.
 
-The choice is a pure function of the last-level cache size (:func:`choose_path`): the one-pass
+The choice is measured where this machine has been measured: ``python -m bench.xor`` times both
+paths at d = 10^6 and records their ratio in a calibration file (:func:`write_calibration`;
+``~/.cache/boolverify/grad_path.json``, or the file named by ``BOOLVERIFY_GRAD_CALIBRATION``),
+keyed by the CPU's model and last-level cache, and ``auto`` takes the faster path from it. Without
+a calibration of this machine the choice is a pure function of the last-level cache size
+(:func:`choose_path`), an assumption that was right on an Intel Xeon and wrong on an AMD EPYC
+(docs/performance.md): the one-pass
 block is a quarter of that cache (so that it survives the other cores' traffic and the moments
 GEMM), at most :data:`MAX_BLOCK_BYTES` (16 MiB: past it, bigger blocks gain nothing) and at
 least :data:`MIN_BLOCK_BYTES` (below 1 MiB the per-block calls and thin GEMMs cost more than the
@@ -17,8 +23,9 @@ for that block, or a measured ratio (``t_one_pass / t_two_pass`` >= 1, e.g. from
 ``python -m bench.xor``), selects the two-pass path. An unknown cache size keeps the one pass
 with a 1 MiB block (it fits the L2 of every current server core).
 
-A third path, ``"compiled"``, is never chosen by ``auto``: the two-pass closed form compiled by
-``torch.compile`` (inductor's C++ kernels, every elementwise step fused), built at its first use in
+A third path, ``"compiled"``, is never chosen by ``auto``: the two-pass path whose O(d) closed form
+between the two products with ``V`` is compiled by ``torch.compile`` (inductor's C++ kernels, its
+elementwise steps fused into a few loops; the products stay the eager path's), built at its first use in
 a process (about 25 s with a cold inductor cache, a few seconds warm) and again for each new
 support, dtype or batch rank (dynamo keeps a few such versions, then runs the eager two-pass code).
 Where many calls share one support it is the fastest path at small d, where the eager paths pay a
@@ -31,7 +38,9 @@ Forcing a path: the ``path`` argument of ``population_grad``, else the environme
 from __future__ import annotations
 
 import functools
+import json
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,11 +129,104 @@ def _block_for(llc_bytes):
     return block
 
 
+#: environment variable naming the calibration file (default :data:`CALIBRATION_FILE`)
+CALIBRATION_VAR = "BOOLVERIFY_GRAD_CALIBRATION"
+CALIBRATION_FILE = Path.home() / ".cache" / "boolverify" / "grad_path.json"
+
+
+def calibration_file() -> Path:
+    """The calibration file: ``BOOLVERIFY_GRAD_CALIBRATION`` if set, else :data:`CALIBRATION_FILE`."""
+    value = os.environ.get(CALIBRATION_VAR, "").strip()
+    return Path(value) if value else CALIBRATION_FILE
+
+
+@functools.lru_cache(maxsize=1)
+def machine_key() -> str:
+    """This machine's CPU model and last-level cache, as the OS reports them (the calibration's key)."""
+    name = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), name)
+    except OSError:
+        pass
+    sizes = cache_sizes()
+    if sizes:
+        level = max(sizes)
+        name += f", L{level} {sizes[level] / (1 << 20):.4g} MiB"
+    return name
+
+
+@functools.lru_cache(maxsize=4)
+def _calibration_of(path: Path, key: str, stamp: int) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and data.get("machine") == key else {}
+
+
+def calibration(path: Path | None = None) -> dict:
+    """This machine's calibration (the file's content where its ``machine`` is this one, else {});
+    read again only when the file changes."""
+    path = calibration_file() if path is None else Path(path)
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return {}
+    return _calibration_of(path, machine_key(), stamp)
+
+
+def _positive(value):
+    ok = not isinstance(value, bool) and isinstance(value, (int, float)) and 0 < value < float("inf")
+    return float(value) if ok else None
+
+
+def read_calibration(path: Path | None = None) -> float | None:
+    """The measured ``t_one_pass / t_two_pass`` of this machine from the calibration file, or None
+    where there is none for it (no file, another machine's, unreadable)."""
+    return _positive(calibration(path).get("one_over_two_pass"))
+
+
+#: the libraries whose matrix product the pull-back ``W V`` can run on (CPU, float64/float32)
+PULLBACK_BACKENDS = ("torch", "numpy")
+
+
+def pullback_backend() -> str:
+    """The library for the pull-back ``W V`` on the CPU: the faster one of :data:`PULLBACK_BACKENDS`
+    as measured on this machine (calibration ``pullback_numpy_over_torch`` < 1 picks numpy's BLAS),
+    else torch's."""
+    ratio = _positive(calibration().get("pullback_numpy_over_torch"))
+    return "numpy" if ratio is not None and ratio < 1 else "torch"
+
+
+def write_calibration(one_over_two_pass: float, path: Path | None = None, **measured) -> Path:
+    """Record this machine's measured ``t_one_pass / t_two_pass`` (and what else was ``measured``,
+    e.g. ``pullback_numpy_over_torch``) in the calibration file, atomically; later processes'
+    ``auto`` takes the faster path (and :func:`pullback_backend` the faster library)."""
+    if isinstance(one_over_two_pass, bool) or not isinstance(one_over_two_pass, (int, float)) \
+            or not 0 < one_over_two_pass < float("inf"):
+        reject("one_over_two_pass", one_over_two_pass, "a positive finite ratio of two times")
+    path = calibration_file() if path is None else Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps({"machine": machine_key(), "one_over_two_pass": float(one_over_two_pass), **measured},
+                      indent=1)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
 @functools.lru_cache(maxsize=1)
 def machine_choice() -> PathChoice:
-    """:func:`choose_path` for this machine's last-level cache (read once per process)."""
+    """:func:`choose_path` for this machine: from its calibration where there is one
+    (:func:`read_calibration`), else from its last-level cache (read once per process)."""
     sizes = cache_sizes()
-    return choose_path(sizes[max(sizes)] if sizes else None)
+    return choose_path(sizes[max(sizes)] if sizes else None, measured_ratio=read_calibration())
 
 
 def resolve_path(path: str | None = None, device_type: str = "cpu", V_bytes: int | None = None) -> PathChoice:

@@ -29,7 +29,7 @@ from numeric.xor._attention import ATTENTION_MAPS, attention_map_of, map_uncheck
 from numeric.validation import (check_device, check_dtype, check_finite, check_float_tensor, check_int,
                                 check_like, check_real, check_support, check_tensor_storage, reject)
 from numeric.xor._blocks import block_rows, one_pass_grad, slices, sums_pass, weight_pullback
-from numeric.xor._path import COMPILED, resolve_path
+from numeric.xor._path import COMPILED, MIN_BLOCK_BYTES, resolve_path
 from numeric.xor._forms import ClosedFormState
 
 
@@ -76,6 +76,17 @@ def head_logits(V, theta, theta_tilde, batch):
     (a NaN or inf entry always propagates into its row's logit) or overflow; checked in
     O(d), not O(dm).
     """
+    Z = logits_unchecked(V, theta, theta_tilde, batch)
+    if not bool(torch.isfinite(Z).all()):
+        if not bool(torch.isfinite(V).all()):
+            check_finite(V, "V")
+        reject("theta", "<query>", "logits V @ theta within the float range (they overflow); "
+               "reduce |theta|")
+    return Z
+
+
+def logits_unchecked(V, theta, theta_tilde, batch):
+    """:func:`head_logits` without the finiteness check (for a caller that checks its result)."""
     d, m = V.shape[-2], V.shape[-1]
     if theta.shape != theta_tilde.shape:
         shp = torch.broadcast_shapes(theta.shape, theta_tilde.shape)
@@ -86,13 +97,7 @@ def head_logits(V, theta, theta_tilde, batch):
         Z = (V @ Th.reshape(-1, m).T).T.reshape(*Th.shape[:-1], d)
     else:
         Z = torch.matmul(V, Th.mT).mT                          # (*batch, 2, d)
-    Z = Z.expand(*batch, 2, d).contiguous()
-    if not bool(torch.isfinite(Z).all()):
-        if not bool(torch.isfinite(V).all()):
-            check_finite(V, "V")
-        reject("theta", "<query>", "logits V @ theta within the float range (they overflow); "
-               "reduce |theta|")
-    return Z
+    return Z.expand(*batch, 2, d).contiguous()
 
 
 # --------------------------------------------------------------------------- sampling
@@ -261,41 +266,58 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
         if res is not None:
             return res
     if choice.path == COMPILED:
-        grad = _compiled_grad(V, theta, theta_tilde, a, b, amap.name)
+        # a V within one block: everything in one compiled graph (fewest calls); a larger one: the
+        # products with V as on the eager two-pass path (blocked, this machine's BLAS), the O(d)
+        # closed form between them compiled into fused loops. A non-finite result goes the eager
+        # way, which names its cause
+        if V.numel() * V.element_size() <= MIN_BLOCK_BYTES:
+            grad = _compiled("grad")(V, theta, theta_tilde, a, b, amap.name)
+        else:
+            Z = logits_unchecked(V, theta, theta_tilde, batch)
+            grad = weight_pullback(V, _compiled("cotangent")(Z, a, b, amap.name))
         if bool(torch.isfinite(grad).all()):
             return grad[..., 0, :], grad[..., 1, :]
-        # not finite: the eager path names the cause (NaN/inf in V, overflowing logits)
     Z = head_logits(V, theta, theta_tilde, batch)
     W = ClosedFormState(Z, a, b, amap).logit_cotangent(Z, amap.name)
     grad = weight_pullback(V, W)
     return grad[..., 0, :], grad[..., 1, :]
 
 
+def _logit_cotangent(Z, a: int, b: int, attention: str):
+    """The z-space cotangent ``W`` of :class:`ClosedFormState` (the same non-cancelling forms) as
+    one function of the logits, for ``torch.compile``."""
+    return ClosedFormState(Z, a, b, ATTENTION_MAPS[attention]).logit_cotangent(Z, attention)
+
+
 def _two_pass_grad(V, theta, theta_tilde, a: int, b: int, attention: str):
-    """The two-pass gradient as one function of its tensors, for ``torch.compile``: logits of both
-    heads, the z-space cotangent of :class:`ClosedFormState` (the same non-cancelling forms), then
-    ``W V``; ``(*batch, 2, m)``."""
+    """The whole two-pass gradient as one function of its tensors, for ``torch.compile``:
+    ``(*batch, 2, m)``."""
     Th = torch.stack(torch.broadcast_tensors(theta, theta_tilde), dim=-2)
     # Theta V^T: MKL's kernel for this orientation was 2.5x faster at d = 1e4 on an AMD EPYC
     Z = torch.matmul(Th, V.mT)
-    W = ClosedFormState(Z, a, b, ATTENTION_MAPS[attention]).logit_cotangent(Z, attention)
-    return torch.matmul(W, V)
+    return torch.matmul(_logit_cotangent(Z, a, b, attention), V)
 
 
-@functools.lru_cache(maxsize=1)
-def _compiled_two_pass():
-    return torch.compile(_two_pass_grad, dynamic=True, fullgraph=True)
+_COMPILABLE = {"grad": _two_pass_grad, "cotangent": _logit_cotangent}
 
 
-def _compiled_grad(V, theta, theta_tilde, a, b, attention):
-    """:func:`_two_pass_grad` compiled at its first use (:mod:`numeric.xor._path`, ``"compiled"``)."""
+@functools.lru_cache(maxsize=None)
+def _compiled_function(name):
+    return torch.compile(_COMPILABLE[name], dynamic=True, fullgraph=True)
+
+
+def _compiled(name):
+    """The function ``name`` of :data:`_COMPILABLE` compiled at its first call (the ``"compiled"``
+    path of :mod:`numeric.xor`); a machine where ``torch.compile`` fails gets :class:`InputError`."""
     from torch._dynamo.exc import TorchDynamoException
 
-    try:
-        return _compiled_two_pass()(V, theta, theta_tilde, a, b, attention)
-    except TorchDynamoException as e:
-        reject("path", COMPILED, f"a path this machine can run: torch.compile failed here ({type(e).__name__}); "
-               "use 'one-pass', 'two-pass' or 'auto'")
+    def run(*args):
+        try:
+            return _compiled_function(name)(*args)
+        except TorchDynamoException as e:
+            reject("path", COMPILED, f"a path this machine can run: torch.compile failed here "
+                   f"({type(e).__name__}); use 'one-pass', 'two-pass' or 'auto'")
+    return run
 
 
 def check_lr(lr, batch, ref):

@@ -2,13 +2,16 @@
 of the cache size or a measured ratio; forcing a path by argument or environment; both paths
 give the same gradient within the tolerance table."""
 
+import json
+
 import pytest
 import torch
 
 from numeric import xor as nx
 from numeric.xor._attention import ATTENTIONS
-from numeric.xor._path import (ENV_VAR, MAX_BLOCK_BYTES, MIN_BLOCK_BYTES, cache_sizes, choose_path,
-                              machine_choice, resolve_path)
+from numeric.xor._path import (CALIBRATION_VAR, ENV_VAR, MAX_BLOCK_BYTES, MIN_BLOCK_BYTES, cache_sizes,
+                              choose_path, machine_choice, machine_key, read_calibration, resolve_path,
+                              write_calibration)
 from tests.helpers import raises_input_error
 from verify.common.tolerances import assert_close
 
@@ -121,3 +124,60 @@ def test_the_compiled_path_gives_the_two_pass_gradient():
     V[3, 1] = float("nan")
     with raises_input_error("V"):
         nx.population_grad(V, th, tt, support, path="compiled")
+
+
+@pytest.fixture
+def calibration(tmp_path, monkeypatch):
+    """A calibration file of its own (the machine's choice read again around the test)."""
+    path = tmp_path / "grad_path.json"
+    monkeypatch.setenv(CALIBRATION_VAR, str(path))
+    machine_choice.cache_clear()
+    yield path
+    machine_choice.cache_clear()
+
+
+@pytest.mark.parametrize("ratio, path", [(1.33, "two-pass"), (0.7, "one-pass")])
+def test_a_calibration_of_this_machine_decides(calibration, monkeypatch, ratio, path):
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert write_calibration(ratio, d=10**6) == calibration
+    assert read_calibration() == ratio
+    choice = machine_choice()
+    assert choice.path == path and "measured" in choice.reason
+    assert resolve_path(V_bytes=1 << 30) == choice
+
+
+def test_a_calibration_of_another_machine_or_unreadable_is_ignored(calibration):
+    sizes = cache_sizes()
+    assumed = choose_path(sizes[max(sizes)] if sizes else None)
+    for text in ('{"machine": "another CPU", "one_over_two_pass": 5.0}', "not json", "[1, 2]",
+                 json.dumps({"machine": machine_key(), "one_over_two_pass": -1}),
+                 json.dumps({"machine": machine_key(), "one_over_two_pass": True})):
+        calibration.write_text(text)
+        machine_choice.cache_clear()
+        assert read_calibration() is None and machine_choice() == assumed, text
+    for bad in (0.0, -1.0, float("nan"), float("inf"), True, "1.2"):
+        with raises_input_error("one_over_two_pass"):
+            write_calibration(bad)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_the_pullback_backends_agree(calibration, dtype):
+    """W V block by block on numpy's BLAS and on torch's: the same product within the tolerance
+    table; the calibration's measured ratio picks the backend."""
+    from numeric.xor._blocks import weight_pullback
+    from numeric.xor._path import pullback_backend
+
+    g = torch.Generator().manual_seed(5)
+    V = torch.randn(70000, 4, generator=g, dtype=dtype)
+    W = torch.randn(2, 70000, generator=g, dtype=dtype)
+    a, b = weight_pullback(V, W, "torch"), weight_pullback(V, W, "numpy")
+    assert a.shape == b.shape == (2, 4) and a.dtype == b.dtype == dtype
+    name = "float64" if dtype == torch.float64 else "float32"
+    s = float((W.abs() @ V.abs()).max())          # the scale of a sum's rounding: its terms' sizes
+    for x, y in zip(b.flatten().tolist(), a.flatten().tolist()):
+        assert_close(x, y, dtype=name, scale=s, what="pull-back")
+    assert pullback_backend() == "torch"
+    write_calibration(1.2, pullback_numpy_over_torch=0.5)
+    assert pullback_backend() == "numpy"
+    write_calibration(1.2, pullback_numpy_over_torch=1.5)
+    assert pullback_backend() == "torch"
