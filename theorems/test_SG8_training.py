@@ -122,7 +122,8 @@ Measured over seed bases 1-20 with the runs trained one after another (``docs/cl
 outcomes over seed bases; the pilot too): every decision passes at every base, none
 inconclusive; PARITY at N = 14 reached 0.9 in 22 of its 300 runs there (7 %, inside the pilot's
 conservative 0.109). Trained together, every decision passes at seed bases 0-3 as before. Time:
-about 100 s on one core (170 s one run after another), most of it in the N = 14 runs.
+about 80-100 s on one core (82 s alone on a quiet machine; 100 s with each cell's
+looks in a group of their own, 170 s one run after another), most of it in the N = 14 runs.
 
 Planted bugs: the controls trained on half PARITY's steps (``sg8_control_budget_halved``), and the
 design's outcome probabilities computed for the opposite claim (``three_way_outcome_claim_swapped``)

@@ -116,7 +116,11 @@ def xor_small_d_table(data) -> str:
             f"{r.get('t_first_compiled_large', first):.1f} s):\n{table}\nAt d = {r['d']}, m = {r['m']} the gradient takes "
             f"**{r['grad_over_one_read']:.2f}x** one read of V (goal ≤ 2.0) on the path run by default, "
             f"{r['path']} ({r['path_reason']}); the two-pass path takes {r['two_pass_over_one_read']:.2f}x "
-            f"({faster}), the compiled path {r['compiled_over_one_read']:.2f}x.")
+            f"({faster}), the compiled path {r['compiled_over_one_read']:.2f}x. The pull-back `W V` took "
+            f"{r['t_pullback_torch'] * 1e3:.0f} ms on torch's BLAS and {r['t_pullback_numpy'] * 1e3:.0f} ms on numpy's; "
+            f"the one read (the mat-vec `V θ`) took {r['t_one_read'] * 1e3:.0f} ms, "
+            f"{r['one_read_over_two_columns']:.2f}x a product of `V` with both queries "
+            f"({r['t_two_columns'] * 1e3:.0f} ms).")
 
 
 __all__ = ["PROFILE", "XOR", "profile_setting", "profile_check_table", "profile_theorems_table", "xor_small_d_table"]
