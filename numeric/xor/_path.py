@@ -203,8 +203,7 @@ def write_calibration(one_over_two_pass: float, path: Path | None = None, **meas
     """Record this machine's measured ``t_one_pass / t_two_pass`` (and what else was ``measured``,
     e.g. ``pullback_numpy_over_torch``) in the calibration file, atomically; later processes'
     ``auto`` takes the faster path (and :func:`pullback_backend` the faster library)."""
-    if isinstance(one_over_two_pass, bool) or not isinstance(one_over_two_pass, (int, float)) \
-            or not 0 < one_over_two_pass < float("inf"):
+    if _positive(one_over_two_pass) is None:
         reject("one_over_two_pass", one_over_two_pass, "a positive finite ratio of two times")
     path = calibration_file() if path is None else Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -271,10 +271,10 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
         # closed form between them compiled into fused loops. A non-finite result goes the eager
         # way, which names its cause
         if V.numel() * V.element_size() <= MIN_BLOCK_BYTES:
-            grad = _compiled("grad")(V, theta, theta_tilde, a, b, amap.name)
+            grad = _run_compiled("grad", V, theta, theta_tilde, a, b, amap.name)
         else:
             Z = logits_unchecked(V, theta, theta_tilde, batch)
-            grad = weight_pullback(V, _compiled("cotangent")(Z, a, b, amap.name))
+            grad = weight_pullback(V, _run_compiled("cotangent", Z, a, b, amap.name))
         if bool(torch.isfinite(grad).all()):
             return grad[..., 0, :], grad[..., 1, :]
     Z = head_logits(V, theta, theta_tilde, batch)
@@ -306,18 +306,17 @@ def _compiled_function(name):
     return torch.compile(_COMPILABLE[name], dynamic=True, fullgraph=True)
 
 
-def _compiled(name):
-    """The function ``name`` of :data:`_COMPILABLE` compiled at its first call (the ``"compiled"``
-    path of :mod:`numeric.xor`); a machine where ``torch.compile`` fails gets :class:`InputError`."""
+def _run_compiled(name, *args):
+    """The function ``name`` of :data:`_COMPILABLE`, compiled at its first call (the ``"compiled"``
+    path of :mod:`numeric.xor`), on ``args``; a machine where ``torch.compile`` fails gets
+    :class:`InputError`."""
     from torch._dynamo.exc import TorchDynamoException
 
-    def run(*args):
-        try:
-            return _compiled_function(name)(*args)
-        except TorchDynamoException as e:
-            reject("path", COMPILED, f"a path this machine can run: torch.compile failed here "
-                   f"({type(e).__name__}); use 'one-pass', 'two-pass' or 'auto'")
-    return run
+    try:
+        return _compiled_function(name)(*args)
+    except TorchDynamoException as e:
+        reject("path", COMPILED, f"a path this machine can run: torch.compile failed here "
+               f"({type(e).__name__}); use 'one-pass', 'two-pass' or 'auto'")
 
 
 def check_lr(lr, batch, ref):

@@ -73,6 +73,11 @@ def training_options(cell, steps=None):
     return options
 
 
+def training_shape(cell, steps=None) -> str:
+    """What runs must share to train as one group: N and the training options (as text)."""
+    return repr((cell["N"], training_options(cell, steps)))
+
+
 def runs_to_train(cells, counts, name, n):
     """Which runs to train when cell ``name`` needs its first ``n``: ``{cell: (start, stop)}``, its own
     missing runs and the first looks of the cells of ``cells`` not started yet (``counts[cell]`` = 0)
@@ -81,9 +86,9 @@ def runs_to_train(cells, counts, name, n):
     wanted = {name: (counts.get(name, 0), n)} if counts.get(name, 0) < n else {}
     if not wanted:
         return wanted
-    shape = (cells[name]["N"], training_options(cells[name]))
+    shape = training_shape(cells[name])
     for other, cell in cells.items():
-        if other != name and not counts.get(other, 0) and (cell["N"], training_options(cell)) == shape:
+        if other != name and not counts.get(other, 0) and training_shape(cell) == shape:
             wanted[other] = (0, cell["looks"][0])
     return wanted
 
@@ -97,8 +102,7 @@ def train_cell_runs(cells, wanted, *, dtype, steps=None, on_batch=None) -> dict:
 
     groups: dict = {}
     for name in wanted:
-        key = repr((cells[name]["N"], training_options(cells[name], steps)))
-        groups.setdefault(key, []).append(name)
+        groups.setdefault(training_shape(cells[name], steps), []).append(name)
     out = {name: [] for name in wanted}
     for names in groups.values():
         owners = [(name, i) for name in names for i in range(*wanted[name])]
