@@ -261,7 +261,7 @@ def _batched_seeds(d2, m, seeds, support, gen, repeats):
 
 def cpu_description() -> str:
     """The CPU's model name and last-level cache, as the OS reports them."""
-    from numeric.xor import machine_key
+    from numeric.machine import machine_key
 
     return machine_key()
 
@@ -279,7 +279,7 @@ def run(threads=1, quick=False, repeats=7):
     res.update(floor)
     if not quick:
         # the measured choice of later processes' auto path (numeric.xor._path)
-        from numeric.xor import write_calibration
+        from bench.calibration import write_calibration
 
         res["calibration_file"] = str(write_calibration(
             res["one_over_two_pass"], pullback_numpy_over_torch=res["pullback_numpy_over_torch"], d=d, m=m,

@@ -5,7 +5,7 @@ modules: ``_attention`` (the attention maps' registry, their weights and VJPs), 
 (population loss, gradient, one step, sampling, empirical loss), ``_metrics`` (what one step
 achieved), ``_stream`` (embeddings generated block by block, never materialised), ``_blocks`` and
 ``_forms`` (the block passes and closed forms both paths share), ``_path`` (the one-pass/two-pass
-choice, measured or from the cache size, and the machine's calibration) and ``_cls`` (the CLS-token transformer of SX-3).
+choice, measured or from the cache size, and the reader of the machine's calibration) and ``_cls`` (the CLS-token transformer of SX-3).
 """
 
 from numeric.xor import _metrics as xor_metrics, _population as xor_population
@@ -17,8 +17,8 @@ from numeric.xor._cls import CLSTransformer, all_inputs, cls_population_loss, cl
 from numeric.xor._forms import closed_form_loss
 from numeric.xor._blocks import weight_pullback
 from numeric.xor._path import (
-    PATHS as GRAD_PATHS, PULLBACK_BACKENDS, cache_sizes, calibration, choose_path, machine_key, pullback_backend,
-    read_calibration, resolve_path, write_calibration,
+    PATHS as GRAD_PATHS, PULLBACK_BACKENDS, calibration, calibration_file, choose_path, pullback_backend,
+    read_calibration, resolve_path,
 )
 from numeric.validation import check_support
 from numeric.xor._metrics import limit_step_attention, predicted_assignment
@@ -76,7 +76,7 @@ __all__ = [
     "sample_data", "empirical_loss", "empirical_grad",
     "StreamedEmbeddings", "stream_loss", "stream_grad", "stream_loss_and_grad", "stream_one_step",
     "stream_step_metrics", "stream_predicted_assignment", "streamed_instance", "instance_seed",
-    "GRAD_PATHS", "cache_sizes", "choose_path", "resolve_path", "machine_key", "calibration", "read_calibration",
-    "write_calibration", "PULLBACK_BACKENDS", "pullback_backend", "weight_pullback",
+    "GRAD_PATHS", "choose_path", "resolve_path", "calibration", "calibration_file", "read_calibration",
+    "PULLBACK_BACKENDS", "pullback_backend", "weight_pullback",
     "CLSTransformer", "all_inputs", "cls_population_loss", "cls_step",
 ]

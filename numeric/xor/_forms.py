@@ -211,11 +211,13 @@ class ClosedFormState:
     def weight_grad(self):
         """``G`` of shape (*batch, 2, d): dL/dgamma (head 1) and dL/dgamma~ (head 2)."""
         Gam, ga, gb, N = self.Gam, self.ga, self.gb, self.N
-        c0 = self.c0[..., None]
-        full = N + ga * ga + gb * gb                  # ||gamma||^2 per head
-        other = Gam.flip(-2)
-        prod = Gam[..., 0:1, :] * Gam[..., 1:2, :]
-        G = 4 * (c0[..., None] - prod) * other + 2 * full.flip(-1)[..., None] * Gam
+        full_o = (N + ga * ga + gb * gb).flip(-1)     # ||gamma~||^2 for head 1, ||gamma||^2 for head 2
+        g1, g2 = Gam[..., 0, :], Gam[..., 1, :]
+        # g_i = 4 (c0 - gamma_i gamma~_i) gamma~_i + 2 ||gamma~||^2 gamma_i (and the heads swapped):
+        # the first factor is shared by both heads; in-place updates keep it to three passes over d
+        coef = torch.addcmul(self.c0[..., None], g1, g2, value=-1).mul_(4)
+        G = Gam.flip(-2).mul_(coef.unsqueeze(-2))
+        G.addcmul_(Gam, 2 * full_o[..., None])
         Ga, Gb = self.support_grad()
         G[..., self.a] = Ga
         G[..., self.b] = Gb
@@ -245,10 +247,11 @@ class ClosedFormState:
         # where the textbook form subtracts two numbers of size |g_k|. Elsewhere gamma_i < 1/2.
         Gam = self.Gam
         k = Gam.argmax(-1, keepdim=True)              # (*batch, 2, 1)
+        gamk, gk = Gam.gather(-1, k), G.gather(-1, k)
         GamK = Gam.scatter(-1, k, 0.0)
-        cK = GamK.sum(-1)
-        dotK = (GamK * G).sum(-1)
-        gk, gamk = G.gather(-1, k).squeeze(-1), Gam.gather(-1, k).squeeze(-1)
-        W = Gam * (G - (dotK + gamk * gk)[..., None])
-        W.scatter_(-1, k, (gamk * (cK * gk - dotK))[..., None])
+        cK = GamK.sum(-1, keepdim=True)
+        W = GamK * G                                  # gamma_j g_j, zero at k
+        dotK = W.sum(-1, keepdim=True)
+        W.addcmul_(GamK, dotK + gamk * gk, value=-1)  # gamma_j (g_j - gamma.g), j != k
+        W.scatter_(-1, k, gamk * (cK * gk - dotK))
         return W

@@ -9,9 +9,10 @@ Two paths give the same gradient within the tolerance table (:mod:`numeric.xor`)
   read twice from memory, in two plain GEMM-like passes that need no cache.
 
 The choice is measured where this machine has been measured: ``python -m bench.xor`` times both
-paths at d = 10^6 and records their ratio in a calibration file (:func:`write_calibration`;
-``~/.cache/boolverify/grad_path.json``, or the file named by ``BOOLVERIFY_GRAD_CALIBRATION``),
-keyed by the CPU's model and last-level cache, and ``auto`` takes the faster path from it. Without
+paths at d = 10^6 and records their ratio in a calibration file
+(``~/.cache/boolverify/grad_path.json``, or the file named by ``BOOLVERIFY_GRAD_CALIBRATION``),
+keyed by the CPU's model and last-level cache (:func:`numeric.machine.machine_key`), and ``auto``
+takes the faster path from it. The engine only reads that file; the benchmark writes it. Without
 a calibration of this machine the choice is a pure function of the last-level cache size
 (:func:`choose_path`), an assumption that was right on an Intel Xeon and wrong on an AMD EPYC
 (docs/performance.md): the one-pass
@@ -40,10 +41,10 @@ from __future__ import annotations
 import functools
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from numeric.machine import cache_sizes, machine_key
 from numeric.validation import reject
 
 #: environment variable that forces a path (``one-pass``, ``two-pass``, ``auto``)
@@ -57,9 +58,6 @@ MIN_BLOCK_BYTES = 1 << 20
 #: the one-pass block is at most this share of the last-level cache
 CACHE_SHARE = 4
 
-_SYSFS = Path("/sys/devices/system/cpu/cpu0/cache")
-
-
 @dataclass(frozen=True)
 class PathChoice:
     """``path`` (one of :data:`PATHS`), the one-pass block size in bytes, and why."""
@@ -67,37 +65,6 @@ class PathChoice:
     path: str
     block_bytes: int
     reason: str
-
-
-def _parse_size(text: str) -> int | None:
-    text = text.strip().upper()
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
-    digits = text.rstrip("KMG")
-    return int(digits) * scale if digits.isdigit() else None
-
-
-def cache_sizes(root: Path = _SYSFS) -> dict[int, int]:
-    """Data or unified cache size in bytes per level of CPU 0 (Linux sysfs, else
-    ``os.sysconf``); empty where neither says."""
-    sizes: dict[int, int] = {}
-    try:
-        for index in sorted(root.glob("index*")):
-            if (index / "type").read_text().strip() == "Instruction":
-                continue
-            level, size = int((index / "level").read_text()), _parse_size((index / "size").read_text())
-            if size:
-                sizes[level] = max(size, sizes.get(level, 0))
-    except (OSError, ValueError):
-        sizes = {}
-    if not sizes:
-        for level, name in ((2, "SC_LEVEL2_CACHE_SIZE"), (3, "SC_LEVEL3_CACHE_SIZE")):
-            try:
-                value = os.sysconf(name)
-            except (ValueError, OSError, AttributeError):
-                continue
-            if value and value > 0:
-                sizes[level] = value
-    return sizes
 
 
 def choose_path(llc_bytes: int | None, measured_ratio: float | None = None) -> PathChoice:
@@ -140,22 +107,6 @@ def calibration_file() -> Path:
     return Path(value) if value else CALIBRATION_FILE
 
 
-@functools.lru_cache(maxsize=1)
-def machine_key() -> str:
-    """This machine's CPU model and last-level cache, as the OS reports them (the calibration's key)."""
-    name = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), name)
-    except OSError:
-        pass
-    sizes = cache_sizes()
-    if sizes:
-        level = max(sizes)
-        name += f", L{level} {sizes[level] / (1 << 20):.4g} MiB"
-    return name
-
-
 @functools.lru_cache(maxsize=4)
 def _calibration_of(path: Path, key: str, stamp: int) -> dict:
     try:
@@ -192,32 +143,11 @@ PULLBACK_BACKENDS = ("torch", "numpy")
 
 
 def pullback_backend() -> str:
-    """The library for the pull-back ``W V`` on the CPU: the faster one of :data:`PULLBACK_BACKENDS`
-    as measured on this machine (calibration ``pullback_numpy_over_torch`` < 1 picks numpy's BLAS),
-    else torch's."""
+    """The library for the thin products ``W V_block`` on the CPU (the pull-back ``W V`` and the
+    one pass's weighted row sums): the faster one of :data:`PULLBACK_BACKENDS` as measured on this
+    machine (calibration ``pullback_numpy_over_torch`` < 1 picks numpy's BLAS), else torch's."""
     ratio = _positive(calibration().get("pullback_numpy_over_torch"))
     return "numpy" if ratio is not None and ratio < 1 else "torch"
-
-
-def write_calibration(one_over_two_pass: float, path: Path | None = None, **measured) -> Path:
-    """Record this machine's measured ``t_one_pass / t_two_pass`` (and what else was ``measured``,
-    e.g. ``pullback_numpy_over_torch``) in the calibration file, atomically; later processes'
-    ``auto`` takes the faster path (and :func:`pullback_backend` the faster library)."""
-    if _positive(one_over_two_pass) is None:
-        reject("one_over_two_pass", one_over_two_pass, "a positive finite ratio of two times")
-    path = calibration_file() if path is None else Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps({"machine": machine_key(), "one_over_two_pass": float(one_over_two_pass), **measured},
-                      indent=1)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 @functools.lru_cache(maxsize=1)

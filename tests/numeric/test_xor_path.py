@@ -9,9 +9,10 @@ import torch
 
 from numeric import xor as nx
 from numeric.xor._attention import ATTENTIONS
-from numeric.xor._path import (CALIBRATION_VAR, ENV_VAR, MAX_BLOCK_BYTES, MIN_BLOCK_BYTES, cache_sizes,
-                              choose_path, machine_choice, machine_key, read_calibration, resolve_path,
-                              write_calibration)
+from bench.calibration import write_calibration
+from numeric.machine import cache_sizes, cpu_model, machine_key
+from numeric.xor._path import (CALIBRATION_VAR, ENV_VAR, MAX_BLOCK_BYTES, MIN_BLOCK_BYTES, choose_path,
+                              machine_choice, read_calibration, resolve_path)
 from tests.helpers import raises_input_error
 from verify.common.tolerances import assert_close
 
@@ -50,6 +51,8 @@ def test_cache_sizes_from_sysfs(tmp_path):
     sizes = cache_sizes()                        # this machine: sysfs or sysconf, or nothing
     assert all(level >= 1 and size > 0 for level, size in sizes.items())
     assert machine_choice().path in ("one-pass", "two-pass")
+    # the calibration's key names the CPU as the provenance of every written file does
+    assert machine_key().startswith(cpu_model() or "unknown CPU")
 
 
 def test_forcing_a_path(monkeypatch):
@@ -81,8 +84,14 @@ def test_auto_reads_a_V_within_one_block_twice(monkeypatch):
     assert resolve_path(device_type="cuda", V_bytes=8).path == "one-pass"
 
 
+@pytest.mark.parametrize("blas", ["torch", "numpy"])
 @pytest.mark.parametrize("attention", ATTENTIONS)
-def test_both_paths_give_the_same_gradient(attention):
+def test_both_paths_give_the_same_gradient(attention, blas, calibration):
+    """On either BLAS for the products with V (the calibration's measured choice)."""
+    write_calibration(1.2, pullback_numpy_over_torch=0.5 if blas == "numpy" else 2.0)
+    from numeric.xor._path import pullback_backend
+
+    assert pullback_backend() == blas
     g = torch.Generator().manual_seed(7)
     for d, m, scale in ((3, 2, 1.0), (200, 4, 3.0), (40000, 16, 1.0), (40000, 16, 6.0)):
         V = nx.sample_embeddings(d, m, generator=g)
@@ -140,6 +149,8 @@ def calibration(tmp_path, monkeypatch):
 def test_a_calibration_of_this_machine_decides(calibration, monkeypatch, ratio, path):
     monkeypatch.delenv(ENV_VAR, raising=False)
     assert write_calibration(ratio, d=10**6) == calibration
+    written = json.loads(calibration.read_text())
+    assert written["machine"] == machine_key() and "provenance" in written
     assert read_calibration() == ratio
     choice = machine_choice()
     assert choice.path == path and "measured" in choice.reason
@@ -158,7 +169,9 @@ def test_a_calibration_of_another_machine_or_unreadable_is_ignored(calibration):
     for bad in (0.0, -1.0, float("nan"), float("inf"), True, "1.2"):
         with raises_input_error("one_over_two_pass"):
             write_calibration(bad)
-
+        with raises_input_error("pullback_numpy_over_torch"):
+            write_calibration(1.0, pullback_numpy_over_torch=bad)
+    assert json.loads(calibration.read_text())["machine"] == machine_key()     # nothing written
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
 def test_the_pullback_backends_agree(calibration, dtype):

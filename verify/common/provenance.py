@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from numeric.machine import cpu_model
 from numeric.validation import InputError
 
 PROGRAM = "boolverify"
@@ -134,18 +135,6 @@ def written_summary() -> str:
             parts.append(f"{path} ({records} finished record{'s' if records != 1 else ''} kept; "
                          "rerun the same command to resume from them)")
     return "; ".join(parts)
-
-
-def cpu_model() -> str | None:
-    """The CPU's model name (/proc/cpuinfo, else :func:`platform.processor`)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or None
 
 
 def _version(dist) -> str | None:

@@ -1,0 +1,34 @@
+"""The calibration file of this machine: what ``python -m bench.xor`` measured, for the engine's
+``auto`` choices to read (:mod:`numeric.xor`; the engine reads the file and never writes it).
+
+The file is JSON: ``{"provenance": ..., "machine": <numeric.machine.machine_key()>,
+"one_over_two_pass": <t_one_pass / t_two_pass at d = 10^6>, "pullback_numpy_over_torch": ...,
+...}``; a file whose ``machine`` is another CPU is ignored by the reader.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from numeric.machine import machine_key
+from numeric.validation import reject
+from numeric.xor import calibration_file
+from verify.common.atomic_io import atomic_write_json
+
+#: the measured ratios the engine reads (each a positive finite ratio of two times)
+RATIOS = ("one_over_two_pass", "pullback_numpy_over_torch")
+
+
+def write_calibration(one_over_two_pass: float, path: Path | None = None, **measured) -> Path:
+    """Record this machine's measured ``t_one_pass / t_two_pass`` and what else was ``measured``
+    (``pullback_numpy_over_torch``, the sizes, the date) in the calibration file, atomically;
+    later processes' ``auto`` reads it. Returns the file."""
+    measured = {"one_over_two_pass": one_over_two_pass, **measured}
+    for name in RATIOS:
+        value = measured.get(name, 1.0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < math.inf):
+            reject(name, value, "a positive finite ratio of two times")
+    path = calibration_file() if path is None else Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write_json(path, {"machine": machine_key(), **measured})
