@@ -367,8 +367,9 @@ def exact_influence_maximum(model, N: int, *, chunk: int = 8192) -> tuple[float,
     chunk = check_int(chunk, "chunk", lo=1)
     dev = model.tok.device
     idx = torch.arange(2**N)
-    T = torch.cat([model(strings(idx[i:i + chunk], N).to(dev)).reshape(-1).cpu()
-                   for i in range(0, 2**N, chunk)]).to(torch.float64)
+    with torch.no_grad():       # values only: no autograd graph over the 2^N forward passes
+        T = torch.cat([model(strings(idx[i:i + chunk], N).to(dev)).reshape(-1).cpu()
+                       for i in range(0, 2**N, chunk)]).to(torch.float64)
     f = model.readout(T)
     sup, boolean = 0.0, 0.0
     for n in influence_positions(N):
