@@ -18,9 +18,11 @@ import math
 import pytest
 import torch
 from hypothesis import given, settings
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from numeric.transformer import INIT_SCHEME_REGISTRY, SCHEMES, BooleanTransformer, TransformerConfig, initialize_
+from verify.common.seeds import base_seed
 from verify.common.tolerances import tolerance
 from verify.reference import certified
 from verify.reference.bounds import blowup_bound
@@ -51,7 +53,9 @@ def _case(D_h, H, L, eps, scheme, scale, seed, N, batch=4):
 def test_z_and_beta_bounded_for_eps_positive(evidence):
     worst = {"max_z_sqrt_eps": 0.0, "max_beta_over_bound": 0.0, "cases": 0}
 
-    @settings(max_examples=60)
+    # the examples follow the seed base: a report's numbers are reproduced by its seed
+    @hypothesis_seed(base_seed())
+    @settings(max_examples=60, database=None)
     @given(
         D_h=st.integers(1, 8), H=st.integers(1, 3), L=st.integers(1, 3),
         log_eps=st.floats(-12, 1), scheme=st.sampled_from(SCHEMES),

@@ -125,12 +125,14 @@ def test_closed_form_full_sweep(evidence):
 
 import torch  # noqa: E402
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
+from hypothesis import seed as hypothesis_seed  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from numeric import xor as nx  # noqa: E402
 from numeric.xor import attention_weights  # noqa: E402
 from numeric.vocabulary import ATTENTIONS  # noqa: E402
 from numeric.xor import closed_form_loss  # noqa: E402
+from verify.common.seeds import base_seed  # noqa: E402
 from verify.common.tolerances import NAMED, UNIT_ROUNDOFF, assert_close, tolerance  # noqa: E402
 
 _UNDERFLOW = 1e-280  # below float64's normal range no relative accuracy is possible
@@ -177,6 +179,8 @@ def test_torch_population_loss_equals_50_digit_reference(evidence):
     on post-step models with L < 1e-20, where the expanded closed form in float64 fails."""
     errs = []
 
+    # the examples follow the seed base: a report's numbers are reproduced by its seed
+    @hypothesis_seed(base_seed())
     @settings(max_examples=25, database=None, deadline=None,
               suppress_health_check=[HealthCheck.too_slow])
     @given(d=st.integers(2, 12), m=st.integers(1, 8), seed=st.integers(0, 2**31 - 1),
