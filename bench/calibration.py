@@ -8,11 +8,10 @@ The file is JSON: ``{"provenance": ..., "machine": <numeric.machine.machine_key(
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from numeric.machine import machine_key
-from numeric.validation import reject
+from numeric.validation import check_real
 from numeric.xor import calibration_file
 from verify.common.atomic_io import atomic_write_json
 
@@ -26,9 +25,8 @@ def write_calibration(one_over_two_pass: float, path: Path | None = None, **meas
     later processes' ``auto`` reads it. Returns the file."""
     measured = {"one_over_two_pass": one_over_two_pass, **measured}
     for name in RATIOS:
-        value = measured.get(name, 1.0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < math.inf):
-            reject(name, value, "a positive finite ratio of two times")
+        if name in measured:
+            measured[name] = check_real(measured[name], name, lo=0, lo_open=True)
     path = calibration_file() if path is None else Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     return atomic_write_json(path, {"machine": machine_key(), **measured})

@@ -7,8 +7,8 @@ One package per model, each with private modules behind its public face: :mod:`n
 :mod:`numeric.transformer` (paper B: the Boolean transformer, its volumes and certificates).
 Shared by all: :mod:`numeric.validation` (argument checks and :class:`InputError`),
 :mod:`numeric.vocabulary` (the names), :mod:`numeric.intervals` (outward-rounded interval
-arithmetic) and :mod:`numeric.machine` (the CPU's model and caches, as the OS reports them). The names below are re-exported lazily, so importing one package does not load the
-others.
+arithmetic) and :mod:`numeric.machine` (the CPU's model and caches, as the OS reports them).
+The names below are re-exported lazily, so importing one package does not load the others.
 """
 
 import importlib

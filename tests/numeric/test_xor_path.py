@@ -12,7 +12,7 @@ from numeric.xor._attention import ATTENTIONS
 from bench.calibration import write_calibration
 from numeric.machine import cache_sizes, cpu_model, machine_key
 from numeric.xor._path import (CALIBRATION_VAR, ENV_VAR, MAX_BLOCK_BYTES, MIN_BLOCK_BYTES, choose_path,
-                              machine_choice, read_calibration, resolve_path)
+                              machine_choice, pullback_backend, read_calibration, resolve_path)
 from tests.helpers import raises_input_error
 from verify.common.tolerances import assert_close
 
@@ -89,8 +89,6 @@ def test_auto_reads_a_V_within_one_block_twice(monkeypatch):
 def test_both_paths_give_the_same_gradient(attention, blas, calibration):
     """On either BLAS for the products with V (the calibration's measured choice)."""
     write_calibration(1.2, pullback_numpy_over_torch=0.5 if blas == "numpy" else 2.0)
-    from numeric.xor._path import pullback_backend
-
     assert pullback_backend() == blas
     g = torch.Generator().manual_seed(7)
     for d, m, scale in ((3, 2, 1.0), (200, 4, 3.0), (40000, 16, 1.0), (40000, 16, 6.0)):
@@ -173,12 +171,12 @@ def test_a_calibration_of_another_machine_or_unreadable_is_ignored(calibration):
             write_calibration(1.0, pullback_numpy_over_torch=bad)
     assert json.loads(calibration.read_text())["machine"] == machine_key()     # nothing written
 
+
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
 def test_the_pullback_backends_agree(calibration, dtype):
     """W V block by block on numpy's BLAS and on torch's: the same product within the tolerance
     table; the calibration's measured ratio picks the backend."""
     from numeric.xor._blocks import weight_pullback
-    from numeric.xor._path import pullback_backend
 
     g = torch.Generator().manual_seed(5)
     V = torch.randn(70000, 4, generator=g, dtype=dtype)
