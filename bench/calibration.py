@@ -12,7 +12,7 @@ from pathlib import Path
 
 from numeric.machine import machine_key
 from numeric.validation import check_real
-from numeric.xor import calibration_file
+from numeric.xor import calibration_file, forget_calibration
 from verify.common.atomic_io import atomic_write_json
 
 #: the measured ratios the engine reads (each a positive finite ratio of two times)
@@ -22,11 +22,13 @@ RATIOS = ("one_over_two_pass", "pullback_numpy_over_torch")
 def write_calibration(one_over_two_pass: float, path: Path | None = None, **measured) -> Path:
     """Record this machine's measured ``t_one_pass / t_two_pass`` and what else was ``measured``
     (``pullback_numpy_over_torch``, the sizes, the date) in the calibration file, atomically;
-    later processes' ``auto`` reads it. Returns the file."""
+    ``auto`` reads it from then on (in this process too). Returns the file."""
     measured = {"one_over_two_pass": one_over_two_pass, **measured}
     for name in RATIOS:
         if name in measured:
             measured[name] = check_real(measured[name], name, lo=0, lo_open=True)
     path = calibration_file() if path is None else Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return atomic_write_json(path, {"machine": machine_key(), **measured})
+    written = atomic_write_json(path, {"machine": machine_key(), **measured})
+    forget_calibration()                 # this process's later calls read it too
+    return written

@@ -16,7 +16,9 @@ All numbers are measured in one run and reported as ratios (medians of repeats):
 5. Small ``d`` (100, 1000, 10^4; ``m = 8``), where a call costs its dispatch more than its
    arithmetic: ``population_grad`` over plain torch autograd through the same closed form
    (``grad_over_autograd``, goal <= 1.3) and, where JAX is installed (a bench-only optional
-   peer, never a dependency), over a jitted JAX gradient of it (``grad_over_jax``, goal <= 1.5).
+   peer, never a dependency), over a jitted JAX gradient of it (``grad_over_jax``, goal <= 1.5),
+   each call between calls of the others (caches cold: the harder case for a call that runs
+   Python); beside it, both in loops of consecutive calls (``grad_over_jax_loop``, caches warm).
 
 6. The compiled path (``path="compiled"``) beside the default at small ``d`` and at ``d = 10^6``,
    and the pull-back ``W V`` on torch's BLAS against numpy's. The full run records this
@@ -180,6 +182,29 @@ def _jax_gradient(V, th, tt, support):
     return run
 
 
+#: interleaved calls of each function per size at small d: a call takes 0.1-1 ms, and JAX's wall
+#: time (its work runs on its own thread pool) varies by half from run to run with 50 of them
+SMALL_D_REPEATS = 400
+#: the loop measurement at small d: rounds of blocks of consecutive calls of one function
+LOOP_ROUNDS, LOOP_BLOCK = 40, 25
+
+
+def _in_loops(fns, rounds=LOOP_ROUNDS, block=LOOP_BLOCK):
+    """Median time per call of each function in blocks of ``block`` consecutive calls (its code and
+    data stay in cache, as in a training loop), the blocks of all functions taken in turn."""
+    times = {name: [] for name in fns}
+    for fn in fns.values():
+        for _ in range(block):
+            fn()
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(block):
+                fn()
+            times[name].append((time.perf_counter() - t0) / block)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
 def _small_d_gradients(m, support, gen, repeats, ds=(100, 1000, 10 ** 4)):
     """``population_grad`` where a step is cheap, against plain torch autograd through the same
     closed form (the floor of a reimplementation) and a jitted JAX gradient when JAX is installed:
@@ -202,7 +227,7 @@ def _small_d_gradients(m, support, gen, repeats, ds=(100, 1000, 10 ** 4)):
         jax_run = _jax_gradient(V, th, tt, support)
         if jax_run is not None:
             fns["jax"] = jax_run
-        med, _ = _interleaved(fns, max(repeats, 50))
+        med, _ = _interleaved(fns, max(repeats, SMALL_D_REPEATS))
         ours = torch.cat(population_grad(V, th, tt, support))
         compiled = torch.cat(population_grad(V, th, tt, support, path="compiled"))
         row = {"d": d, "m": m, "t_grad": med["grad"], "t_autograd": med["autograd"],
@@ -215,6 +240,9 @@ def _small_d_gradients(m, support, gen, repeats, ds=(100, 1000, 10 ** 4)):
             row.update(t_jax=med["jax"], grad_over_jax=med["grad"] / med["jax"], jax=jax_run.version,
                        compiled_over_jax=med["compiled"] / med["jax"],
                        jax_rel_diff=float((ours - theirs).abs().max() / ours.abs().max()))
+            loop = _in_loops({"grad": fns["grad"], "jax": jax_run})
+            row.update(t_grad_loop=loop["grad"], t_jax_loop=loop["jax"],
+                       grad_over_jax_loop=loop["grad"] / loop["jax"])
         rows.append(row)
     return {"small_d": rows}
 
@@ -340,6 +368,9 @@ def main(argv=None):
                else "   JAX not installed")
         print(f"  d = {row['d']:>6}: population_grad {row['t_grad'] * 1e6:7.0f} us   autograd "
               f"{row['t_autograd'] * 1e6:7.0f} us   ratio {row['grad_over_autograd']:.2f}{jax}")
+        if "t_jax_loop" in row:
+            print(f"  {'':>10}  in a loop: population_grad {row['t_grad_loop'] * 1e6:7.0f} us   JAX "
+                  f"{row['t_jax_loop'] * 1e6:7.0f} us   ratio {row['grad_over_jax_loop']:.2f}")
         cjax = f", over JAX {row['compiled_over_jax']:.2f}" if "t_jax" in row else ""
         print(f"  {'':>10}  path='compiled' {row['t_compiled'] * 1e6:7.0f} us   over autograd "
               f"{row['compiled_over_autograd']:.2f}{cjax}   (first call {row['t_first_compiled_call']:.1f} s)")

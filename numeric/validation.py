@@ -236,9 +236,9 @@ def check_tensor_storage(x, name, *, grad=True):
 
     if x.layout != torch.strided:
         reject(name, f"<{x.layout} tensor>", "a dense (strided) tensor; pass .to_dense()")
-    if x.device.type == "meta":
+    if x.is_meta:
         reject(name, "<tensor on the meta device>", "a tensor with data (on the CPU or a GPU)")
-    if x.device.type == "cuda" and not torch.cuda.is_available():
+    if x.is_cuda and not torch.cuda.is_available():
         reject(name, f"<tensor on {x.device}>", "a CPU tensor: CUDA is not available in this torch build")
     if not grad and x.requires_grad and torch.is_grad_enabled():   # (under no_grad it is fine)
         reject(name, "<tensor that requires grad>", "a tensor without requires_grad (this result is not "
@@ -246,13 +246,14 @@ def check_tensor_storage(x, name, *, grad=True):
     return x
 
 
-def check_float_tensor(x, name, *, min_dim=0):
-    """A float64 or float32 dense torch tensor with data, with at least ``min_dim`` dimensions."""
+def check_float_tensor(x, name, *, min_dim=0, grad=True):
+    """A float64 or float32 dense torch tensor with data, with at least ``min_dim`` dimensions
+    (``grad``: as :func:`check_tensor_storage`)."""
     import torch
 
     if not isinstance(x, torch.Tensor):
         reject(name, f"<{type(x).__name__}>", "a torch.Tensor of dtype float64 or float32")
-    check_tensor_storage(x, name)
+    check_tensor_storage(x, name, grad=grad)
     if x.dtype not in (torch.float64, torch.float32):
         reject(name, f"<tensor of dtype {x.dtype}>", "dtype float64 or float32")
     if x.dim() < min_dim:

@@ -4,7 +4,8 @@ The package of paper A's engine; this module is its public face. The code lives 
 modules: ``_attention`` (the attention maps' registry, their weights and VJPs), ``_population``
 (population loss, gradient, one step, sampling, empirical loss), ``_metrics`` (what one step
 achieved), ``_stream`` (embeddings generated block by block, never materialised), ``_blocks`` and
-``_forms`` (the block passes and closed forms both paths share), ``_path`` (the one-pass/two-pass
+``_forms`` (the block passes and closed forms both paths share), ``_single`` (a single model's
+gradient on the CPU, its O(d) steps in numpy), ``_path`` (the one-pass/two-pass
 choice, measured or from the cache size, and the reader of the machine's calibration) and ``_cls`` (the CLS-token transformer of SX-3).
 """
 
@@ -17,8 +18,8 @@ from numeric.xor._cls import CLSTransformer, all_inputs, cls_population_loss, cl
 from numeric.xor._forms import closed_form_loss
 from numeric.xor._blocks import weight_pullback
 from numeric.xor._path import (
-    PATHS as GRAD_PATHS, PULLBACK_BACKENDS, calibration, calibration_file, choose_path, pullback_backend,
-    read_calibration, resolve_path,
+    PATHS as GRAD_PATHS, PULLBACK_BACKENDS, calibration, calibration_file, choose_path, forget_calibration,
+    pullback_backend, read_calibration, resolve_path,
 )
 from numeric.validation import check_support
 from numeric.xor._metrics import limit_step_attention, predicted_assignment
@@ -77,6 +78,7 @@ __all__ = [
     "StreamedEmbeddings", "stream_loss", "stream_grad", "stream_loss_and_grad", "stream_one_step",
     "stream_step_metrics", "stream_predicted_assignment", "streamed_instance", "instance_seed",
     "GRAD_PATHS", "choose_path", "resolve_path", "calibration", "calibration_file", "read_calibration",
+    "forget_calibration",
     "PULLBACK_BACKENDS", "pullback_backend", "weight_pullback",
     "CLSTransformer", "all_inputs", "cls_population_loss", "cls_step",
 ]

@@ -20,8 +20,10 @@ Their Jacobians :math:`J = \partial\gamma/\partial z` are symmetric:
 - VJP (cotangent :math:`g = \partial L/\partial\gamma`): :math:`\nabla_\theta L = V^\top J g`;
   softmax :math:`\nabla_\theta L = V^\top(\gamma\odot(g - (\gamma\cdot g)\mathbf 1))`.
 
-Softmax is evaluated in log-sum-exp form (``log_softmax`` then ``exp``), so logits of size
-:math:`10^8` give finite weights. Every function broadcasts over leading batch dimensions.
+Softmax is evaluated as :math:`e^{z_i - \max z}/\sum_j e^{z_j - \max z}` (``torch.softmax``:
+one pass of ``exp``; the log-sum-exp form ``exp(log_softmax(z))`` takes two and is no more
+accurate), so logits of size :math:`10^8` give finite weights. Every function broadcasts over
+leading batch dimensions.
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ class AttentionMap:
 
 
 def _softmax_weights(z):
-    return torch.log_softmax(z, dim=-1).exp()
+    return torch.softmax(z, dim=-1)
 
 
 def _softmax_vjp(z, g, gamma=None):

@@ -83,25 +83,26 @@ def weight_pullback(V, W, backend=None):
 
     On CPU the product is accumulated over blocks of rows of ``V`` that stay in cache, so
     that both heads use each block while it is hot (a single ``(2, d) x (d, m)`` GEMM streams
-    ``V`` about twice on this CPU build: measured in ``bench/xor.py``). ``backend``: the library
-    whose BLAS runs the blocks of an unbatched ``V`` (``None``: this machine's measured choice,
+    ``V`` about twice on this CPU build: measured in ``bench/xor.py``); a ``V`` that stays in
+    cache is one product. ``backend``: the library whose BLAS runs the product with an unbatched
+    ``V`` and at most 8 queries (``None``: this machine's measured choice,
     :func:`numeric.xor._path.pullback_backend`; torch's MKL took twice numpy's OpenBLAS time on
     an AMD EPYC).
     """
     d, m = V.shape[-2], V.shape[-1]
     rows = max(64, PULLBACK_BLOCK_BYTES // (m * V.element_size()))
-    if V.device.type != "cpu" or d <= 4 * rows:
+    if V.device.type != "cpu":
+        return torch.matmul(W, V)
+    if V.dim() == 2 and W.numel() <= 8 * d:      # more queries: the GEMM is efficient
+        Wf = W.reshape(-1, d)
+        if (backend or pullback_backend()) == "numpy" and not (V.requires_grad or W.requires_grad):
+            with np.errstate(all="ignore"):          # an overflow is the caller's to see, as in torch
+                out = numpy_pullback(V.numpy(), Wf.numpy())
+            return torch.from_numpy(out).reshape(*W.shape[:-1], m)
+    if d <= 4 * rows or (V.dim() == 2 and W.numel() > 8 * d):
         return torch.matmul(W, V)
     if V.dim() == 2:
         Wf = W.reshape(-1, d)
-        if Wf.shape[0] > 8:                      # many queries: the GEMM is efficient
-            return torch.matmul(W, V)
-        if (backend or pullback_backend()) == "numpy" and not (V.requires_grad or W.requires_grad):
-            Vn, Wn = V.numpy(), Wf.numpy()
-            acc = np.zeros((Wf.shape[0], m), dtype=Vn.dtype)
-            for s in range(0, d, rows):
-                acc += Wn[:, s:s + rows] @ Vn[s:s + rows]
-            return torch.from_numpy(acc).reshape(*W.shape[:-1], m)
         out = torch.zeros(Wf.shape[0], m, dtype=V.dtype, device=V.device)
         for s in range(0, d, rows):
             out.addmm_(Wf[:, s:s + rows], V[s:s + rows])
@@ -113,6 +114,20 @@ def weight_pullback(V, W, backend=None):
     for s in range(0, d, rows):
         out.baddbmm_(Wf[:, :, s:s + rows], Vf[:, s:s + rows])
     return out.reshape(*W.shape[:-1], m)
+
+
+def numpy_pullback(Vn, Wn):
+    """``Wn @ Vn`` for numpy arrays ``Wn`` (k, d) and ``Vn`` (d, m) on numpy's BLAS, as
+    :func:`weight_pullback` runs it: one product where ``V`` stays in cache, else over blocks of
+    rows."""
+    d, m = Vn.shape
+    rows = max(64, PULLBACK_BLOCK_BYTES // (m * Vn.itemsize))
+    if d <= 4 * rows:
+        return Wn @ Vn
+    acc = np.zeros((Wn.shape[0], m), dtype=Vn.dtype)
+    for s in range(0, d, rows):
+        acc += Wn[:, s:s + rows] @ Vn[s:s + rows]
+    return acc
 
 
 # --------------------------------------------------------------------------- one pass over V

@@ -142,6 +142,28 @@ def residual_polynomial(u: torch.Tensor, u_tilde: torch.Tensor, support) -> torc
             + nu * nut + 2 * p * p - 2 * s)
 
 
+def overlap_and_target(P, g1a, g2a, g1b, g2b, ca1, ca2, cb1, cb2, pick):
+    r"""The two scalars of the support term from the sums over R and the support weights:
+    :math:`c_0 = \gamma\cdot\tilde\gamma` and :math:`t = 1 - \gamma_a\tilde\gamma_b - \gamma_b\tilde\gamma_a`,
+    the latter from the complements :math:`c_p = 1 - \gamma_p` of the closer assignment (module
+    docstring). Heads 1 and 2 are the suffixes 1 and 2; every argument is a float or a tensor of the
+    batch shape, and ``pick(condition, x, y)`` selects (``torch.where``, or its float form)."""
+    c0 = P + g1a * g2a + g1b * g2b                # gamma . gamma~
+    pab, pba = g1a * g2b, g1b * g2a
+    t_ab = ca1 + g1a * cb2 - pba                  # head 1 ~ e_a, head 2 ~ e_b
+    t_ba = cb1 + g1b * ca2 - pab                  # swapped
+    return c0, pick(pab >= pba, t_ab, t_ba)
+
+
+def support_weight_grads(c0, t, P, ga, gb, ga_o, gb_o, N_o):
+    r"""``(dL/dgamma_a, dL/dgamma_b)`` of one head in the form that does not cancel near a solution
+    (module docstring): ``ga, gb`` its weights on the support, ``ga_o, gb_o, N_o`` the other head's
+    and its :math:`\|\gamma_R\|^2`; floats, or tensors that broadcast (both heads at once)."""
+    Ga = 2 * c0 * ga_o + 2 * ga * N_o + 2 * ga_o * P - 2 * t * gb_o
+    Gb = 2 * c0 * gb_o + 2 * gb * N_o + 2 * gb_o * P - 2 * t * ga_o
+    return Ga, Gb
+
+
 class ClosedFormState:
     """Weights of both heads and the sums over R = complement of {a, b} (module docstring).
 
@@ -190,13 +212,8 @@ class ClosedFormState:
 
     def _finish(self, ga, gb, ca, cb):
         self.ga, self.gb, self.ca, self.cb = ga, gb, ca, cb
-        g1a, g2a, g1b, g2b = ga[..., 0], ga[..., 1], gb[..., 0], gb[..., 1]
-        self.c0 = self.P + g1a * g2a + g1b * g2b      # gamma . gamma~
-        pab, pba = g1a * g2b, g1b * g2a
-        # t = 1 - pab - pba from the complements of the closer assignment
-        t_ab = ca[..., 0] + g1a * cb[..., 1] - pba    # head 1 ~ e_a, head 2 ~ e_b
-        t_ba = cb[..., 0] + g1b * ca[..., 1] - pab    # swapped
-        self.t = torch.where(pab >= pba, t_ab, t_ba)
+        self.c0, self.t = overlap_and_target(self.P, ga[..., 0], ga[..., 1], gb[..., 0], gb[..., 1],
+                                             ca[..., 0], ca[..., 1], cb[..., 0], cb[..., 1], torch.where)
 
     def loss(self):
         N1, N2 = self.N[..., 0], self.N[..., 1]
@@ -226,12 +243,9 @@ class ClosedFormState:
     def support_grad(self):
         """``(Ga, Gb)``, each (*batch, 2): dL/dgamma_a, dL/dgamma_b per head, in the form that
         does not cancel near a solution (module docstring)."""
-        ga, gb, N = self.ga, self.gb, self.N
-        c0, t, P = self.c0[..., None], self.t[..., None], self.P[..., None]
-        ga_o, gb_o, N_o = ga.flip(-1), gb.flip(-1), N.flip(-1)
-        Ga = 2 * c0 * ga_o + 2 * ga * N_o + 2 * ga_o * P - 2 * t * gb_o
-        Gb = 2 * c0 * gb_o + 2 * gb * N_o + 2 * gb_o * P - 2 * t * ga_o
-        return Ga, Gb
+        ga, gb = self.ga, self.gb
+        return support_weight_grads(self.c0[..., None], self.t[..., None], self.P[..., None],
+                                    ga, gb, ga.flip(-1), gb.flip(-1), self.N.flip(-1))
 
     def logit_cotangent(self, Z, attention):
         r"""``W = J^T G`` (z-space cotangent) for both heads, accurate near a solution.

@@ -12,7 +12,9 @@ The choice is measured where this machine has been measured: ``python -m bench.x
 paths at d = 10^6 and records their ratio in a calibration file
 (``~/.cache/boolverify/grad_path.json``, or the file named by ``BOOLVERIFY_GRAD_CALIBRATION``),
 keyed by the CPU's model and last-level cache (:func:`numeric.machine.machine_key`), and ``auto``
-takes the faster path from it. The engine only reads that file; the benchmark writes it. Without
+takes the faster path from it (read once per process, like the BLAS of the thin products with
+``V``, :func:`pullback_backend`; :func:`forget_calibration` reads both again). The engine only
+reads that file; the benchmark writes it. Without
 a calibration of this machine the choice is a pure function of the last-level cache size
 (:func:`choose_path`), an assumption that was right on an Intel Xeon and wrong on an AMD EPYC
 (docs/performance.md): the one-pass
@@ -142,12 +144,23 @@ def read_calibration(path: Path | None = None) -> float | None:
 PULLBACK_BACKENDS = ("torch", "numpy")
 
 
+@functools.lru_cache(maxsize=1)
 def pullback_backend() -> str:
-    """The library for the thin products ``W V_block`` on the CPU (the pull-back ``W V`` and the
-    one pass's weighted row sums): the faster one of :data:`PULLBACK_BACKENDS` as measured on this
-    machine (calibration ``pullback_numpy_over_torch`` < 1 picks numpy's BLAS), else torch's."""
+    """The library for the thin products with ``V`` on the CPU (the pull-back ``W V``, the one
+    pass's weighted row sums, a single model's logits): the faster one of
+    :data:`PULLBACK_BACKENDS` as measured on this machine (calibration ``pullback_numpy_over_torch``
+    < 1 picks numpy's BLAS), else torch's. Read once per process, like :func:`machine_choice`
+    (a gradient at small d must not pay for a file-system call); :func:`forget_calibration`
+    reads it again."""
     ratio = _positive(calibration().get("pullback_numpy_over_torch"))
     return "numpy" if ratio is not None and ratio < 1 else "torch"
+
+
+def forget_calibration() -> None:
+    """Make :func:`machine_choice` and :func:`pullback_backend` read the calibration file again
+    (e.g. after :func:`bench.calibration.write_calibration` in the same process)."""
+    machine_choice.cache_clear()
+    pullback_backend.cache_clear()
 
 
 @functools.lru_cache(maxsize=1)
@@ -156,6 +169,13 @@ def machine_choice() -> PathChoice:
     (:func:`read_calibration`), else from its last-level cache (read once per process)."""
     sizes = cache_sizes()
     return choose_path(sizes[max(sizes)] if sizes else None, measured_ratio=read_calibration())
+
+
+@functools.lru_cache(maxsize=4)
+def _in_cache(block_bytes: int) -> PathChoice:
+    # one object per block size: a call at small d must not pay for formatting its reason
+    return PathChoice("two-pass", block_bytes, f"V within one {MIN_BLOCK_BYTES >> 20} MiB block: "
+                                               "read twice from cache")
 
 
 def resolve_path(path: str | None = None, device_type: str = "cpu", V_bytes: int | None = None) -> PathChoice:
@@ -173,8 +193,7 @@ def resolve_path(path: str | None = None, device_type: str = "cpu", V_bytes: int
     if path == "auto" and device_type != "cpu":
         return PathChoice("one-pass", auto.block_bytes, f"{device_type}: one pass")
     if path == "auto" and V_bytes is not None and V_bytes <= MIN_BLOCK_BYTES:
-        return PathChoice("two-pass", auto.block_bytes, f"V ({V_bytes / (1 << 20):.3g} MiB) within one "
-                                                        f"{MIN_BLOCK_BYTES >> 20} MiB block: read twice from cache")
+        return _in_cache(auto.block_bytes)
     if path == "auto":
         return auto
     return PathChoice(path, auto.block_bytes, f"forced by {source} = {path!r}")

@@ -27,20 +27,24 @@ import torch
 
 from numeric.xor._attention import ATTENTION_MAPS, attention_map_of, map_unchecked
 from numeric.validation import (check_device, check_dtype, check_finite, check_float_tensor, check_int,
-                                check_like, check_real, check_support, check_tensor_storage, reject)
+                                check_like, check_real, check_support, reject)
 from numeric.xor._blocks import block_rows, one_pass_grad, slices, sums_pass, weight_pullback
 from numeric.xor._path import COMPILED, MIN_BLOCK_BYTES, resolve_path
 from numeric.xor._forms import ClosedFormState
+from numeric.xor._single import single_model_grad
 
 
 # --------------------------------------------------------------------------- validation
 
 
-def check_model(V, theta, theta_tilde, support):
+def check_model(V, theta, theta_tilde, support, *, finite=True, grad=True):
     """Validate the common tensor and support arguments (the public functions resolve their
     ``attention`` before, with :func:`numeric.xor._attention.attention_map_of`); returns
-    ``(a, b, batch_shape)``."""
-    check_float_tensor(V, "V", min_dim=2)
+    ``(a, b, batch_shape)``. ``finite=False`` leaves out the queries' NaN/inf check, for a caller
+    that tests its logits instead (a NaN or inf in a query reaches every logit) and calls
+    :func:`check_queries_finite` before naming a cause; ``grad=False`` refuses tensors that
+    require grad (for a closed form that autograd cannot follow)."""
+    check_float_tensor(V, "V", min_dim=2, grad=grad)
     d, m = V.shape[-2], V.shape[-1]
     if d < 2:
         reject("V", f"<tensor of shape {tuple(V.shape)}>",
@@ -50,12 +54,13 @@ def check_model(V, theta, theta_tilde, support):
                "shape (*batch, d, m) with an embedding dimension m >= 1")
     batch = V.shape[:-2]
     for name, t in (("theta", theta), ("theta_tilde", theta_tilde)):
-        check_float_tensor(t, name, min_dim=1)
+        check_float_tensor(t, name, min_dim=1, grad=grad)
         check_like(t, name, V, "V")
         if t.shape[-1] != m:
             reject(name, f"<tensor of shape {tuple(t.shape)}>",
                    f"shape (*batch, m) with m = {m} to match V of shape {tuple(V.shape)}")
-        check_finite(t, name)
+        if finite:
+            check_finite(t, name)
         if t.shape[:-1] == batch:
             continue            # (torch.broadcast_shapes runs in Python: tens of microseconds)
         try:
@@ -66,6 +71,12 @@ def check_model(V, theta, theta_tilde, support):
                    "parameters before it)")
     a, b = check_support(support, d)
     return a, b, batch
+
+
+def check_queries_finite(theta, theta_tilde):
+    """The queries' NaN/inf check that :func:`check_model` leaves out with ``finite=False``."""
+    check_finite(theta, "theta")
+    check_finite(theta_tilde, "theta_tilde")
 
 
 def head_logits(V, theta, theta_tilde, batch):
@@ -240,7 +251,9 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
     (weighted row sums, with online-softmax rescaling for softmax: :mod:`numeric.xor`) and a
     fallback to two passes where the softmax sums would cancel; batched, exactly two passes.
     On the CPU the one pass runs where it is the faster path on this machine (its cache size:
-    :mod:`numeric.xor`); both paths agree within the tolerance table.
+    :mod:`numeric.xor`); both paths agree within the tolerance table. An unbatched model on the
+    CPU takes the two passes' O(d) steps in numpy (fewer microseconds per step:
+    :mod:`numeric.xor`).
 
     Args: as :func:`population_loss`; ``path``: ``"one-pass"``, ``"two-pass"``, ``"compiled"``
     (the two-pass form through ``torch.compile``: compiled at first use, then the fastest at small
@@ -251,11 +264,17 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
         ``(grad_theta, grad_theta_tilde)``, each of shape ``(*batch, m)``.
     """
     amap = attention_map_of(attention)
-    a, b, batch = check_model(V, theta, theta_tilde, support)
-    for name, t in (("V", V), ("theta", theta), ("theta_tilde", theta_tilde)):
-        check_tensor_storage(t, name, grad=False)    # a closed form: autograd cannot follow it
+    # a closed form: autograd cannot follow it (grad=False)
+    a, b, batch = check_model(V, theta, theta_tilde, support, finite=False, grad=False)
     choice = resolve_path(path, V.device.type, V.numel() * V.element_size())
-    if V.dim() == 2 and theta.dim() == 1 and theta_tilde.dim() == 1 and choice.path == "one-pass":
+    single = V.dim() == 2 and theta.dim() == 1 and theta_tilde.dim() == 1
+    if single and choice.path == "two-pass" and V.device.type == "cpu":
+        res = single_model_grad(V, theta, theta_tilde, a, b, amap)
+        if res is not None:
+            return res
+        # non-finite logits: the checks below and the tensor path name the cause
+    check_queries_finite(theta, theta_tilde)
+    if single and choice.path == "one-pass":
         d, m = V.shape
         Th = torch.stack((theta, theta_tilde))
         rows = (max(64, choice.block_bytes // (m * V.element_size())) if V.device.type == "cpu"

@@ -12,7 +12,8 @@ from numeric.xor._attention import ATTENTIONS
 from bench.calibration import write_calibration
 from numeric.machine import cache_sizes, cpu_model, machine_key
 from numeric.xor._path import (CALIBRATION_VAR, ENV_VAR, MAX_BLOCK_BYTES, MIN_BLOCK_BYTES, choose_path,
-                              machine_choice, pullback_backend, read_calibration, resolve_path)
+                              forget_calibration, machine_choice, pullback_backend, read_calibration,
+                              resolve_path)
 from tests.helpers import raises_input_error
 from verify.common.tolerances import assert_close
 
@@ -138,9 +139,9 @@ def calibration(tmp_path, monkeypatch):
     """A calibration file of its own (the machine's choice read again around the test)."""
     path = tmp_path / "grad_path.json"
     monkeypatch.setenv(CALIBRATION_VAR, str(path))
-    machine_choice.cache_clear()
+    forget_calibration()
     yield path
-    machine_choice.cache_clear()
+    forget_calibration()
 
 
 @pytest.mark.parametrize("ratio, path", [(1.33, "two-pass"), (0.7, "one-pass")])
@@ -162,7 +163,7 @@ def test_a_calibration_of_another_machine_or_unreadable_is_ignored(calibration):
                  json.dumps({"machine": machine_key(), "one_over_two_pass": -1}),
                  json.dumps({"machine": machine_key(), "one_over_two_pass": True})):
         calibration.write_text(text)
-        machine_choice.cache_clear()
+        forget_calibration()
         assert read_calibration() is None and machine_choice() == assumed, text
     for bad in (0.0, -1.0, float("nan"), float("inf"), True, "1.2"):
         with raises_input_error("one_over_two_pass"):
@@ -192,3 +193,89 @@ def test_the_pullback_backends_agree(calibration, dtype):
     assert pullback_backend() == "numpy"
     write_calibration(1.2, pullback_numpy_over_torch=1.5)
     assert pullback_backend() == "torch"
+
+
+def _models(g, d, m, dtype):
+    """A single model per regime: moderate logits, a head saturated off the support (its argmax in
+    R, where the softmax cotangent takes the argmax form), and one step of the default size
+    (both heads saturated on the support, L far below 1e-20 in float64)."""
+    V = nx.sample_embeddings(d, m, generator=g, dtype=dtype)
+    th, tt = nx.sample_init(m, generator=g, dtype=dtype)
+    tt = torch.randn(m, generator=g, dtype=dtype)
+    yield "moderate", V, th * 2, tt * 2
+    yield "saturated off the support", V, V[d - 1] * 60, -V[d // 2] * 40
+    th0, tt0 = nx.sample_init(m, generator=g, dtype=dtype)
+    yield "one step", V, *nx.one_step(V, th0, tt0, (0, 1), nx.default_lr(d, m))
+
+
+@pytest.mark.parametrize("blas", ["torch", "numpy"])
+@pytest.mark.parametrize("attention", ATTENTIONS)
+def test_a_single_model_gives_the_gradient_of_a_batch_of_one(attention, blas, calibration):
+    """The numpy evaluator of a single CPU model against the tensor path (the same model as a batch
+    of one), on either BLAS for the products with V, in every regime of the softmax cotangent; in
+    float32 against the float64 gradient of the same inputs (the two float32 paths round
+    differently: the single model's algebra between the sums runs in double)."""
+    write_calibration(1.2, pullback_numpy_over_torch=0.5 if blas == "numpy" else 2.0)
+    assert pullback_backend() == blas
+    g = torch.Generator().manual_seed(23)
+    for dtype in (torch.float64, torch.float32):
+        name = "float64" if dtype == torch.float64 else "float32"
+        for d, m in ((2, 3), (3, 2), (57, 5), (3000, 8)):
+            for regime, V, th, tt in _models(g, d, m, dtype):
+                single = nx.population_grad(V, th, tt, (0, 1), attention)
+                if dtype == torch.float64:
+                    expected = [y[0] for y in nx.population_grad(V[None], th[None], tt[None], (0, 1), attention)]
+                elif regime == "one step":
+                    continue              # float32 weights carry 1e-7: a solution's gradient has no digit left
+                else:
+                    expected = nx.population_grad(V.double(), th.double(), tt.double(), (0, 1), attention)
+                for head, (x, y) in enumerate(zip(single, expected)):
+                    assert x.shape == y.shape and x.dtype == dtype
+                    s = float(y.abs().max())
+                    tiny = torch.finfo(dtype).tiny
+                    if s < tiny:                                  # below the dtype's normal range
+                        assert float(x.abs().max()) < tiny
+                        continue
+                    for i, (u, v) in enumerate(zip(x.tolist(), y.tolist())):
+                        assert_close(u, v, dtype=name, scale=s, what=f"{name}, {regime}, d={d}, head {head}[{i}]")
+
+
+@pytest.mark.parametrize("blas", ["torch", "numpy"])
+def test_a_single_model_with_non_finite_logits_names_the_cause(blas, calibration, recwarn):
+    """A single model tests its logits instead of its queries: a NaN or inf in a query or in V, or
+    logits that overflow, still get the error that names it, and numpy warns of nothing."""
+    write_calibration(1.2, pullback_numpy_over_torch=0.5 if blas == "numpy" else 2.0)
+    g = torch.Generator().manual_seed(3)
+    V = nx.sample_embeddings(40, 4, generator=g)
+    th, tt = nx.sample_init(4, generator=g)
+    for attention in ATTENTIONS:
+        for bad, name in ((float("nan"), "theta"), (float("inf"), "theta"), (-float("inf"), "theta")):
+            q = th.clone()
+            q[2] = bad
+            with raises_input_error(name):
+                nx.population_grad(V, q, tt, (0, 1), attention)
+            with raises_input_error("theta_tilde"):
+                nx.population_grad(V, th, q, (0, 1), attention)
+        W = V.clone()
+        W[5, 0] = -float("inf") if float(th[0]) > 0 else float("inf")   # logit -inf: weight 0, not NaN
+        with raises_input_error("V"):
+            nx.population_grad(W, th, tt, (0, 1), attention)
+        huge = 1.7e308 * torch.sign(V[7])                              # finite, but v_7 . theta overflows
+        assert torch.isinf(V @ huge).any()
+        with raises_input_error("theta"):
+            nx.population_grad(V, huge, tt, (0, 1), attention)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_a_single_model_under_no_grad_may_require_grad():
+    """Under torch.no_grad() tensors that require grad are accepted, and give the same gradient."""
+    g = torch.Generator().manual_seed(4)
+    V = nx.sample_embeddings(30, 4, generator=g)
+    th, tt = nx.sample_init(4, generator=g)
+    plain = nx.population_grad(V, th, tt, (0, 1))
+    with torch.no_grad():
+        leaf = nx.population_grad(V.clone().requires_grad_(), th.clone().requires_grad_(), tt, (0, 1))
+    for x, y in zip(leaf, plain):
+        s = float(y.abs().max())
+        for u, v in zip(x.tolist(), y.tolist()):
+            assert_close(u, v, scale=s, what="no_grad")

@@ -197,13 +197,22 @@ def _probe(bits, check, call, last, sizes):
     return None
 
 
+#: further calls on the shrunk table that look for a random target (a random target's answer on a
+#: small table repeats by chance: 1 in 4 for two entries that vary by 0 or 1, once; 1 in 64 thrice)
+AGAIN_CALLS = 3
+
+
 def _again(call, bits, mismatch):
-    """The target's second answer on the shrunk table when it differs from the first, else None."""
-    try:
-        second = call(bits, dict(mismatch.inputs), mismatch.expected)
-    except (TargetRaised, AbortRun, InputError):
-        return None
-    return None if same_answers(mismatch.received, second) else second
+    """The first of up to :data:`AGAIN_CALLS` further answers on the shrunk table that differs from
+    the first, else None."""
+    for _ in range(AGAIN_CALLS):
+        try:
+            second = call(bits, dict(mismatch.inputs), mismatch.expected)
+        except (TargetRaised, AbortRun, InputError):
+            return None
+        if not same_answers(mismatch.received, second):
+            return second
+    return None
 
 
 __all__ = ["LIST_N", "MAX_TABLE_N", "TableCheck", "hint_tables", "run_table_check", "seeded_table", "tables"]

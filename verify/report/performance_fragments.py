@@ -108,13 +108,20 @@ def xor_small_d_table(data) -> str:
     peer = (f"JAX {jax['jax']}; its gradient differs from population_grad by at most "
             f"{max(row['jax_rel_diff'] for row in r['small_d'] if 'jax' in row):.1e} of the largest component"
             if jax else "JAX was not installed")
+    loops = [row for row in r.get("small_d", []) if "t_jax_loop" in row]
+    in_loops = ("" if not loops else
+                "\nIn loops of consecutive calls (caches warm, as in a training loop; above, each call "
+                "comes between calls of the other functions): population_grad takes "
+                + ", ".join(f"{row['t_grad_loop'] * 1e6:.0f} µs at d = {row['d']}" for row in loops)
+                + " against JAX's " + ", ".join(f"{row['t_jax_loop'] * 1e6:.0f}" for row in loops)
+                + " µs: " + " / ".join(f"{row['grad_over_jax_loop']:.2f}" for row in loops) + "x.")
     compiled = max(row["compiled_rel_diff"] for row in r["small_d"])
     first = max(row["t_first_compiled_call"] for row in r["small_d"])
     faster = ("the faster of the two" if r["default_is_faster"]
               else f"not the faster of the two: the {r['faster_path']} path is faster here")
     return (f"{r['machine']}, {r['date']} ({peer}; the compiled path differs from the default by at most "
             f"{compiled:.1e} of the largest component, and its compilation at the run's first call took "
-            f"{r.get('t_first_compiled_large', first):.1f} s):\n{table}\nAt d = {r['d']}, m = {r['m']} the gradient takes "
+            f"{r.get('t_first_compiled_large', first):.1f} s):\n{table}{in_loops}\nAt d = {r['d']}, m = {r['m']} the gradient takes "
             f"**{r['grad_over_one_read']:.2f}x** one read of V (goal ≤ 2.0) on the path run by default, "
             f"{r['path']} ({r['path_reason']}; {faster}); forced, the one-pass path takes "
             f"{r['t_one_pass'] / r['t_one_read']:.2f}x, the two-pass path {r['two_pass_over_one_read']:.2f}x, "

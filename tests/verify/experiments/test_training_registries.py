@@ -120,12 +120,12 @@ PINNED_TRAINING = {
 }
 
 PINNED_XOR_TRAINING = {
-    "gd": ["0x1.93929e29b6248p-1", "0x1.d4890ac709994p-2", "0x1.a81cf3f32efcep-1"],
-    "adam": ["0x1.e38e70ae63a4fp-1", "0x1.a30bc0a114705p-1", "0x1.e6759ce1e2551p-1"],
+    "gd": ["0x1.93929e29b624ap-1", "0x1.d4890ac709991p-2", "0x1.a81cf3f32efcep-1"],
+    "adam": ["0x1.e38e70ae63a51p-1", "0x1.a30bc0a114705p-1", "0x1.e6759ce1e254dp-1"],
 }
 
 PINNED_COMPARISON = {
-    "softmax": {"gd": "0x1.acfdf2f17dcb0p-54", "adam": "0x1.db27b4c44cc93p-1"},
+    "softmax": {"gd": "0x1.acfdf2f17dd6ep-54", "adam": "0x1.db27b4c44cc93p-1"},
     "linear": {"gd": "0x1.cd990935a12ddp-1", "adam": "0x1.f8dcb17f72cd0p-1"},
     "erf": {"gd": "0x1.ea7cec77fb22ep-1", "adam": "0x1.f6b7176621ae3p-1"},
 }

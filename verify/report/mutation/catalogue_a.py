@@ -17,6 +17,7 @@ from verify.report.mutation.makers_a import (
     grad_heads_swapped, hessian_factor, instances_repeated, labels_wrong_sign, limit_argmin,
     linear_unscaled, loss_cross_sign, loss_without_t_squared, lr_matrix_without_c, never_fall_back,
     one_pass_square_moments_swapped, one_pass_support_rows_swapped, one_step_ascends,
+    single_cotangent_not_centred, single_weight_grad_ambient_sign, support_pull_dropped,
     softmax_unnormalised, step_metrics_ten_times_lax, stream_limit_ascends, success_head_one_only,
     support_allows_equal, support_off_by_one, sweep_eps_ten_times, threshold_sizes_log10,
     tolerance_rows_float32, weight_grad_ambient_sign, weight_grad_without_support_pull,
@@ -48,6 +49,8 @@ _SG6 = "theorems/test_SG6_random_init_sensitivity.py"
 _STATE = "numeric.xor._forms.ClosedFormState"
 _POPULATION = "numeric.xor._population"
 _ONE_PASS_GRAD = "numeric.xor._blocks.normalised_one_pass_grad"
+_SINGLE = "numeric.xor._single"
+_FORMS = "numeric.xor._forms"
 _FALLBACK_RATIO = "numeric.xor._blocks.FALLBACK_RATIO"
 _MAP = "numeric.xor._attention.map_unchecked"
 _METRICS = "numeric.xor._metrics"
@@ -92,6 +95,15 @@ PAPER_A: tuple[Mutant, ...] = (
            f"{_STATE}.logit_cotangent", cotangent_not_centred, grad_two_pass_probe(), (_SX2, _SX3)),
     Mutant("erf_cotangent_constant", "erf Jacobian with 1/sqrt(pi) instead of 2/sqrt(pi)",
            f"{_STATE}.logit_cotangent", erf_cotangent_halved, grad_two_pass_probe("erf"), (_SX2,)),
+    Mutant("single_cotangent_not_centred",
+           "a single model's softmax pull-back gamma * g, without the -(gamma.g) gamma part",
+           f"{_SINGLE}.softmax_cotangent", single_cotangent_not_centred, grad_probe(), (_SX2, _SX3)),
+    Mutant("single_grad_ambient_term_sign",
+           "a single model's dL/dgamma_i: -4(g.g~ - g_i g~_i) g~_i instead of +4",
+           f"{_SINGLE}.weight_grad", single_weight_grad_ambient_sign, grad_probe(), (_SX2, _SX3)),
+    Mutant("support_grad_drops_pull",
+           "dL/dgamma_a without its -2 t g~_b term, in the support algebra both paths share",
+           f"{_FORMS}.support_weight_grads", support_pull_dropped, grad_probe(), (_SX2, _SX3)),
     # attention maps
     Mutant("softmax_unnormalised", "softmax weights exp(z - max z) without the division by their sum",
            _MAP, softmax_unnormalised, weights_probe("softmax"), (_SX3, _SX1)),

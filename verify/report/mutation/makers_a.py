@@ -59,6 +59,30 @@ def erf_cotangent_halved(original):
     return logit_cotangent
 
 
+def single_cotangent_not_centred(original):
+    def softmax_cotangent(Gam, G, GamR, a, b, heads):
+        G *= Gam                             # diag(gamma) only: the -gamma gamma^T part is missing
+        return G
+    return softmax_cotangent
+
+
+def single_weight_grad_ambient_sign(original):
+    def weight_grad(Gam, prod, c0, full, a, b, Ga, Gb):
+        G = original(Gam, prod, c0, full, a, b, Ga, Gb)    # prod now holds 4 (c0 - g_i g~_i)
+        G -= 2 * Gam[::-1] * prod                          # -4 (c0 - g_i g~_i) g~_i instead of +4
+        G[:, a] = Ga
+        G[:, b] = Gb
+        return G
+    return weight_grad
+
+
+def support_pull_dropped(original):
+    def support_weight_grads(c0, t, P, ga, gb, ga_o, gb_o, N_o):
+        Ga, Gb = original(c0, t, P, ga, gb, ga_o, gb_o, N_o)
+        return Ga + 2 * t * gb_o, Gb                       # dL/dgamma_a without its -2 t g~_b term
+    return support_weight_grads
+
+
 def grad_halved(original):
     def population_grad(*args, **kwargs):
         g, gt = original(*args, **kwargs)
