@@ -252,8 +252,8 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
     fallback to two passes where the softmax sums would cancel; batched, exactly two passes.
     On the CPU the one pass runs where it is the faster path on this machine (its cache size:
     :mod:`numeric.xor`); both paths agree within the tolerance table. An unbatched model on the
-    CPU takes the two passes' O(d) steps in numpy (fewer microseconds per step:
-    :mod:`numeric.xor`).
+    CPU whose ``V`` fits in 1 MiB takes the two passes' O(d) steps in numpy (fewer microseconds
+    per step: :mod:`numeric.xor`).
 
     Args: as :func:`population_loss`; ``path``: ``"one-pass"``, ``"two-pass"``, ``"compiled"``
     (the two-pass form through ``torch.compile``: compiled at first use, then the fastest at small
@@ -266,9 +266,12 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
     amap = attention_map_of(attention)
     # a closed form: autograd cannot follow it (grad=False)
     a, b, batch = check_model(V, theta, theta_tilde, support, finite=False, grad=False)
-    choice = resolve_path(path, V.device.type, V.numel() * V.element_size())
+    V_bytes = V.numel() * V.element_size()
+    choice = resolve_path(path, V.device.type, V_bytes)
     single = V.dim() == 2 and theta.dim() == 1 and theta_tilde.dim() == 1
-    if single and choice.path == "two-pass" and V.device.type == "cpu":
+    if single and choice.path == "two-pass" and V.device.type == "cpu" and V_bytes <= MIN_BLOCK_BYTES:
+        # where a call costs its dispatch; with a larger V torch's kernels were the faster (the
+        # two-pass row of python -m bench.xor at d = 10^6)
         res = single_model_grad(V, theta, theta_tilde, a, b, amap)
         if res is not None:
             return res
@@ -289,7 +292,7 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
         # products with V as on the eager two-pass path (blocked, this machine's BLAS), the O(d)
         # closed form between them compiled into fused loops. A non-finite result goes the eager
         # way, which names its cause
-        if V.numel() * V.element_size() <= MIN_BLOCK_BYTES:
+        if V_bytes <= MIN_BLOCK_BYTES:
             g, gt, finite = _run_compiled("grad", V, theta, theta_tilde, a, b, amap.name)
         else:
             Z = logits_unchecked(V, theta, theta_tilde, batch)

@@ -1,7 +1,8 @@
 r"""The closed-form gradient of a single model on the CPU, its O(d) steps in numpy.
 
-A model without batch dimensions (``V`` of shape ``(d, m)``, queries of shape ``(m,)``) on the CPU
-runs the two-pass gradient of :class:`numeric.xor._forms.ClosedFormState` here: the logits and the
+A model without batch dimensions (``V`` of shape ``(d, m)``, queries of shape ``(m,)``) on the CPU,
+whose ``V`` fits in one 1 MiB block (beyond it torch's kernels are the faster), runs the two-pass
+gradient of :class:`numeric.xor._forms.ClosedFormState` here: the logits and the
 attention weights from torch (the engine's map, bit for bit), then the sums over R, the weight-space
 gradient ``G`` and the z-space cotangent ``W`` in numpy, on views of the same memory, then ``W V`` on
 the calibrated BLAS (:func:`numeric.xor._blocks.weight_pullback`).
