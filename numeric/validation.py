@@ -212,6 +212,10 @@ def check_bool(value, name):
 def check_support(support, d, name="support"):
     """``support = (a, b)``: two distinct integer positions in ``0..d-1`` (ints, numpy
     integers or 0-d integer tensors; not floats or bools). Returns ``(a, b)``."""
+    if type(support) is tuple and len(support) == 2:     # the common case, checked per gradient
+        a, b = support
+        if type(a) is int and type(b) is int and 0 <= a < d and 0 <= b < d and a != b:
+            return a, b
     expected = f"a pair (a, b) of distinct integers with 0 <= a, b < d = {d}"
     try:
         pair = tuple(support)
