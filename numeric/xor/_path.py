@@ -31,8 +31,8 @@ between the two products with ``V`` is compiled by ``torch.compile`` (inductor's
 elementwise steps fused into a few loops; the products stay the eager path's), built at its first use in
 a process (about 25 s with a cold inductor cache, a few seconds warm) and again for each new
 support, dtype or batch rank (dynamo keeps a few such versions, then runs the eager two-pass code).
-Where many calls share one support it is the fastest path at small d, where the eager paths pay a
-kernel dispatch per step (``python -m bench.xor``, docs/performance.md).
+A single model at small d now runs faster on the default path, whose O(d) steps run in numpy
+(``python -m bench.xor``, docs/performance.md).
 
 Forcing a path: the ``path`` argument of ``population_grad``, else the environment variable
 ``BOOLVERIFY_GRAD_PATH`` (``one-pass``, ``two-pass``, ``compiled`` or ``auto``).
