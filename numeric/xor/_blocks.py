@@ -99,15 +99,13 @@ def weight_pullback(V, W, backend=None):
             with np.errstate(all="ignore"):          # an overflow is the caller's to see, as in torch
                 out = numpy_pullback(V.numpy(), Wf.numpy())
             return torch.from_numpy(out).reshape(*W.shape[:-1], m)
-    if d <= 4 * rows or (V.dim() == 2 and W.numel() > 8 * d):
-        return torch.matmul(W, V)
-    if V.dim() == 2:
-        Wf = W.reshape(-1, d)
+        if d <= 4 * rows:
+            return torch.matmul(W, V)
         out = torch.zeros(Wf.shape[0], m, dtype=V.dtype, device=V.device)
         for s in range(0, d, rows):
             out.addmm_(Wf[:, s:s + rows], V[s:s + rows])
         return out.reshape(*W.shape[:-1], m)
-    if V.shape[:-2] != W.shape[:-2]:
+    if d <= 4 * rows or V.dim() == 2 or V.shape[:-2] != W.shape[:-2]:
         return torch.matmul(W, V)
     Vf, Wf = V.reshape(-1, d, m), W.reshape(-1, W.shape[-2], d)
     out = torch.zeros(Wf.shape[0], Wf.shape[1], m, dtype=V.dtype, device=V.device)

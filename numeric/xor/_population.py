@@ -256,8 +256,9 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
     per step: :mod:`numeric.xor`).
 
     Args: as :func:`population_loss`; ``path``: ``"one-pass"``, ``"two-pass"``, ``"compiled"``
-    (the two-pass form through ``torch.compile``, compiled at first use: :mod:`numeric.xor`) or ``"auto"`` (default: the ``BOOLVERIFY_GRAD_PATH`` environment
-    variable, else ``"auto"``, which never compiles).
+    (the two-pass form through ``torch.compile``, compiled at first use: :mod:`numeric.xor`) or
+    ``"auto"`` (default: the ``BOOLVERIFY_GRAD_PATH`` environment variable, else ``"auto"``, which
+    never compiles).
 
     Returns:
         ``(grad_theta, grad_theta_tilde)``, each of shape ``(*batch, m)``.

@@ -48,13 +48,11 @@ def single_model_grad(V, theta, theta_tilde, a: int, b: int, amap: AttentionMap)
 
 
 def _grad(V, theta, theta_tilde, a, b, amap):
-    Vn = V.numpy()
-    if pullback_backend() == "numpy":             # the thin products with V on numpy's BLAS
-        Z = torch.from_numpy(np.array((theta.numpy(), theta_tilde.numpy())) @ Vn.T)
-        pullback = numpy_pullback
+    on_numpy = pullback_backend() == "numpy"      # the thin products with V on numpy's BLAS
+    if on_numpy:
+        Z = torch.from_numpy(np.array((theta.numpy(), theta_tilde.numpy())) @ V.numpy().T)
     else:
         Z = torch.mm(torch.stack((theta, theta_tilde)), V.T)         # (2, d)
-        pullback = _torch_pullback
     Gam = map_unchecked(Z, amap.name).numpy()
     d = Gam.shape[1]
     # rows: gamma_R, gamma~_R (the weights with the support zeroed), their product, ones
@@ -82,12 +80,11 @@ def _grad(V, theta, theta_tilde, a, b, amap):
         W = softmax_cotangent(Gam, G, M[:2], a, b, ((ca1, cb1, g1a, g1b), (ca2, cb2, g2a, g2b)))
     else:
         W = amap.cotangent(Z, torch.from_numpy(G), d).numpy()
-    grad = pullback(Vn, W)
+    if on_numpy:
+        grad = numpy_pullback(V.numpy(), W)
+    else:
+        grad = weight_pullback(V, torch.from_numpy(W), backend="torch").numpy()
     return torch.from_numpy(grad[0]), torch.from_numpy(grad[1])
-
-
-def _torch_pullback(Vn, W):
-    return weight_pullback(torch.from_numpy(Vn), torch.from_numpy(W), backend="torch").numpy()
 
 
 def weight_grad(Gam, prod, c0, full, a, b, Ga, Gb):
