@@ -73,6 +73,28 @@ def check_model(V, theta, theta_tilde, support, *, finite=True, grad=True):
     return a, b, batch
 
 
+def plain_single_model(V, theta, theta_tilde) -> bool:
+    """Whether the three tensors are, by a few attribute reads, what :func:`check_model` accepts
+    for one model on the CPU: dense CPU tensors (not subclasses) of one float dtype, ``V`` of
+    shape ``(d, m)`` with ``d >= 2`` and ``m >= 1``, queries of shape ``(m,)``, none requiring grad.
+    False decides nothing: :func:`check_model` then accepts or names what is wrong. (Its checks
+    cost a gradient at small d more than these reads.)"""
+    T = torch.Tensor
+    if not (type(V) is T and type(theta) is T and type(theta_tilde) is T):
+        return False
+    dtype = V.dtype
+    if not ((dtype is torch.float64 or dtype is torch.float32)
+            and theta.dtype is dtype and theta_tilde.dtype is dtype
+            and V.is_cpu and theta.is_cpu and theta_tilde.is_cpu
+            and V.layout is torch.strided and theta.layout is torch.strided
+            and theta_tilde.layout is torch.strided
+            and not (V.requires_grad or theta.requires_grad or theta_tilde.requires_grad)):
+        return False
+    shape = V.shape
+    return (len(shape) == 2 and shape[0] >= 2 and shape[1] >= 1
+            and theta.shape == theta_tilde.shape == shape[1:])
+
+
 def check_queries_finite(theta, theta_tilde):
     """The queries' NaN/inf check that :func:`check_model` leaves out with ``finite=False``."""
     check_finite(theta, "theta")
@@ -252,8 +274,8 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
     fallback to two passes where the softmax sums would cancel; batched, exactly two passes.
     On the CPU the one pass runs where it is the faster path on this machine (its cache size:
     :mod:`numeric.xor`); both paths agree within the tolerance table. An unbatched model on the
-    CPU whose ``V`` fits in 1 MiB takes the two passes' O(d) steps in numpy (fewer microseconds
-    per step: :mod:`numeric.xor`).
+    CPU whose ``V`` fits in 1 MiB, none of its tensors requiring grad, takes the two passes' O(d)
+    steps in numpy (fewer microseconds per step: :mod:`numeric.xor`).
 
     Args: as :func:`population_loss`; ``path``: ``"one-pass"``, ``"two-pass"``, ``"compiled"``
     (the two-pass form through ``torch.compile``, compiled at first use: :mod:`numeric.xor`) or
@@ -264,18 +286,21 @@ def population_grad(V, theta, theta_tilde, support, attention="softmax", *, path
         ``(grad_theta, grad_theta_tilde)``, each of shape ``(*batch, m)``.
     """
     amap = attention_map_of(attention)
+    if plain_single_model(V, theta, theta_tilde):
+        # where a call costs its dispatch; with a larger V torch's kernels were the faster (the
+        # two-pass row of python -m bench.xor at d = 10^6)
+        a, b = check_support(support, V.shape[0])
+        V_bytes = V.numel() * V.element_size()
+        if V_bytes <= MIN_BLOCK_BYTES and resolve_path(path, "cpu", V_bytes).path == "two-pass":
+            res = single_model_grad(V, theta, theta_tilde, a, b, amap)
+            if res is not None:
+                return res
+            # non-finite logits: the checks below and the tensor path name the cause
     # a closed form: autograd cannot follow it (grad=False)
     a, b, batch = check_model(V, theta, theta_tilde, support, finite=False, grad=False)
     V_bytes = V.numel() * V.element_size()
     choice = resolve_path(path, V.device.type, V_bytes)
     single = V.dim() == 2 and theta.dim() == 1 and theta_tilde.dim() == 1
-    if single and choice.path == "two-pass" and V.device.type == "cpu" and V_bytes <= MIN_BLOCK_BYTES:
-        # where a call costs its dispatch; with a larger V torch's kernels were the faster (the
-        # two-pass row of python -m bench.xor at d = 10^6)
-        res = single_model_grad(V, theta, theta_tilde, a, b, amap)
-        if res is not None:
-            return res
-        # non-finite logits: the checks below and the tensor path name the cause
     check_queries_finite(theta, theta_tilde)
     if single and choice.path == "one-pass":
         d, m = V.shape

@@ -50,9 +50,11 @@ def single_model_grad(V, theta, theta_tilde, a: int, b: int, amap: AttentionMap)
 def _grad(V, theta, theta_tilde, a, b, amap):
     on_numpy = pullback_backend() == "numpy"      # the thin products with V on numpy's BLAS
     if on_numpy:
-        Z = torch.from_numpy(np.array((theta.numpy(), theta_tilde.numpy())) @ V.numpy().T)
+        Zn = np.array((theta.numpy(), theta_tilde.numpy())) @ V.numpy().T
+        Z = torch.from_numpy(Zn)
     else:
         Z = torch.mm(torch.stack((theta, theta_tilde)), V.T)         # (2, d)
+        Zn = Z.numpy()
     Gam = map_unchecked(Z, amap.name).numpy()
     d = Gam.shape[1]
     # rows: gamma_R, gamma~_R (the weights with the support zeroed), their product, ones
@@ -63,7 +65,7 @@ def _grad(V, theta, theta_tilde, a, b, amap):
     np.multiply(M[0], M[1], out=M[2])
     M[3] = 1.0
     (N1, P, _, SR1), (_, N2, _, SR2), (_, _, Q, _) = (M[:3] @ M.T).tolist()
-    if not math.isfinite(float(Z.numpy().sum()) + N1 + N2 + P + Q + SR1 + SR2):
+    if not math.isfinite(Zn.sum() + N1 + N2 + P + Q + SR1 + SR2):
         return None
     (g1a, g2a), (g1b, g2b) = Gam[:, a].tolist(), Gam[:, b].tolist()
     if amap.normalised:

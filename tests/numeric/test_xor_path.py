@@ -279,3 +279,64 @@ def test_a_single_model_under_no_grad_may_require_grad():
         s = float(y.abs().max())
         for u, v in zip(x.tolist(), y.tolist()):
             assert_close(u, v, scale=s, what="no_grad")
+
+
+def _variants():
+    """Single models and near misses: (what, V, theta, theta_tilde)."""
+    g = torch.Generator().manual_seed(5)
+    V = nx.sample_embeddings(12, 3, generator=g)
+    th, tt = nx.sample_init(3, generator=g)
+    yield "plain", V, th, tt
+    yield "float32", V.float(), th.float(), tt.float()
+    yield "V a transposed view", V.T.contiguous().T, th, tt
+    yield "theta float32", V, th.float(), tt
+    yield "theta_tilde float32", V, th, tt.float()
+    yield "float16", V.half(), th.half(), tt.half()
+    yield "integer V", V.long(), th, tt
+    yield "V batched", V[None], th, tt
+    yield "theta batched", V, th[None], tt
+    yield "theta_tilde batched", V, th, tt[None]
+    yield "theta too long", V, torch.cat((th, th)), tt
+    yield "theta_tilde too short", V, th, tt[:2]
+    yield "one position", V[:1], th, tt
+    yield "no embedding dimension", V[:, :0], th[:0], tt[:0]
+    yield "theta requires grad", V, th.clone().requires_grad_(), tt
+    yield "V requires grad", V.clone().requires_grad_(), th, tt
+    yield "theta a Parameter", V, torch.nn.Parameter(th.clone()), tt
+    yield "theta sparse", V, th.to_sparse(), tt
+    yield "V sparse", V.to_sparse(), th, tt
+    yield "V on meta", V.to("meta"), th, tt
+    yield "theta a list", V, th.tolist(), tt
+    yield "V a numpy array", V.numpy(), th, tt
+
+
+def test_the_plain_single_model_test_accepts_only_what_the_checks_accept():
+    """The few attribute reads that send a single CPU model to the numpy evaluator before the full
+    checks: whatever they accept, check_model accepts as one model (no batch dimensions); the plain
+    cases are accepted (else every gradient at small d pays for the full checks)."""
+    from numeric.xor._population import check_model, plain_single_model
+
+    accepted = set()
+    for what, V, th, tt in _variants():
+        if plain_single_model(V, th, tt):
+            accepted.add(what)
+            assert check_model(V, th, tt, (0, 1), finite=False, grad=False)[2] == (), what
+    assert accepted == {"plain", "float32", "V a transposed view"}
+
+
+def test_a_plain_single_model_takes_the_numpy_evaluator(monkeypatch):
+    """The default path of one small model on the CPU is the numpy evaluator (a forced one-pass
+    path is not)."""
+    import numeric.xor._population as population
+
+    calls = []
+    real = population.single_model_grad
+    monkeypatch.setattr(population, "single_model_grad", lambda *args: calls.append(1) or real(*args))
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    g = torch.Generator().manual_seed(6)
+    V = nx.sample_embeddings(30, 4, generator=g)
+    th, tt = nx.sample_init(4, generator=g)
+    nx.population_grad(V, th, tt, (0, 1))
+    assert calls == [1]
+    nx.population_grad(V, th, tt, (0, 1), path="one-pass")
+    assert calls == [1]
