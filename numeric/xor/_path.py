@@ -15,10 +15,12 @@ keyed by the CPU's model and last-level cache (:func:`numeric.machine.machine_ke
 takes the faster path from it (read once per process, like the BLAS of the thin products with
 ``V``, :func:`pullback_backend`; :func:`forget_calibration` reads both again). The engine only
 reads that file; the benchmark writes it. Without a calibration of this machine the choice is a
-pure function of the last-level cache size (:func:`choose_path`), an assumption that was right
-on an Intel Xeon and wrong on an AMD EPYC (docs/performance.md): the one-pass block is a quarter
-of that cache (so that it survives the other cores' traffic and the moments
-GEMM), at most :data:`MAX_BLOCK_BYTES` (16 MiB: past it, bigger blocks gain nothing) and at
+pure function of the last-level cache size (:func:`choose_path`), an assumption that held on an
+Intel Xeon (one pass about half the two-pass time) but not on the AMD EPYC machines measured
+since, where the two paths came within about a third of each other and the faster one changed
+from run to run (``python -m bench.xor``; there the calibration decides, as its last run measured).
+The one-pass block is a quarter of that cache (so that it survives the other cores' traffic and
+the moments GEMM), at most :data:`MAX_BLOCK_BYTES` (16 MiB: past it, bigger blocks gain nothing) and at
 least :data:`MIN_BLOCK_BYTES` (below 1 MiB the per-block calls and thin GEMMs cost more than the
 second read of ``V`` saves; measured in ``bench/xor.py``, docs/performance.md). A cache too small
 for that block, or a measured ratio (``t_one_pass / t_two_pass`` >= 1, e.g. from
