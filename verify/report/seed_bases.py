@@ -39,21 +39,39 @@ def _seed_base(report, name):
         raise InputError(f"{name}: expected a 'boolverify check --json' report with environment.seed_base") from None
 
 
+def _source(report) -> str:
+    """The commit a report's code ran from, as its provenance records it (12 hex digits, marked
+    ``dirty`` where the checkout had uncommitted changes), or ``unknown``."""
+    prov = report.get("provenance") if isinstance(report, dict) else None
+    commit = prov.get("commit") if isinstance(prov, dict) else None
+    if not isinstance(commit, str) or not commit:
+        return "unknown"
+    return commit[:12] + (" (dirty)" if prov.get("dirty") else "")
+
+
 def summarise(reports: dict) -> dict:
     """``reports``: ``{name: parsed check report}``. Returns the JSON-ready summary: the bases,
     and per decision its claim, estimand, kind (``stochastic`` when it has an interval), the
-    bases it ran at and its outcome counts; per claim its status counts and the designed
-    inconclusive probabilities its tests reported (``evidence.design``)."""
+    bases it ran at and its outcome counts; per claim its status counts, the designed
+    inconclusive probabilities its tests reported (``evidence.design``) and the commits its
+    reports ran from; per report (``checks``) its base, commit, number of claims and duration."""
     decisions, claims = {}, {}
     bases = set()
+    checks = []
     for name, report in reports.items():
         base = _seed_base(report, name)
         bases.add(base)
+        source = _source(report)
+        duration = report.get("duration_s")
+        checks.append({"base": base, "commit": source, "claims": len(report.get("claims", [])),
+                       "duration_s": duration if isinstance(duration, (int, float)) else None})
         for claim in report.get("claims", []):
             cid = claim["id"]
             row = claims.setdefault(cid, {"claim": cid, "bases": [], "status": dict.fromkeys(OUTCOMES, 0),
-                                          "designed_inconclusive": []})
+                                          "designed_inconclusive": [], "commits": []})
             row["bases"].append(base)
+            if source not in row["commits"]:
+                row["commits"].append(source)
             row["status"][claim["status"]] = row["status"].get(claim["status"], 0) + 1
             # each test's own evidence (the claim-level evidence of older reports merged them)
             for test in claim.get("tests", []):
@@ -71,14 +89,16 @@ def summarise(reports: dict) -> dict:
     for row in claims.values():
         designed = row.pop("designed_inconclusive")
         row["designed_inconclusive_max"] = max(designed) if designed else None
+        row["commits"].sort()
     return {"bases": sorted(bases), "claims": sorted(claims.values(), key=lambda r: r["claim"]),
-            "decisions": list(decisions.values())}
+            "decisions": list(decisions.values()),
+            "checks": sorted(checks, key=lambda c: (c["base"], c["commit"]))}
 
 
 def merge(summary: dict, update: dict) -> dict:
     """``summary`` with every claim of ``update`` (a :func:`summarise` of newer reports) replaced
     by ``update``'s rows, claim rows and decisions alike; the other claims keep theirs. The bases
-    are the union (each row keeps the bases it ran at)."""
+    are the union (each row keeps the bases it ran at); the reports of both are listed."""
     for name, data in (("summary", summary), ("update", update)):
         if not isinstance(data, dict) or not {"bases", "claims", "decisions"} <= set(data):
             raise InputError(f"{name}: expected a seed-bases summary with bases, claims and decisions")
@@ -88,7 +108,8 @@ def merge(summary: dict, update: dict) -> dict:
     order = {row["claim"]: i for i, row in enumerate(sorted(claims, key=lambda r: r["claim"]))}
     return {"bases": sorted(set(summary["bases"]) | set(update["bases"])),
             "claims": sorted(claims, key=lambda r: r["claim"]),
-            "decisions": sorted(decisions, key=lambda d: order[d["claim"]])}
+            "decisions": sorted(decisions, key=lambda d: order[d["claim"]]),
+            "checks": list(summary.get("checks", [])) + list(update.get("checks", []))}
 
 
 def _rate_bound(k, n):
@@ -115,11 +136,14 @@ def render(summary: dict) -> str:
              "(`python -m verify.report.seed_bases`; data `docs/data/seed_bases.json`). *Designed* is the largest "
              "inconclusive probability a claim file computes for its own plan before the data; *95 % bound* is the "
              "one-sided Clopper-Pearson upper bound of the inconclusive rate from the counts alone.", "",
-             "| claim | bases | pass | inconclusive | fail | designed P(inconclusive) |", "|---|---|---|---|---|---|"]
+             "| claim | bases | pass | inconclusive | fail | designed P(inconclusive) | reports' commit |",
+             "|---|---|---|---|---|---|---|"]
     for row in summary["claims"]:
         s, designed = row["status"], row["designed_inconclusive_max"]
+        # summaries written before the commits were kept have none
+        commits = ", ".join(f"`{c}`" for c in row.get("commits", ())) or "—"
         lines.append(f"| {row['claim']} | {len(row['bases'])} | {s['pass']} | {s['inconclusive']} | {s['fail']} | "
-                     f"{'—' if designed is None else f'{designed:.2g}'} |")
+                     f"{'—' if designed is None else f'{designed:.2g}'} | {commits} |")
     lines += ["", "| claim | decision | kind | pass | inconclusive | fail | 95 % bound on P(inconclusive) |",
               "|---|---|---|---|---|---|---|"]
     exact = {}

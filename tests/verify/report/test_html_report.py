@@ -113,7 +113,9 @@ def test_the_exact_checks_of_sx1_are_listed(page):
 def test_provenance_is_at_the_top(report, page):
     top = page[:page.index('id="contents"')]
     prov = report["provenance"]
-    for text in (prov["commit"], "(clean)", "seed base", "threads per worker", prov["cpu"],
+    # the state of the checkout the report ran in (a working copy with edits is not clean)
+    state = "(with uncommitted changes)" if prov["dirty"] else "(clean)"
+    for text in (prov["commit"], state, "seed base", "threads per worker", prov["cpu"],
                  f"torch {prov['libraries']['torch']}", prov["date"], f"{report['duration_s']} s",
                  " ".join(prov["command"])):
         assert str(text) in top, text

@@ -12,7 +12,7 @@ from verify.common.provenance import check_record, without_provenance
 from verify.report import seed_bases
 
 
-def _report(base, window_outcome, status=None, claim_id="SG-4"):
+def _report(base, window_outcome, status=None, claim_id="SG-4", commit="ab" * 20, dirty=False):
     decisions = [
         {"estimand": "slope in the window", "estimate": -0.8, "interval": [-0.9, -0.7], "level": 0.99,
          "rule": "inside [-1.3, -0.7]", "outcome": window_outcome},
@@ -24,7 +24,8 @@ def _report(base, window_outcome, status=None, claim_id="SG-4"):
     claim = {"id": claim_id, "status": status or window_outcome, "decisions": decisions,
              "evidence": {"test_window": evidence},
              "tests": [{"nodeid": "theorems/t.py::test_window", "evidence": evidence}]}
-    return {"environment": {"seed_base": base}, "claims": [claim]}
+    return {"provenance": {"commit": commit, "dirty": dirty}, "environment": {"seed_base": base},
+            "duration_s": 90.0 + base, "claims": [claim]}
 
 
 def test_counts_each_decision_over_bases():
@@ -40,6 +41,18 @@ def test_counts_each_decision_over_bases():
     text = seed_bases.render(summary)
     assert "| SG-4 | slope in the window | stochastic | 2 | 1 | 0 |" in text
     assert "1 exact decisions" in text and "Seed bases 1-3" in text
+    assert claim["commits"] == ["abababababab"] and "| 0.006 | `abababababab` |" in text
+    assert summary["checks"] == [{"base": b, "commit": "abababababab", "claims": 1, "duration_s": 90.0 + b}
+                                 for b in (1, 2, 3)]
+
+
+def test_each_claim_names_the_commits_its_reports_ran_from():
+    reports = {"b1": _report(1, "pass", commit="12" * 20), "b2": _report(2, "pass", commit="12" * 20, dirty=True),
+               "b3": _report(3, "pass", commit="34" * 20)}
+    reports["b4"] = _report(4, "pass")
+    del reports["b4"]["provenance"]
+    (claim,) = seed_bases.summarise(reports)["claims"]
+    assert claim["commits"] == ["121212121212", "121212121212 (dirty)", "343434343434", "unknown"]
 
 
 def test_a_claim_swept_on_its_own_is_merged_into_an_existing_summary(tmp_path):
@@ -54,6 +67,7 @@ def test_a_claim_swept_on_its_own_is_merged_into_an_existing_summary(tmp_path):
     assert len(rows) == len(merged["decisions"]) == 4  # SG-8's old rows gone, not added to
     assert rows[("SG-8", "slope in the window")]["counts"] == {"pass": 3, "inconclusive": 0, "fail": 0}
     assert rows[("SG-4", "slope in the window")]["bases"] == [1, 2]
+    assert merged["checks"] == old["checks"] + new["checks"] and len(merged["checks"]) == 7
     # the command: reports merged into a summary file
     (tmp_path / "old.json").write_text(json.dumps(old))
     paths = []
