@@ -54,7 +54,8 @@ def summarise(reports: dict) -> dict:
     and per decision its claim, estimand, kind (``stochastic`` when it has an interval), the
     bases it ran at and its outcome counts; per claim its status counts, the designed
     inconclusive probabilities its tests reported (``evidence.design``) and the commits its
-    reports ran from; per report (``checks``) its base, commit, number of claims and duration."""
+    reports ran from; per report (``checks``) its base, commit, profile, number of claims and
+    duration."""
     decisions, claims = {}, {}
     bases = set()
     checks = []
@@ -63,7 +64,8 @@ def summarise(reports: dict) -> dict:
         bases.add(base)
         source = _source(report)
         duration = report.get("duration_s")
-        checks.append({"base": base, "commit": source, "claims": len(report.get("claims", [])),
+        checks.append({"base": base, "commit": source, "profile": report.get("profile"),
+                       "claims": len(report.get("claims", [])),
                        "duration_s": duration if isinstance(duration, (int, float)) else None})
         for claim in report.get("claims", []):
             cid = claim["id"]
@@ -135,7 +137,8 @@ def render(summary: dict) -> str:
     lines = [f"Seed bases {bases_text(summary['bases'])}, one `boolverify check --json` report per base "
              "(`python -m verify.report.seed_bases`; data `docs/data/seed_bases.json`). *Designed* is the largest "
              "inconclusive probability a claim file computes for its own plan before the data; *95 % bound* is the "
-             "one-sided Clopper-Pearson upper bound of the inconclusive rate from the counts alone.", "",
+             "one-sided Clopper-Pearson upper bound of the inconclusive rate from the counts alone; *reports' commit* "
+             "the commit the claim's reports ran from (— where the summary predates its recording).", "",
              "| claim | bases | pass | inconclusive | fail | designed P(inconclusive) | reports' commit |",
              "|---|---|---|---|---|---|---|"]
     for row in summary["claims"]:

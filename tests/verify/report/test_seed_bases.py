@@ -25,7 +25,7 @@ def _report(base, window_outcome, status=None, claim_id="SG-4", commit="ab" * 20
              "evidence": {"test_window": evidence},
              "tests": [{"nodeid": "theorems/t.py::test_window", "evidence": evidence}]}
     return {"provenance": {"commit": commit, "dirty": dirty}, "environment": {"seed_base": base},
-            "duration_s": 90.0 + base, "claims": [claim]}
+            "profile": "full", "duration_s": 90.0 + base, "claims": [claim]}
 
 
 def test_counts_each_decision_over_bases():
@@ -42,8 +42,8 @@ def test_counts_each_decision_over_bases():
     assert "| SG-4 | slope in the window | stochastic | 2 | 1 | 0 |" in text
     assert "1 exact decisions" in text and "Seed bases 1-3" in text
     assert claim["commits"] == ["abababababab"] and "| 0.006 | `abababababab` |" in text
-    assert summary["checks"] == [{"base": b, "commit": "abababababab", "claims": 1, "duration_s": 90.0 + b}
-                                 for b in (1, 2, 3)]
+    assert summary["checks"] == [{"base": b, "commit": "abababababab", "profile": "full", "claims": 1,
+                                  "duration_s": 90.0 + b} for b in (1, 2, 3)]
 
 
 def test_each_claim_names_the_commits_its_reports_ran_from():
