@@ -39,6 +39,10 @@ _ADDRESS = re.compile(r"^(?:tcp://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9
 _ADDRESS_TEXT = "host:port or tcp://host:port, e.g. tcp://10.0.0.5:8786"
 
 
+#: the embedded scheduler's options: its HTTP endpoints (health, metrics) on a port the OS picks
+FREE_HTTP_PORT = {"dashboard_address": ":0"}
+
+
 def check_workers(value, name="workers"):
     """The number of worker processes of an embedded cluster: an integer in 1..64, or ``None``."""
     if value is None:
@@ -135,9 +139,11 @@ def _client(workers, scheduler):
             yield client
         return
     # one thread per worker process: torch parallelises inside a cell, dask across cells;
-    # no dashboard, so that concurrent sweeps do not compete for its port
+    # no dashboard, and the scheduler's own HTTP endpoints on a free port (by default they take
+    # 8787, and a second cluster, e.g. a concurrent sweep, warns that it is in use)
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                      dashboard_address=None, scheduler_kwargs=FREE_HTTP_PORT,
+                      silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
         yield client
 
@@ -172,5 +178,5 @@ def run_tasks(fn, tasks, *, workers=None, scheduler=None, retries=2, label="cell
             client.cancel(list(futures))
 
 
-__all__ = ["MAX_WORKERS", "WORKERS_TIMEOUT", "check_workers", "check_scheduler", "check_backend", "task_key",
-           "run_tasks"]
+__all__ = ["MAX_WORKERS", "FREE_HTTP_PORT", "WORKERS_TIMEOUT", "check_workers", "check_scheduler", "check_backend",
+           "task_key", "run_tasks"]

@@ -34,7 +34,7 @@ def cluster():
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.ERROR) as c:
+                      scheduler_kwargs=distributed.FREE_HTTP_PORT, silence_logs=logging.ERROR) as c:
         yield c
 
 
@@ -194,3 +194,21 @@ def test_default_run_does_not_import_dask():
             "assert 'distributed' not in sys.modules and 'dask' not in sys.modules")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_an_embedded_cluster_warns_of_no_port_in_use(recwarn):
+    """With dask's default HTTP port taken (another cluster, a concurrent sweep), an embedded
+    cluster's scheduler takes a free port, so no 'Port 8787 is already in use' warning reaches the
+    user."""
+    holder = socket.socket()
+    try:
+        holder.bind(("", 8787))                   # taken here, unless something else holds it
+        holder.listen()
+    except OSError:
+        pass
+    try:
+        got = dict(distributed.run_tasks(abs, [(k, (-k,)) for k in range(3)], workers=1))
+    finally:
+        holder.close()
+    assert got == {0: 0, 1: 1, 2: 2}
+    assert not [w for w in recwarn if "already in use" in str(w.message)], [str(w.message) for w in recwarn]
