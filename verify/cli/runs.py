@@ -434,7 +434,8 @@ RUNS = {
                                   _bhattamishra, _no_figures, (),
                                   structure("the quick plan draws fewer models per side")),
     "seed-bases": Run("boolverify check --profile full at seed bases 1 .. 20, every decision's outcome counts "
-                      "(more than ten minutes a base on 2 cores; quick: base 1, SX-1)", ("seed_bases.json",), _seed_bases, _no_figures, (),
+                      "(more than ten minutes a base on 2 cores; quick: base 1, SX-1)", ("seed_bases.json",),
+                      _seed_bases, _no_figures, (),
                       structure("the quick plan runs one base and one claim")),
     "mutants": Run("boolverify mutants: every planted bug of the catalogue and the test that catches it (quick: "
                    "one mutant)", ("mutants.json",),

@@ -42,7 +42,7 @@ def _seed_base(report, name):
 def _source(report) -> str:
     """The commit a report's code ran from, as its provenance records it (12 hex digits, marked
     ``dirty`` where the checkout had uncommitted changes), or ``unknown``."""
-    prov = report.get("provenance") if isinstance(report, dict) else None
+    prov = report.get("provenance")
     commit = prov.get("commit") if isinstance(prov, dict) else None
     if not isinstance(commit, str) or not commit:
         return "unknown"
